@@ -1,0 +1,145 @@
+"""The task contract: goal, workspace, verification and the budgets a run is held to (§2).
+
+The budget arithmetic lives here as pure functions so every caller (the loop, the context
+assembler, the server's status bar, the benchmarks) computes the same ceiling.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from harness.tokens import CHARS_PER_TOKEN
+
+MEMORY_MAX_ENTRIES = 64
+MEMORY_MAX_CHARS = 16_000
+MEMORY_MAX_ENTRY_CHARS = MEMORY_MAX_CHARS // 8
+
+DEFAULT_TOKEN_BUDGET = 400_000
+DEFAULT_MAX_STEPS = 50
+DEFAULT_CONTEXT_MAX_TOKENS = 24_000
+DEFAULT_CONTEXT_SHARE = 0.5
+EFFECTIVE_FLOOR_TOKENS = 2_000
+ENTRY_CAP_FLOOR_CHARS = 2_000
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ContextBudget(_Frozen):
+    """Absolute ceiling per request, and the share of the unspent token budget it may use."""
+
+    max_tokens: int = Field(default=DEFAULT_CONTEXT_MAX_TOKENS, ge=1)
+    share: float = Field(default=DEFAULT_CONTEXT_SHARE, gt=0.0, le=1.0)
+
+
+class MemoryLimits(_Frozen):
+    """Per-scope caps on durable memory (§4)."""
+
+    max_entries: int = Field(default=MEMORY_MAX_ENTRIES, ge=1)
+    max_chars: int = Field(default=MEMORY_MAX_CHARS, ge=1)
+    max_entry_chars: int = Field(default=MEMORY_MAX_ENTRY_CHARS, ge=16)
+
+    @model_validator(mode="after")
+    def _entry_fits(self) -> Self:
+        if self.max_entry_chars > self.max_chars:
+            raise ValueError("max_entry_chars must not exceed max_chars")
+        return self
+
+
+class Verification(_Frozen):
+    """A command whose exit status decides success, or no verification at all."""
+
+    argv: tuple[str, ...] | None = None
+    expect_exit: int = 0
+
+    @model_validator(mode="after")
+    def _argv_not_empty(self) -> Self:
+        if self.argv is not None and (not self.argv or not all(self.argv)):
+            raise ValueError("argv must be a non-empty list of non-empty strings")
+        return self
+
+    @classmethod
+    def command(cls, argv: list[str] | tuple[str, ...], expect_exit: int = 0) -> Verification:
+        return cls(argv=tuple(argv), expect_exit=expect_exit)
+
+    @classmethod
+    def none(cls) -> Verification:
+        return cls()
+
+    @property
+    def enabled(self) -> bool:
+        return self.argv is not None
+
+
+class TaskContract(_Frozen):
+    """What a run is asked to do, where, how success is checked, and what it may spend."""
+
+    goal: str = Field(min_length=1)
+    root: Path
+    verification: Verification = Field(default_factory=Verification.none)
+    token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=1)
+    max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1)
+    context_budget: ContextBudget = Field(default_factory=ContextBudget)
+    memory_limits: MemoryLimits = Field(default_factory=MemoryLimits)
+
+    @classmethod
+    def workspace(
+        cls, goal: str, root: Path | str, verification: Verification | None = None
+    ) -> TaskContract:
+        return cls(goal=goal, root=Path(root), verification=verification or Verification.none())
+
+    def with_token_budget(self, n: int) -> TaskContract:
+        return self._with(token_budget=n)
+
+    def with_context_budget(self, b: ContextBudget) -> TaskContract:
+        return self._with(context_budget=b)
+
+    def with_max_steps(self, n: int) -> TaskContract:
+        return self._with(max_steps=n)
+
+    def with_memory_limits(self, limits: MemoryLimits) -> TaskContract:
+        return self._with(memory_limits=limits)
+
+    def _with(self, **changes: object) -> TaskContract:
+        # model_validate re-runs validation, unlike model_copy(update=...).
+        return TaskContract.model_validate({**self.model_dump(), **changes})
+
+
+def unspent_tokens(token_budget: int, spent: int) -> int:
+    return max(0, token_budget - spent)
+
+
+def effective_tokens(budget: ContextBudget, token_budget: int, spent: int) -> int:
+    """The per-request ceiling: ``min(max_tokens, max(floor(unspent * share), 2_000))``.
+
+    An explicit ``max_tokens`` below the 2,000 floor is never raised: the ``min`` keeps it.
+    """
+    unspent = unspent_tokens(token_budget, spent)
+    share_tokens = math.floor(unspent * budget.share)
+    return min(budget.max_tokens, max(share_tokens, EFFECTIVE_FLOOR_TOKENS))
+
+
+def entry_cap_chars(effective: int) -> int:
+    """One observation may use an eighth of the effective budget, at 4 chars per token."""
+    return max(ENTRY_CAP_FLOOR_CHARS, effective * CHARS_PER_TOKEN // 8)
+
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_TOKEN_BUDGET",
+    "MEMORY_MAX_CHARS",
+    "MEMORY_MAX_ENTRIES",
+    "MEMORY_MAX_ENTRY_CHARS",
+    "ContextBudget",
+    "MemoryLimits",
+    "TaskContract",
+    "Verification",
+    "effective_tokens",
+    "entry_cap_chars",
+    "unspent_tokens",
+]

@@ -1,0 +1,145 @@
+"""The store's schema as an ordered list of migrations; ``PRAGMA user_version`` is the
+number applied. Append new migrations at the end; never edit one that has shipped."""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[str] = [
+    # 1: runs and the full trace
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        goal TEXT NOT NULL,
+        workspace TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        contract TEXT NOT NULL,
+        outcome TEXT,
+        steps INTEGER NOT NULL DEFAULT 0,
+        spent_tokens INTEGER NOT NULL DEFAULT 0,
+        error TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE INDEX runs_workspace ON runs(workspace, id);
+    CREATE TABLE steps (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        decision TEXT NOT NULL,
+        content TEXT NOT NULL DEFAULT '',
+        prompt TEXT NOT NULL,
+        tool_calls TEXT NOT NULL,
+        result TEXT NOT NULL,
+        effective_tokens INTEGER NOT NULL,
+        est_tokens INTEGER NOT NULL,
+        reported_prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        total_tokens INTEGER,
+        carried INTEGER NOT NULL DEFAULT 0,
+        stubbed INTEGER NOT NULL DEFAULT 0,
+        reread INTEGER NOT NULL DEFAULT 0,
+        recalled INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, step)
+    );
+    CREATE TABLE observations (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        target TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        content_hash TEXT
+    );
+    CREATE INDEX observations_run ON observations(run_id, step);
+    CREATE TABLE provider_calls (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        total_tokens INTEGER,
+        cache_read_tokens INTEGER,
+        cache_write_tokens INTEGER,
+        usage_estimated INTEGER NOT NULL DEFAULT 0,
+        latency_ms REAL NOT NULL,
+        ttft_ms REAL,
+        status INTEGER,
+        finish_reason TEXT,
+        failure TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX provider_calls_run ON provider_calls(run_id, step);
+    CREATE TABLE context_events (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER,
+        kind TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX context_events_run ON context_events(run_id, step);
+    CREATE TABLE policy_events (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        act TEXT NOT NULL,
+        target TEXT NOT NULL,
+        effect TEXT NOT NULL,
+        rule TEXT,
+        layer TEXT NOT NULL,
+        allowed INTEGER NOT NULL,
+        detail TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX policy_events_run ON policy_events(run_id, step);
+    CREATE TABLE edits (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        before BLOB,
+        after BLOB NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX edits_run ON edits(run_id, id);
+    """,
+]
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the migrations not yet applied, each in its own transaction; return the version.
+    Applying twice is a no-op."""
+    current = schema_version(conn)
+    if current > len(MIGRATIONS):
+        raise RuntimeError(
+            f"store schema version {current} is newer than this harness ({len(MIGRATIONS)})"
+        )
+    for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return schema_version(conn)
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]

@@ -1,0 +1,74 @@
+"""What every tool shares: the context a call runs in, the ``Tool`` protocol, and the
+result header format (``[read src/a.py]``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.types import DocumentGuard, PolicyEvent, ToolResult
+
+if TYPE_CHECKING:
+    from harness.policy import Gate
+    from harness.workspace import Workspace
+
+# How a result's kind is labelled in its header and in stubs: ``[read a.py]``.
+LABELS: Mapping[str, str] = {
+    "read_file": "read",
+    "grep": "grep",
+    "find": "find",
+    "list_dir": "list",
+    "write_file": "write",
+    "edit_file": "edit",
+    "exec": "exec",
+    "remember": "remember",
+    "forget": "forget",
+    "verify": "verify",
+}
+
+
+def header(kind: str, target: str) -> str:
+    """``[read src/a.py]``: the first line of a result and of its stub."""
+    label = LABELS.get(kind, kind)
+    return f"[{label} {target}]" if target else f"[{label}]"
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: unknown fields are an error the model is told about."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool call may touch. Built by the loop for each step."""
+
+    workspace: Workspace
+    gate: Gate
+    run_id: int
+    step: int
+    read_limit_chars: int  # read_file refuses a whole file or range longer than this
+    guard: DocumentGuard | None = None
+    memory: Any = None  # harness.memory.RunMemory when memory is enabled
+    env: Mapping[str, str] = field(default_factory=dict)  # exec environment, keys scrubbed
+
+
+class Tool(Protocol):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[ToolArgs]]
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
+
+
+def failure(
+    kind: str, target: str, message: str, *, policy: tuple[PolicyEvent, ...] = ()
+) -> ToolResult:
+    """A tool result that reports an error to the model (never an exception)."""
+    return ToolResult(
+        name=kind, target=target, text=f"{header(kind, target)}\nerror: {message}", ok=False,
+        policy=policy,
+    )
