@@ -217,3 +217,20 @@ class Provider(Protocol):
     async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply: ...
 
     async def aclose(self) -> None: ...
+
+
+class Outcome(StrEnum):
+    """How a run ended (§8)."""
+
+    SUCCESS = "success"
+    FINISHED = "finished"
+    STEP_CAP_REACHED = "step_cap_reached"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    CANCELLED = "cancelled"
+    CONTEXT_OVERFLOW = "context_overflow"
+    PROVIDER_ERROR = "provider_error"
+    VERIFICATION_FAILED = "verification_failed"
+
+    @property
+    def ok(self) -> bool:
+        return self in (Outcome.SUCCESS, Outcome.FINISHED)

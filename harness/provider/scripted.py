@@ -86,8 +86,9 @@ class ScriptedProvider:
                 finish_reason=finish,
             )
         )
-        return Reply(content=content, tool_calls=calls, usage=usage, finish_reason=finish,
-                      model=self.model)
+        return Reply(
+            content=content, tool_calls=calls, usage=usage, finish_reason=finish, model=self.model
+        )
 
     async def aclose(self) -> None:
         return None

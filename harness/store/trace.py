@@ -21,7 +21,7 @@ class ObservationRecord:
     target: str
     ok: bool
     text: str
-    content_hash: str | None = None
+    hash: str | None = None  # of the whole file, for reads
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,9 @@ class TraceStore(StoreBase):
                 ),
             )
 
-    def add_events(self, run_id: int | None, step: int | None, events: Sequence[TraceEvent]) -> None:
+    def add_events(
+        self, run_id: int | None, step: int | None, events: Sequence[TraceEvent]
+    ) -> None:
         """Events outside a step (operator memory actions, a run's end)."""
         if not events:
             return
@@ -222,7 +224,16 @@ class TraceStore(StoreBase):
                 "INSERT INTO observations (run_id, step, seq, kind, target, ok, text, content_hash)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (rec.run_id, rec.step, o.seq, o.kind, o.target, int(o.ok), o.text, o.content_hash)
+                    (
+                        rec.run_id,
+                        rec.step,
+                        o.seq,
+                        o.kind,
+                        o.target,
+                        int(o.ok),
+                        o.text,
+                        o.content_hash,
+                    )
                     for o in rec.observations
                 ],
             )
@@ -392,7 +403,8 @@ def _insert_events(
 ) -> None:
     now = now_iso()
     conn.executemany(
-        "INSERT INTO context_events (run_id, step, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO context_events (run_id, step, kind, detail, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
         [(run_id, step, e.kind, json.dumps(dict(e.detail), default=str), now) for e in events],
     )
 

@@ -69,6 +69,9 @@ def failure(
 ) -> ToolResult:
     """A tool result that reports an error to the model (never an exception)."""
     return ToolResult(
-        name=kind, target=target, text=f"{header(kind, target)}\nerror: {message}", ok=False,
+        name=kind,
+        target=target,
+        text=f"{header(kind, target)}\nerror: {message}",
+        ok=False,
         policy=policy,
     )

@@ -1,0 +1,174 @@
+"""The run's ledger: every observation (kind, target, step, full text) in order, and the
+changes to files that make earlier reads stale (§3.2, §3.3).
+
+The ledger keeps full texts; what a request carries is decided by ``harness.context``.
+A change that leaves a file's bytes as the model last saw them invalidates nothing: every
+comparison is by content hash.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from harness.types import ReadSpan, ToolResult, normalize_path
+
+
+class Cause(StrEnum):
+    WRITE = "write"  # the agent's write_file / edit_file
+    EXEC = "exec"  # a command the agent ran changed the file (e.g. a formatter)
+    DISK = "disk"  # anything else: the editor's save, git, the user's shell
+
+
+@dataclass(frozen=True)
+class Observation:
+    seq: int
+    step: int
+    kind: str
+    target: str
+    text: str
+    ok: bool = True
+    read: ReadSpan | None = None
+
+    @property
+    def subject(self) -> tuple[str, ...] | None:
+        """What a later observation must match to supersede this one (None: never)."""
+        if self.kind == "read_file" and self.read is not None:
+            return ("read", self.read.path)
+        if self.kind in ("grep", "find", "list_dir"):
+            return (self.kind, self.target)
+        return None
+
+
+@dataclass(frozen=True)
+class Change:
+    """A file's content changed after ledger position ``seq`` (new_hash None: deleted)."""
+
+    seq: int
+    step: int
+    path: str
+    cause: Cause
+    new_hash: str | None
+
+    def describe(self) -> str:
+        if self.cause is Cause.WRITE:
+            return f"the write at step {self.step}"
+        if self.cause is Cause.EXEC:
+            return f"the exec at step {self.step}"
+        return "a change on disk"
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """A stale read re-read at assembly time: what the model now sees for ``seq``."""
+
+    seq: int
+    step: int
+    mark: int  # the ledger position when it was re-read
+    text: str
+    content_hash: str
+    invalidated_by: Change
+
+
+class Ledger:
+    """Observations and changes of one run. ``note_change`` may be called from a watcher
+    thread, so mutations hold a lock; readers take snapshots."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._observations: list[Observation] = []
+        self._changes: list[Change] = []
+        self._known: dict[str, str | None] = {}  # path -> hash of the bytes last seen/written
+        self._refreshed: dict[int, Refresh] = {}
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def add(self, step: int, result: ToolResult) -> Observation:
+        with self._lock:
+            obs = Observation(
+                seq=len(self._observations),
+                step=step,
+                kind=result.name,
+                target=result.target,
+                text=result.text,
+                ok=result.ok,
+                read=result.read,
+            )
+            self._observations.append(obs)
+            if result.read is not None:
+                self._known[result.read.path] = result.read.content_hash
+            return obs
+
+    def note_change(self, path: str, cause: Cause, step: int, new_hash: str | None) -> bool:
+        """Record that ``path`` now has ``new_hash``. Returns False (and records nothing)
+        when the bytes are what the ledger last knew — an own write seen again by the
+        watcher, or a save that changed nothing."""
+        path = normalize_path(path)
+        with self._lock:
+            if path in self._known and self._known[path] == new_hash:
+                return False
+            if path not in self._known and cause is Cause.DISK:
+                # Never read nor written by this run: nothing the model saw can be wrong,
+                # but remember the hash so a later identical report is ignored.
+                self._known[path] = new_hash
+                return False
+            self._known[path] = new_hash
+            self._changes.append(Change(len(self._observations), step, path, cause, new_hash))
+            return True
+
+    def apply_refresh(self, refresh: Refresh) -> None:
+        with self._lock:
+            self._refreshed[refresh.seq] = refresh
+            obs = self._observations[refresh.seq]
+            if obs.read is not None:
+                self._known[obs.read.path] = refresh.content_hash
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def observations(self) -> list[Observation]:
+        with self._lock:
+            return list(self._observations)
+
+    def known_paths(self) -> dict[str, str | None]:
+        with self._lock:
+            return dict(self._known)
+
+    def __len__(self) -> int:
+        return len(self._observations)
+
+    def stale_reason(self, obs: Observation) -> Change | None:
+        """The change that made ``obs`` (a read) wrong, or None if what the model holds for it
+        — the read itself or its latest re-read — still matches the file."""
+        if obs.read is None:
+            return None
+        with self._lock:
+            refresh = self._refreshed.get(obs.seq)
+            seen = refresh.content_hash if refresh else obs.read.content_hash
+            mark = refresh.mark if refresh else obs.seq + 1
+            changes = [c for c in self._changes if c.path == obs.read.path and c.seq >= mark]
+        if not changes or changes[-1].new_hash == seen:
+            return None
+        return next(c for c in changes if c.new_hash != seen)
+
+    def mark(self) -> int:
+        """The ledger position now: changes noted from here on have ``seq >= mark()``."""
+        with self._lock:
+            return len(self._observations)
+
+    def refresh_of(self, seq: int) -> Refresh | None:
+        with self._lock:
+            return self._refreshed.get(seq)
+
+    def touched(self) -> list[str]:
+        """Targets touched so far (paths and patterns), oldest first, for memory relevance."""
+        with self._lock:
+            seen: dict[str, None] = {}
+            for o in self._observations:
+                seen.setdefault(o.target, None)
+            return list(seen)
+
+
+def paths_of(results: Iterable[ToolResult]) -> list[str]:
+    return [w.path for r in results for w in r.writes]

@@ -1,0 +1,58 @@
+"""Re-reading a stale read at assembly time, through the same containment and policy as
+``read_file`` (§3.3). The answer feeds ``harness.context.assemble``."""
+
+from __future__ import annotations
+
+from harness.context import Refresher, RefreshOutcome
+from harness.errors import ContainmentError
+from harness.policy import Gate
+from harness.types import Act, ReadSpan, content_hash
+from harness.workspace import Workspace
+
+
+def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refresher:
+    """A refresher that never asks: an ``ask`` without a run-wide grant is a refusal."""
+
+    def refresh(span: ReadSpan) -> RefreshOutcome:
+        try:
+            path = workspace.resolve(span.path)
+        except ContainmentError as exc:
+            return RefreshOutcome(ok=False, reason=f"the re-read was refused: {exc}")
+        decision = gate.check_nowait(Act.READ, span.path)
+        if not decision.allowed:
+            return RefreshOutcome(ok=False, reason=f"the re-read was refused: {decision.message}")
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return RefreshOutcome(ok=False, reason="the file no longer exists")
+        except IsADirectoryError:
+            return RefreshOutcome(ok=False, reason="the path is now a directory")
+        except OSError as exc:
+            return RefreshOutcome(ok=False, reason=f"the re-read failed: {exc.strerror}")
+        if b"\0" in data[:8192]:
+            return RefreshOutcome(ok=False, reason=f"it is now a binary file ({len(data):,} bytes)")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return RefreshOutcome(ok=False, reason="it is no longer valid UTF-8 text")
+        body = _slice(text, span.offset, span.limit)
+        if len(body) > limit_chars:
+            return RefreshOutcome(
+                ok=False,
+                reason=(
+                    f"it is now {len(body):,} chars, over the {limit_chars:,}-char limit for "
+                    "one read; read it in ranges with offset and limit"
+                ),
+            )
+        return RefreshOutcome(ok=True, text=body, content_hash=content_hash(data))
+
+    return refresh
+
+
+def _slice(text: str, offset: int | None, limit: int | None) -> str:
+    if offset is None and limit is None:
+        return text
+    lines = text.splitlines(keepends=True)
+    start = max(0, (offset or 1) - 1)
+    end = len(lines) if limit is None else start + limit
+    return "".join(lines[start:end])
