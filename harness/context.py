@@ -41,6 +41,7 @@ class Assembly:
     collapsed: int  # stub lines folded into the one collapse line (0: none)
     refreshes: tuple[Refresh, ...]
     events: tuple[TraceEvent, ...]
+    kinds: tuple[tuple[int, str], ...] = ()  # (seq, carried|reread|superseded|window|stale)
 
 
 def truncation_marker(elided: int, total: int) -> str:
@@ -222,6 +223,7 @@ def _emit(
         collapsed=collapsed,
         refreshes=refreshes,
         events=events,
+        kinds=tuple((seq, what) for seq, (what, _) in sorted(entries.items())),
     )
 
 

@@ -36,7 +36,7 @@ class Observation:
     def subject(self) -> tuple[str, ...] | None:
         """What a later observation must match to supersede this one (None: never)."""
         if self.kind == "read_file" and self.read is not None:
-            return ("read", self.read.path)
+            return ("read", normalize_path(self.read.path))
         if self.kind in ("grep", "find", "list_dir"):
             return (self.kind, self.target)
         return None
@@ -98,7 +98,7 @@ class Ledger:
             )
             self._observations.append(obs)
             if result.read is not None:
-                self._known[result.read.path] = result.read.content_hash
+                self._known[normalize_path(result.read.path)] = result.read.content_hash
             return obs
 
     def note_change(self, path: str, cause: Cause, step: int, new_hash: str | None) -> bool:
@@ -123,7 +123,7 @@ class Ledger:
             self._refreshed[refresh.seq] = refresh
             obs = self._observations[refresh.seq]
             if obs.read is not None:
-                self._known[obs.read.path] = refresh.content_hash
+                self._known[normalize_path(obs.read.path)] = refresh.content_hash
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -147,7 +147,8 @@ class Ledger:
             refresh = self._refreshed.get(obs.seq)
             seen = refresh.content_hash if refresh else obs.read.content_hash
             mark = refresh.mark if refresh else obs.seq + 1
-            changes = [c for c in self._changes if c.path == obs.read.path and c.seq >= mark]
+            path = normalize_path(obs.read.path)
+            changes = [c for c in self._changes if c.path == path and c.seq >= mark]
         if not changes or changes[-1].new_hash == seen:
             return None
         return next(c for c in changes if c.new_hash != seen)

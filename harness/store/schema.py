@@ -112,6 +112,43 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX edits_run ON edits(run_id, id);
     """,
+    # 2: durable memory (§4). `scope` is a workspace's canonical path or 'global'. `seq` is
+    # the write order; `recalls`, `recall_runs` (distinct runs) and `last_recall` (the
+    # memory_recalls id of the step that last carried it) summarise memory_recalls so that
+    # eviction is one indexed query. Recall rows outlive their note (note_id becomes NULL).
+    """
+    CREATE TABLE memory (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('fact', 'decision')),
+        pinned INTEGER NOT NULL DEFAULT 0,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        step INTEGER,
+        seq INTEGER NOT NULL,
+        recalls INTEGER NOT NULL DEFAULT 0,
+        recall_runs INTEGER NOT NULL DEFAULT 0,
+        last_recall INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (scope, key)
+    );
+    CREATE INDEX memory_seq ON memory(seq);
+    CREATE INDEX memory_evict ON memory(scope, pinned, recall_runs, last_recall, seq);
+    CREATE TABLE memory_recalls (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        note_id INTEGER REFERENCES memory(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX memory_recalls_run ON memory_recalls(run_id, step);
+    CREATE INDEX memory_recalls_note ON memory_recalls(note_id, run_id);
+    CREATE INDEX memory_recalls_key ON memory_recalls(scope, key);
+    """,
 ]
 
 

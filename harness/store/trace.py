@@ -21,7 +21,7 @@ class ObservationRecord:
     target: str
     ok: bool
     text: str
-    hash: str | None = None  # of the whole file, for reads
+    content_hash: str | None = None  # of the whole file, for reads
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,195 @@
+"""``harness run GOAL``: one task from the terminal, with live progress and a JSON result."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shlex
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harness.cli.common import add_store_arg, open_store
+from harness.contract import ContextBudget, TaskContract, Verification
+from harness.errors import ConfigError
+from harness.loop import Run
+from harness.policy import Policy, default_approver
+from harness.provider import PROVIDER_NAMES, ProviderConfig, make_provider, resolve_api_key
+from harness.report import RunObserver, RunResult, StepSummary
+from harness.types import ToolCall
+from harness.watch import Watcher
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("run", help="run one task in a workspace")
+    p.add_argument("goal", help="what the agent should do")
+    p.add_argument("-w", "--workspace", default=".", help="workspace root (default: .)")
+    p.add_argument("--provider", choices=PROVIDER_NAMES, default=None)
+    p.add_argument("--model", default=None)
+    p.add_argument("--base-url", default=None)
+    p.add_argument("--script", default=None, help="turns file for --provider scripted")
+    p.add_argument("--token-budget", type=_positive_int, default=None)
+    p.add_argument("--max-steps", type=_positive_int, default=None)
+    p.add_argument("--context-max-tokens", type=_positive_int, default=None)
+    p.add_argument("--context-share", type=_share, default=None)
+    p.add_argument("--verify", default=None, help='verification command, e.g. "make test"')
+    p.add_argument("--no-memory", action="store_true", help="do not recall or write memory")
+    p.add_argument("--yes", action="store_true", help="approve every 'ask' without prompting")
+    p.add_argument("--json", action="store_true", help="print one JSON result object")
+    add_store_arg(p)
+    p.set_defaults(func=command)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value
+
+
+def build_contract(args: argparse.Namespace) -> TaskContract:
+    root = Path(args.workspace).expanduser()
+    if not root.is_dir():
+        raise ConfigError(f"workspace {root} is not a directory")
+    verification = Verification.none()
+    if args.verify:
+        try:
+            argv = shlex.split(args.verify)
+        except ValueError as exc:
+            raise ConfigError(f"--verify: {exc}") from exc
+        if not argv:
+            raise ConfigError("--verify: the command is empty")
+        verification = Verification.command(argv)
+    contract = TaskContract.workspace(args.goal, root.resolve(), verification)
+    if args.token_budget is not None:
+        contract = contract.with_token_budget(args.token_budget)
+    if args.max_steps is not None:
+        contract = contract.with_max_steps(args.max_steps)
+    budget = ContextBudget()
+    if args.context_max_tokens is not None or args.context_share is not None:
+        budget = ContextBudget(
+            max_tokens=args.context_max_tokens or budget.max_tokens,
+            share=args.context_share or budget.share,
+        )
+    return contract.with_context_budget(budget)
+
+
+def provider_config(args: argparse.Namespace) -> ProviderConfig:
+    env = os.environ
+    name = args.provider or env.get("HARNESS_PROVIDER") or ("scripted" if args.script else "openai")
+    if name not in PROVIDER_NAMES:
+        raise ConfigError(
+            f"unknown provider {name!r} (HARNESS_PROVIDER); use one of {', '.join(PROVIDER_NAMES)}"
+        )
+    return ProviderConfig(
+        name=name,
+        model=args.model or env.get("HARNESS_MODEL") or None,
+        base_url=args.base_url or env.get("HARNESS_BASE_URL") or None,
+        script=Path(args.script) if args.script else None,
+    )
+
+
+def command(args: argparse.Namespace) -> int:
+    if not args.goal.strip():
+        raise ConfigError("the goal is empty")
+    contract = build_contract(args)
+    config = provider_config(args)
+    api_key = resolve_api_key(config, os.environ)
+    policy = Policy.load(contract.root)
+    return asyncio.run(_execute(args, contract, config, api_key, policy))
+
+
+async def _execute(
+    args: argparse.Namespace,
+    contract: TaskContract,
+    config: ProviderConfig,
+    api_key: str | None,
+    policy: Policy,
+) -> int:
+    store = open_store(args)
+    provider = make_provider(config, api_key)
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
+    observer = TerminalObserver(Console(stderr=True), quiet=False)
+    run = Run(
+        contract,
+        store=store,
+        provider=provider,
+        approver=default_approver(yes=args.yes, interactive=interactive),
+        policy=policy,
+        observer=observer,
+        memory=not args.no_memory,
+    )
+    observer.started(run.run_id, contract)
+    watcher = Watcher(run.workspace.root, run.notify_changed, ignore=[store.path])
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, run.cancel)
+    try:
+        await watcher.start()
+        result = await run.execute()
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await watcher.stop()
+        await provider.aclose()
+        store.close()
+    if args.json:
+        print(json.dumps(result.to_json()))
+    return 0 if result.outcome.ok else 1
+
+
+class TerminalObserver(RunObserver):
+    """Progress on stderr: rich on a terminal, plain lines otherwise."""
+
+    def __init__(self, console: Console, *, quiet: bool) -> None:
+        self.console = console
+        self.quiet = quiet
+
+    def _say(self, text: str) -> None:
+        if not self.quiet:
+            self.console.print(text, highlight=False, markup=False)
+
+    def started(self, run_id: int, contract: TaskContract) -> None:
+        self._say(
+            f"run {run_id} · {contract.root} · budget {contract.token_budget:,} tokens, "
+            f"{contract.max_steps} steps"
+        )
+
+    def tool_started(self, run: Run, step: int, call: ToolCall, label: str) -> None:
+        self._say(f"  step {step}/{run.contract.max_steps} · {label}")
+
+    def step_finished(self, run: Run, summary: StepSummary) -> None:
+        reported = summary.reported_prompt_tokens
+        self._say(
+            f"  step {summary.step} · request ~{summary.request_tokens:,} tokens "
+            f"(ceiling {summary.context_ceiling:,}"
+            + (f", reported {reported:,}" if reported is not None else "")
+            + f") · carried {summary.carried}, stubbed {summary.stubbed}, "
+            f"re-read {summary.reread} · spent {summary.spent_tokens:,}/{summary.token_budget:,}"
+        )
+
+    def user_warning(self, run: Run, message: str) -> None:
+        self._say(f"warning: {message}")
+
+    def run_finished(self, run: Run, result: RunResult) -> None:
+        why = f" ({result.error})" if result.error else ""
+        self._say(
+            f"run {result.run_id} {result.outcome.value}{why} · {result.steps} steps · "
+            f"{result.spent_tokens:,} tokens"
+        )

@@ -1,0 +1,130 @@
+"""The store on a real SQLite file: migrations, one transaction per step, the trace."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from harness.store import ObservationRecord, StepRecord, Store
+from harness.store.schema import MIGRATIONS, migrate, schema_version
+from harness.types import Act, Attempt, Effect, FileWrite, PolicyEvent, TraceEvent, Usage
+
+
+def step_record(run_id: int, step: int, **overrides: object) -> StepRecord:
+    base: dict[str, object] = dict(
+        run_id=run_id,
+        step=step,
+        decision="read_file a.py",
+        content="",
+        prompt=[{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
+        tool_calls=[{"name": "read_file", "arguments": {"path": "a.py"}}],
+        result="[read a.py]\nprint(1)",
+        effective_tokens=24_000,
+        est_tokens=120,
+        reported_prompt_tokens=131,
+        completion_tokens=9,
+        total_tokens=140,
+        started_at="2026-01-01T00:00:00Z",
+        spent_tokens=140 * step,
+        carried=1,
+        observations=[
+            ObservationRecord(step - 1, "read_file", "a.py", True, "[read a.py]\nx", "h")
+        ],
+        events=[TraceEvent("assembled", {"carried": 1})],
+        policy=[PolicyEvent(Act.WRITE, ".env", Effect.DENY, ".env", "builtin", False, "no")],
+        edits=[FileWrite("a.py", b"old", b"new")],
+    )
+    base.update(overrides)
+    return StepRecord(**base)  # type: ignore[arg-type]
+
+
+def test_every_migration_applies_to_an_empty_database_and_twice(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    assert migrate(conn) == len(MIGRATIONS)
+    assert migrate(conn) == len(MIGRATIONS)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {
+        "runs",
+        "steps",
+        "observations",
+        "provider_calls",
+        "context_events",
+        "policy_events",
+        "edits",
+    } <= tables
+    assert schema_version(conn) == len(MIGRATIONS)
+
+
+def test_store_opens_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        mode = store._query_one("PRAGMA journal_mode")
+        timeout = store._query_one("PRAGMA busy_timeout")
+    assert mode is not None and mode[0] == "wal"
+    assert timeout is not None and timeout[0] == 5_000
+
+
+def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 5}")
+    conn.close()
+    from harness.errors import StoreError
+
+    with pytest.raises(StoreError, match="newer than this harness"):
+        Store(path)
+
+
+def test_a_step_lands_whole_and_reads_back(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    run = store.create_run(goal="g", workspace="/w", provider="scripted", model="m", contract="{}")
+    store.record_attempt(run, 1, Attempt("scripted", "m", 1, 3.5, usage=Usage(131, 9, 140)))
+    store.commit_step(step_record(run, 1))
+    store.finish_run(run, outcome="finished", steps=1, spent_tokens=140, error=None)
+    row = store.get_run(run)
+    assert row is not None and row.to_json()["outcome"] == "finished"
+    [s] = store.run_steps(run)
+    assert s.to_json() | {} == {
+        "step": 1,
+        "decision": "read_file a.py",
+        "toolCalls": [{"name": "read_file", "arguments": {"path": "a.py"}}],
+        "estTokens": 120,
+        "reportedPromptTokens": 131,
+        "contextCeiling": 24_000,
+        "carried": 1,
+        "stubbed": 0,
+        "reread": 0,
+        "recalled": 0,
+        "resultChars": len("[read a.py]\nprint(1)"),
+    }
+    detail = store.step_detail(run, 1)
+    assert detail is not None
+    assert detail.prompt[1] == {"role": "user", "content": "u"}
+    assert detail.result == "[read a.py]\nprint(1)"
+    assert [e["kind"] for e in detail.events] == ["assembled", "policy"]
+    [edit] = store.run_edits(run)
+    assert (edit.path, edit.before, edit.after) == ("a.py", b"old", b"new")
+    [call] = store.provider_calls(run)
+    assert call["total_tokens"] == 140
+
+
+def test_a_failing_step_commit_leaves_nothing_behind(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    run = store.create_run(goal="g", workspace="/w", provider="p", model="m", contract="{}")
+    store.commit_step(step_record(run, 1))
+    bad = step_record(run, 1)  # the same (run, step) again: the steps insert fails first
+    with pytest.raises(sqlite3.IntegrityError):
+        store.commit_step(bad)
+    counts = [
+        store._query_one(f"SELECT count(*) FROM {t}")[0]  # type: ignore[index]
+        for t in ("steps", "observations", "edits", "policy_events", "context_events")
+    ]
+    assert counts == [1, 1, 1, 1, 1]
+    bad_late = step_record(run, 2, edits=[FileWrite("a.py", None, None)])  # type: ignore[arg-type]
+    with pytest.raises(sqlite3.IntegrityError):
+        store.commit_step(bad_late)  # fails on the edits insert, after steps/observations
+    assert store._query_one("SELECT count(*) FROM steps")[0] == 1  # type: ignore[index]
+    assert store._query_one("SELECT count(*) FROM observations")[0] == 1  # type: ignore[index]
+    assert store.get_run(run).steps == 1  # type: ignore[union-attr]
