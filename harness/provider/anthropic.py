@@ -1,0 +1,186 @@
+"""The Anthropic Messages wire, with tools, streamed (SSE) or whole.
+
+The system prompt goes top-level and is marked for prompt caching (it is fixed for the run,
+§3), so tools + system form a cached prefix. ``tool_use`` blocks become ``ToolCall``s; the
+harness never sends ``tool_result`` blocks because every turn carries the whole context as one
+user message (§3). Usage counts the whole prompt (input + cache reads + cache writes).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from harness.errors import FailureKind
+from harness.provider.failure import AttemptFailed, classify_stream_error, error_text
+from harness.provider.http import HttpProvider
+from harness.provider.wire import ReplyBuilder, as_int
+from harness.types import Request, Usage
+
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+class AnthropicProvider(HttpProvider):
+    """Messages at ``{base_url}/v1/messages``."""
+
+    path = "/v1/messages"
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        return headers
+
+    def body(self, request: Request, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.config.max_output_tokens,
+            "messages": [{"role": "user", "content": request.user}],
+        }
+        if request.system:  # an empty text block is rejected
+            body["system"] = [
+                {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
+            ]
+        if request.tools:
+            body["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
+                for t in request.tools
+            ]
+        body["stream"] = stream
+        return body
+
+    def parse(self, data: Any, builder: ReplyBuilder) -> None:
+        if not isinstance(data, dict):
+            raise _malformed(f"expected a JSON object, got {type(data).__name__}")
+        _raise_error(data)
+        content = data.get("content")
+        if not isinstance(content, list):
+            raise _malformed("the answer has no content blocks")
+        builder.model = str(data.get("model") or "")
+        builder.finish_reason = data.get("stop_reason")
+        builder.usage = usage_from(data.get("usage"))
+        for index, block in enumerate(content):
+            kind = block.get("type")
+            if kind == "text" and block.get("text"):
+                builder.content.append(str(block["text"]))
+            elif kind == "tool_use":
+                pending = builder.call(index)
+                pending.id = str(block.get("id") or "")
+                pending.name = str(block.get("name") or "")
+                raw = block.get("input")
+                if isinstance(raw, dict):
+                    pending.value = raw
+                elif raw is not None:
+                    pending.pieces.append(str(raw))
+
+    def decoder(self) -> AnthropicStream:
+        return AnthropicStream()
+
+
+class AnthropicStream:
+    """Assembles Messages stream events: text deltas, ``input_json_delta`` pieces of each
+    ``tool_use`` block, the stop reason and usage from ``message_start``/``message_delta``."""
+
+    def __init__(self) -> None:
+        self.builder = ReplyBuilder()
+        self.done = False
+        self._started = False
+        self._usage: dict[str, Any] = {}
+
+    def feed(self, event: ServerSentEvent) -> None:
+        if not event.data:
+            return
+        data = json.loads(event.data)
+        if not isinstance(data, dict):
+            raise _malformed("a stream event is not a JSON object")
+        kind = data.get("type") or event.event
+        if kind == "error":
+            _raise_error(data)
+        elif kind == "message_start":
+            message = data.get("message") or {}
+            self._started = True
+            self.builder.model = str(message.get("model") or "")
+            self._merge_usage(message.get("usage"))
+        elif kind == "content_block_start":
+            self._block_start(int(data["index"]), data.get("content_block") or {})
+        elif kind == "content_block_delta":
+            self._block_delta(int(data["index"]), data.get("delta") or {})
+        elif kind == "message_delta":
+            stop = (data.get("delta") or {}).get("stop_reason")
+            if stop:
+                self.builder.finish_reason = str(stop)
+            self._merge_usage(data.get("usage"))
+        elif kind == "message_stop":
+            self.done = True
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> None:
+        if block.get("type") == "tool_use":
+            pending = self.builder.call(index)
+            pending.id = str(block.get("id") or "")
+            pending.name = str(block.get("name") or "")
+            if block.get("input"):  # normally {} with the input streamed as JSON pieces
+                pending.value = block["input"]
+        elif block.get("type") == "text" and block.get("text"):
+            self.builder.content.append(str(block["text"]))
+
+    def _block_delta(self, index: int, delta: dict[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "text_delta" and delta.get("text"):
+            self.builder.content.append(str(delta["text"]))
+        elif kind == "input_json_delta" and index in self.builder.calls:
+            pending = self.builder.calls[index]
+            pending.value = None
+            pending.pieces.append(str(delta.get("partial_json") or ""))
+
+    def _merge_usage(self, raw: object) -> None:
+        if isinstance(raw, dict):
+            self._usage.update({k: v for k, v in raw.items() if v is not None})
+            self.builder.usage = usage_from(self._usage)
+
+    def finish(self) -> None:
+        if not self._started:
+            raise _malformed("the stream had no message_start")
+        if not self.done:
+            raise AttemptFailed(
+                FailureKind.CONNECTION,
+                "the stream ended before the reply was complete (no message_stop)",
+                status=200,
+            )
+
+
+def usage_from(raw: object) -> Usage | None:
+    """Messages ``usage``: prompt tokens = input + cache reads + cache writes."""
+    if not isinstance(raw, dict):
+        return None
+    fresh = as_int(raw.get("input_tokens"))
+    output = as_int(raw.get("output_tokens"))
+    if fresh is None and output is None:
+        return None
+    read = as_int(raw.get("cache_read_input_tokens"))
+    write = as_int(raw.get("cache_creation_input_tokens"))
+    prompt = (fresh or 0) + (read or 0) + (write or 0)
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=output,
+        total_tokens=prompt + (output or 0),
+        cache_read_tokens=read,
+        cache_write_tokens=write,
+    )
+
+
+def _raise_error(data: dict[str, Any]) -> None:
+    # An error answer with status 200, or an ``event: error`` mid-stream (e.g. overloaded).
+    if data.get("type") == "error" or "error" in data:
+        detail = error_text(json.dumps(data).encode())
+        raise AttemptFailed(
+            classify_stream_error(detail), f"the server reported an error: {detail}", status=200
+        )
+
+
+def _malformed(what: str) -> AttemptFailed:
+    return AttemptFailed(FailureKind.MALFORMED, what, status=200)
+
+
+__all__ = ["ANTHROPIC_VERSION", "AnthropicProvider", "AnthropicStream", "usage_from"]

@@ -1,0 +1,142 @@
+"""Classifying a failed HTTP attempt: status codes, error bodies and transport errors become a
+``FailureKind`` (whose retryability is ``harness.errors.RETRYABLE``), with a message that says
+what happened and never contains the API key.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import httpx
+
+from harness.errors import FailureKind
+
+# Context-length rejections as OpenAI, Anthropic, OpenRouter, vLLM, llama.cpp, Ollama and
+# LM Studio word them. Only consulted for non-429 errors: a 429 "tokens per minute" is a rate
+# limit, not an overflow.
+_OVERFLOW = re.compile(
+    r"context[_ ]length|maximum context|context (?:size|window)|prompt is too long"
+    r"|prompt too long|too many tokens|input length|request too large|request_too_large"
+    r"|reduce the length|exceed_context_size|exceeds? (?:the )?(?:model'?s? )?(?:max|available)",
+    re.IGNORECASE,
+)
+_MESSAGE_LIMIT = 500
+
+
+class AttemptFailed(Exception):
+    """One attempt failed; the retry loop decides what to do with it."""
+
+    def __init__(
+        self,
+        kind: FailureKind,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+
+
+def is_context_overflow(message: str) -> bool:
+    return bool(_OVERFLOW.search(message))
+
+
+def redact(text: str, secret: str | None) -> str:
+    """``text`` with every occurrence of ``secret`` replaced (servers sometimes echo keys)."""
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "[redacted]")
+    return text
+
+
+def error_text(body: bytes) -> str:
+    """The human part of an error body in any of the wire formats, shortened."""
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        data: Any = json.loads(text)
+    except ValueError:
+        return _shorten(text)
+    parts = _error_parts(data)
+    return _shorten(": ".join(p for p in parts if p) or text)
+
+
+def _error_parts(data: Any) -> list[str]:
+    # OpenAI/Anthropic: {"error": {"type"/"code", "message"}}; Ollama: {"error": "..."};
+    # vLLM: {"object": "error", "message", "type"}; some proxies: {"detail": "..."}.
+    if not isinstance(data, dict):
+        return [str(data)]
+    err = data.get("error", data)
+    if isinstance(err, str):
+        return [err]
+    if not isinstance(err, dict):
+        return [str(err)]
+    code = err.get("code") or err.get("type")
+    message = err.get("message") or err.get("detail") or data.get("detail")
+    return [str(code) if code else "", str(message) if message else ""]
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
+
+
+def classify_status(status: int, detail: str) -> FailureKind:
+    """The failure kind of an HTTP error answer."""
+    if status == 429:
+        return FailureKind.RATE_LIMITED
+    if status == 413 or is_context_overflow(detail):
+        return FailureKind.CONTEXT_OVERFLOW
+    if status in (401, 403):
+        return FailureKind.AUTH
+    if status == 408:
+        return FailureKind.TIMEOUT
+    if status >= 500:
+        return FailureKind.SERVER_ERROR
+    return FailureKind.BAD_REQUEST
+
+
+def classify_stream_error(detail: str) -> FailureKind:
+    """The failure kind of an error event inside a 200 stream (e.g. Anthropic ``overloaded``)."""
+    lowered = detail.lower()
+    if is_context_overflow(detail):
+        return FailureKind.CONTEXT_OVERFLOW
+    if "rate" in lowered and "limit" in lowered:
+        return FailureKind.RATE_LIMITED
+    if "authentication" in lowered or "permission" in lowered:
+        return FailureKind.AUTH
+    if "invalid_request" in lowered:
+        return FailureKind.BAD_REQUEST
+    return FailureKind.SERVER_ERROR
+
+
+def classify_transport(exc: httpx.TransportError) -> tuple[FailureKind, str]:
+    """A transport-level failure: no answer, or an answer cut short."""
+    if isinstance(exc, httpx.TimeoutException):
+        what = {
+            httpx.ConnectTimeout: "connecting",
+            httpx.ReadTimeout: "waiting for data",
+            httpx.WriteTimeout: "sending the request",
+            httpx.PoolTimeout: "waiting for a free connection",
+        }.get(type(exc), "talking to the server")
+        return FailureKind.TIMEOUT, f"timed out {what}"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return FailureKind.CONNECTION, f"the server closed the connection early ({exc})"
+    if isinstance(exc, httpx.ConnectError):
+        return FailureKind.CONNECTION, f"cannot connect ({exc})"
+    return FailureKind.CONNECTION, f"connection failed ({type(exc).__name__}: {exc})"
+
+
+__all__ = [
+    "AttemptFailed",
+    "classify_status",
+    "classify_stream_error",
+    "classify_transport",
+    "error_text",
+    "is_context_overflow",
+    "redact",
+]

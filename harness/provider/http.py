@@ -1,0 +1,279 @@
+"""The HTTP provider engine shared by the wire formats: one ``httpx.AsyncClient`` per provider
+(per run), timeouts and an overall deadline per attempt, streaming over SSE, retries with
+backoff, and one ``Attempt`` reported for every try — success, failure or cancellation.
+
+A wire format (``openai.py``, ``anthropic.py``) subclasses ``HttpProvider`` and supplies the
+path, headers, request body, a whole-answer parser and a stream decoder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+from httpx_sse import EventSource, ServerSentEvent, SSEError
+
+from harness import __version__
+from harness.errors import RETRYABLE, ContextOverflowError, FailureKind, ProviderError
+from harness.provider.config import ProviderConfig
+from harness.provider.failure import (
+    AttemptFailed,
+    classify_status,
+    classify_transport,
+    error_text,
+    redact,
+)
+from harness.provider.retry import backoff_delay, parse_retry_after
+from harness.provider.wire import ReplyBuilder
+from harness.types import Attempt, AttemptSink, Reply, Request
+
+Sleep = Callable[[float], Awaitable[None]]
+
+# Errors a parser may raise on an answer of the wrong shape: a malformed answer, not a crash.
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, SSEError)
+
+_HINTS: dict[FailureKind, str] = {
+    FailureKind.RATE_LIMITED: "wait a little and run again, or use a higher rate limit",
+    FailureKind.SERVER_ERROR: "the provider is failing; try again later",
+    FailureKind.TIMEOUT: "the server did not answer in time; check it or raise the timeouts",
+    FailureKind.CONNECTION: "check the base URL and that the server is reachable",
+    FailureKind.BAD_REQUEST: "check the model name and the base URL",
+    FailureKind.MALFORMED: "the server's answer was not a valid reply for this wire format",
+}
+
+
+class StreamDecoder(Protocol):
+    """Turns a wire format's SSE events into a ``ReplyBuilder``."""
+
+    builder: ReplyBuilder
+    done: bool  # the stream's own end marker arrived ([DONE], message_stop)
+
+    def feed(self, event: ServerSentEvent) -> None: ...
+
+    def finish(self) -> None:
+        """Raise ``AttemptFailed`` when the stream ended without a complete reply."""
+
+
+@dataclass
+class _Probe:
+    """What is known about an attempt so far, kept for the ``Attempt`` record on failure."""
+
+    started: float
+    status: int | None = None
+    ttft_ms: float | None = None
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+
+class HttpProvider:
+    """A provider over HTTP. Subclasses set ``path`` and implement the wire hooks."""
+
+    path: str = ""
+
+    def __init__(
+        self,
+        config: ProviderConfig,
+        api_key: str | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.name = config.name
+        self.model = config.effective_model
+        self.config = config
+        self._secret = api_key
+        self._sleep = sleep
+        self._rng = rng
+        t = config.timeouts
+        self._client = httpx.AsyncClient(
+            base_url=config.effective_base_url,
+            headers={"user-agent": f"harness-lsp/{__version__}", **self.headers(api_key)},
+            timeout=httpx.Timeout(connect=t.connect, read=t.read, write=t.read, pool=t.connect),
+            transport=transport,
+            limits=httpx.Limits(max_connections=8, max_keepalive_connections=4),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<{type(self).__name__} name={self.name} model={self.model} "
+            f"base_url={self.config.effective_base_url}>"
+        )
+
+    # -- wire hooks ------------------------------------------------------------------------
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        raise NotImplementedError
+
+    def body(self, request: Request, stream: bool) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def parse(self, data: Any, builder: ReplyBuilder) -> None:
+        """Fill ``builder`` from a whole (non-streamed) answer; ``AttemptFailed`` if malformed."""
+        raise NotImplementedError
+
+    def decoder(self) -> StreamDecoder:
+        raise NotImplementedError
+
+    # -- the call --------------------------------------------------------------------------
+
+    async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
+        body = self.body(request, self.config.stream)
+        policy = self.config.retry
+        for number in range(1, policy.max_attempts + 1):
+            probe = _Probe(started=time.perf_counter())
+            try:
+                builder = await self._attempt(body, probe)
+                reply = builder.build(request, self.model)
+            except AttemptFailed as failed:
+                retry = RETRYABLE[failed.kind] and number < policy.max_attempts
+                delay = backoff_delay(policy, number, failed.retry_after, rng=self._rng)
+                message = redact(failed.message, self._secret)
+                note = f"; retrying in {delay:.1f} s" if retry else ""
+                on_attempt(self._failed(number, probe, failed, message + note))
+                if not retry:
+                    raise self._give_up(failed, message, number) from None
+                await self._sleep(delay)
+                continue
+            except asyncio.CancelledError:
+                cancelled = AttemptFailed(FailureKind.CANCELLED, "cancelled")
+                on_attempt(self._failed(number, probe, cancelled, "cancelled by the caller"))
+                raise
+            on_attempt(
+                Attempt(
+                    provider=self.name,
+                    model=reply.model,
+                    attempt=number,
+                    latency_ms=probe.elapsed_ms(),
+                    ttft_ms=probe.ttft_ms,
+                    status=probe.status,
+                    usage=reply.usage,
+                    finish_reason=reply.finish_reason,
+                )
+            )
+            return reply
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _attempt(self, body: dict[str, Any], probe: _Probe) -> ReplyBuilder:
+        deadline = self.config.timeouts.total
+        try:
+            async with asyncio.timeout(deadline):
+                if body.get("stream"):
+                    return await self._streamed(body, probe)
+                return await self._whole(body, probe)
+        except TimeoutError:
+            raise AttemptFailed(
+                FailureKind.TIMEOUT,
+                f"no complete answer within the {deadline:g} s deadline",
+                status=probe.status,
+            ) from None
+        except httpx.TransportError as exc:
+            kind, message = classify_transport(exc)
+            raise AttemptFailed(kind, message, status=probe.status) from None
+        except _SHAPE_ERRORS as exc:
+            raise AttemptFailed(
+                FailureKind.MALFORMED,
+                f"the answer is malformed ({type(exc).__name__}: {exc})",
+                status=probe.status,
+            ) from None
+
+    async def _whole(self, body: dict[str, Any], probe: _Probe) -> ReplyBuilder:
+        response = await self._client.post(self.path, json=body)
+        probe.status = response.status_code
+        if response.status_code >= 400:
+            raise _http_failure(response)
+        return self._parse_whole(response)
+
+    def _parse_whole(self, response: httpx.Response) -> ReplyBuilder:
+        try:
+            data = json.loads(response.content)
+        except ValueError:
+            preview = error_text(response.content[:200])
+            raise AttemptFailed(
+                FailureKind.MALFORMED, f"the answer is not JSON: {preview!r}", status=200
+            ) from None
+        builder = ReplyBuilder()
+        self.parse(data, builder)
+        return builder
+
+    async def _streamed(self, body: dict[str, Any], probe: _Probe) -> ReplyBuilder:
+        headers = {"accept": "text/event-stream", "cache-control": "no-store"}
+        async with self._client.stream("POST", self.path, json=body, headers=headers) as response:
+            probe.status = response.status_code
+            if response.status_code >= 400:
+                await response.aread()
+                raise _http_failure(response)
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                await response.aread()  # the server ignored "stream": answer as a whole
+                return self._parse_whole(response)
+            decoder = self.decoder()
+            try:
+                async for event in EventSource(response).aiter_sse():
+                    if decoder.done:
+                        continue  # drain to the end so the connection can be reused
+                    decoder.feed(event)
+                    if probe.ttft_ms is None and decoder.builder.has_output:
+                        probe.ttft_ms = probe.elapsed_ms()
+            except httpx.TransportError:
+                if not decoder.done:
+                    raise
+            decoder.finish()
+            return decoder.builder
+
+    # -- reporting -------------------------------------------------------------------------
+
+    def _failed(self, number: int, probe: _Probe, failed: AttemptFailed, message: str) -> Attempt:
+        return Attempt(
+            provider=self.name,
+            model=self.model,
+            attempt=number,
+            latency_ms=probe.elapsed_ms(),
+            ttft_ms=probe.ttft_ms,
+            status=failed.status if failed.status is not None else probe.status,
+            failure=failed.kind.value,
+            error=message,
+        )
+
+    def _give_up(self, failed: AttemptFailed, message: str, attempts: int) -> ProviderError:
+        where = f"{self.name} ({self.model} at {self.config.effective_base_url})"
+        if failed.kind is FailureKind.CONTEXT_OVERFLOW:
+            return ContextOverflowError(
+                f"{where} rejected the request as longer than the model's context window: "
+                f"{message}",
+                status=failed.status,
+            )
+        tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}"
+        if failed.kind is FailureKind.AUTH:
+            hint = f"check {' or '.join(self.config.key_variables())}"
+        else:
+            hint = _HINTS.get(failed.kind, "")
+        text = f"{where} failed {tries}: {message}" + (f" — {hint}" if hint else "")
+        return ProviderError(
+            failed.kind,
+            redact(text, self._secret),
+            status=failed.status,
+            retry_after=failed.retry_after,
+        )
+
+
+def _http_failure(response: httpx.Response) -> AttemptFailed:
+    status = response.status_code
+    detail = error_text(response.content)
+    kind = classify_status(status, detail)
+    reason = response.reason_phrase or ""
+    message = f"HTTP {status} {reason}".rstrip() + (f": {detail}" if detail else "")
+    retry_after = parse_retry_after(response.headers) if RETRYABLE[kind] else None
+    return AttemptFailed(kind, message, status=status, retry_after=retry_after)
+
+
+__all__ = ["HttpProvider", "Sleep", "StreamDecoder"]

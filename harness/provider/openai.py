@@ -1,0 +1,197 @@
+"""The OpenAI Chat Completions wire, with tools, streamed (SSE) or whole. Also serves
+OpenRouter, Ollama, vLLM, llama.cpp and LM Studio, which speak the same wire.
+
+The harness sends the whole context as ``[system, user]`` every turn (§3), so no assistant or
+tool-result messages are ever sent: tool results are already in the user message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from harness.errors import FailureKind
+from harness.provider.failure import AttemptFailed, classify_stream_error, error_text
+from harness.provider.http import HttpProvider
+from harness.provider.wire import ReplyBuilder, as_int
+from harness.types import Request, Usage
+
+# OpenRouter's app attribution headers (https://openrouter.ai/docs/app-attribution).
+OPENROUTER_HEADERS = {
+    "HTTP-Referer": "https://github.com/harness-lsp/harness-lsp",
+    "X-Title": "harness-lsp",
+    "X-OpenRouter-Title": "harness-lsp",
+}
+
+
+class OpenAIProvider(HttpProvider):
+    """Chat Completions at ``{base_url}/chat/completions``."""
+
+    path = "/chat/completions"
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+        if self.config.name == "openrouter":
+            headers.update(OPENROUTER_HEADERS)
+        return headers
+
+    def body(self, request: Request, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": request.messages()}
+        if request.tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": dict(t.parameters),
+                    },
+                }
+                for t in request.tools
+            ]
+        body["stream"] = stream
+        if stream:
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+    def parse(self, data: Any, builder: ReplyBuilder) -> None:
+        if not isinstance(data, dict):
+            raise _malformed(f"expected a JSON object, got {type(data).__name__}")
+        _raise_error_field(data)
+        builder.model = str(data.get("model") or "")
+        builder.usage = usage_from(data.get("usage"))
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise _malformed("the answer has no choices")
+        choice = choices[0]
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            raise _malformed("the answer's first choice has no message")
+        builder.finish_reason = choice.get("finish_reason")
+        if message.get("content"):
+            builder.content.append(str(message["content"]))
+        for n, call in enumerate(message.get("tool_calls") or []):
+            function = call.get("function") or {}
+            pending = builder.call(n)
+            pending.id = str(call.get("id") or "")
+            pending.name = str(function.get("name") or "")
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):  # some local servers send an object
+                pending.value = arguments
+            elif arguments is not None:
+                pending.pieces.append(str(arguments))
+
+    def decoder(self) -> OpenAIStream:
+        return OpenAIStream()
+
+
+class OpenAIStream:
+    """Assembles ``chat.completion.chunk`` events: content deltas, tool-call deltas joined by
+    ``index``, the finish reason, and usage from the final chunk (``include_usage``)."""
+
+    def __init__(self) -> None:
+        self.builder = ReplyBuilder()
+        self.done = False
+        self._saw_choice = False
+
+    def feed(self, event: ServerSentEvent) -> None:
+        data = event.data
+        if not data:
+            return
+        if data.strip() == "[DONE]":
+            self.done = True
+            return
+        chunk = json.loads(data)
+        if not isinstance(chunk, dict):
+            raise _malformed("a stream event is not a JSON object")
+        _raise_error_field(chunk)
+        if chunk.get("model") and not self.builder.model:
+            self.builder.model = str(chunk["model"])
+        if chunk.get("usage"):
+            self.builder.usage = usage_from(chunk["usage"])
+        for choice in chunk.get("choices") or []:
+            if choice.get("index", 0) == 0:
+                self._saw_choice = True
+                self._delta(choice.get("delta") or {})
+                if choice.get("finish_reason"):
+                    self.builder.finish_reason = str(choice["finish_reason"])
+
+    def _delta(self, delta: dict[str, Any]) -> None:
+        if delta.get("content"):
+            self.builder.content.append(str(delta["content"]))
+        for call in delta.get("tool_calls") or []:
+            pending = self.builder.call(self._index(call))
+            if call.get("id"):
+                pending.id = str(call["id"])
+            function = call.get("function") or {}
+            if function.get("name") and not pending.name:
+                pending.name = str(function["name"])
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):
+                pending.value = arguments
+            elif arguments:
+                pending.pieces.append(str(arguments))
+
+    def _index(self, call: dict[str, Any]) -> int:
+        index = call.get("index")
+        if isinstance(index, int):
+            return index
+        # Servers that omit ``index`` send each call whole, or continue the last one.
+        calls = self.builder.calls
+        if call.get("id"):
+            for n, pending in calls.items():
+                if pending.id == call["id"]:
+                    return n
+            return len(calls)
+        return max(calls) if calls else 0
+
+    def finish(self) -> None:
+        if not self.done and self.builder.finish_reason is None:
+            raise AttemptFailed(
+                FailureKind.CONNECTION,
+                "the stream ended before the reply was complete (no finish_reason, no [DONE])",
+                status=200,
+            )
+        if not self._saw_choice:
+            raise _malformed("the stream carried no choices")
+
+
+def usage_from(raw: object) -> Usage | None:
+    """``usage`` of a Chat Completions answer, or None when absent."""
+    if not isinstance(raw, dict):
+        return None
+    prompt = as_int(raw.get("prompt_tokens"))
+    completion = as_int(raw.get("completion_tokens"))
+    total = as_int(raw.get("total_tokens"))
+    if prompt is None and completion is None and total is None:
+        return None
+    if total is None:
+        total = (prompt or 0) + (completion or 0)
+    details = raw.get("prompt_tokens_details")
+    cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else None
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cache_read_tokens=cached,
+    )
+
+
+def _raise_error_field(data: dict[str, Any]) -> None:
+    # OpenRouter and some local servers report failures inside a 200 answer or stream.
+    if data.get("error"):
+        detail = error_text(json.dumps({"error": data["error"]}).encode())
+        raise AttemptFailed(
+            classify_stream_error(detail), f"the server reported an error: {detail}", status=200
+        )
+
+
+def _malformed(what: str) -> AttemptFailed:
+    return AttemptFailed(FailureKind.MALFORMED, what, status=200)
+
+
+__all__ = ["OPENROUTER_HEADERS", "OpenAIProvider", "OpenAIStream", "usage_from"]

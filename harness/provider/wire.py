@@ -1,0 +1,143 @@
+"""What the wire formats share: assembling a ``Reply`` from parts (streamed or whole), tool-call
+arguments that may not be JSON, and the token estimate used when a server reports no usage.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.tokens import estimate_tokens
+from harness.types import Reply, Request, ToolCall, Usage
+
+# Finish reasons meaning "the output limit cut the reply short" (OpenAI, Anthropic).
+CUT_OFF = frozenset({"length", "max_tokens"})
+
+
+def request_chars(request: Request) -> int:
+    """Characters of what is sent: both messages and the tool schemas."""
+    tools = sum(
+        len(t.name) + len(t.description) + len(json.dumps(t.parameters)) for t in request.tools
+    )
+    return request.chars + tools
+
+
+def parse_arguments(
+    name: str, raw: object, *, cut_off: bool = False
+) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as an object, or ``({}, why)`` when they are not one."""
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    if not isinstance(raw, str):
+        return {}, f"the arguments of `{name}` must be a JSON object, got {type(raw).__name__}"
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        why = f"the arguments of `{name}` are not valid JSON ({exc}); got {_preview(raw)}"
+        if cut_off:
+            why += " — the reply was cut off at the output token limit"
+        return {}, why + "; send the arguments as one JSON object"
+    if not isinstance(value, dict):
+        return {}, (
+            f"the arguments of `{name}` must be a JSON object, got {type(value).__name__}"
+            f" {_preview(raw)}"
+        )
+    return value, None
+
+
+def _preview(raw: str, limit: int = 200) -> str:
+    return repr(raw if len(raw) <= limit else raw[:limit] + "…")
+
+
+@dataclass
+class PendingCall:
+    """A tool call being assembled; streamed arguments arrive in pieces."""
+
+    id: str = ""
+    name: str = ""
+    pieces: list[str] = field(default_factory=list)
+    value: dict[str, Any] | None = None  # when the server sent an object, not a string
+
+
+@dataclass
+class ReplyBuilder:
+    """The parts of one reply as they arrive; ``build`` makes the immutable ``Reply``."""
+
+    content: list[str] = field(default_factory=list)
+    calls: dict[int, PendingCall] = field(default_factory=dict)
+    finish_reason: str | None = None
+    model: str = ""
+    usage: Usage | None = None
+
+    def call(self, index: int) -> PendingCall:
+        pending = self.calls.get(index)
+        if pending is None:
+            pending = self.calls[index] = PendingCall()
+        return pending
+
+    @property
+    def has_output(self) -> bool:
+        return bool(self.content or self.calls)
+
+    def build(self, request: Request, fallback_model: str) -> Reply:
+        cut_off = self.finish_reason in CUT_OFF
+        calls: list[ToolCall] = []
+        completion_chars = 0
+        for n, (_, pending) in enumerate(sorted(self.calls.items())):
+            raw: object = pending.value if pending.value is not None else "".join(pending.pieces)
+            args, error = parse_arguments(pending.name, raw, cut_off=cut_off)
+            completion_chars += len(pending.name) + len(str(raw))
+            calls.append(
+                ToolCall(
+                    id=pending.id or f"call_{n}",
+                    name=pending.name,
+                    arguments=args,
+                    arguments_error=error,
+                )
+            )
+        content = "".join(self.content)
+        usage = self.usage or estimate_usage(request, len(content) + completion_chars)
+        return Reply(
+            content=content,
+            tool_calls=tuple(calls),
+            usage=usage,
+            finish_reason=self.finish_reason,
+            model=self.model or fallback_model,
+        )
+
+
+def estimate_usage(request: Request, completion_chars: int) -> Usage:
+    """The harness's own count (4 chars per token), marked as an estimate."""
+    prompt = estimate_tokens(request_chars(request))
+    completion = estimate_tokens(completion_chars)
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=prompt + completion,
+        estimated=True,
+    )
+
+
+def as_int(value: object) -> int | None:
+    """An integer token count from JSON, or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+__all__ = [
+    "CUT_OFF",
+    "PendingCall",
+    "ReplyBuilder",
+    "as_int",
+    "estimate_usage",
+    "parse_arguments",
+    "request_chars",
+]

@@ -1,0 +1,1 @@
+"""Test support: real implementations of interfaces for tests (fake servers), never mocks."""
