@@ -257,6 +257,10 @@ class Gate:
             self.grants.add((act, target))
         return _answered(act, target, verdict, answer)
 
+    def grant_run(self, act: Act, target: str) -> None:
+        """Allow an ``ask`` for ``(act, target)`` for the rest of the run (a deny still holds)."""
+        self.grants.add((act, target))
+
     def check_nowait(self, act: Act, target: str) -> Decision:
         """Like ``check`` but never asks: an ``ask`` without a run-wide grant is refused."""
         verdict = self.policy.explain(act, target)

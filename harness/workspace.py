@@ -156,11 +156,9 @@ class Workspace:
             raise ContainmentError(f"`{rel}` is the workspace root itself, not a file")
 
     def relative(self, path: Path) -> str:
-        """The normalised POSIX path of ``path`` relative to the root."""
-        try:
-            rel = Path(path).relative_to(self.root)
-        except ValueError as exc:
-            raise ContainmentError(f"{path} is outside the workspace {self.root}") from exc
+        """The normalised POSIX path of ``path`` relative to the root; ``ValueError`` when
+        ``path`` is not under the root (a caller's mistake, not the model's)."""
+        rel = Path(path).relative_to(self.root)
         return normalize_path(rel.as_posix())
 
     # -- ignore rules and walking --------------------------------------------------------
@@ -244,10 +242,11 @@ class Workspace:
         return self.resolve(rel).read_bytes()
 
     def hash_of(self, rel: str) -> str | None:
-        """sha256 of the file's bytes, or None when it is missing (or not a file)."""
+        """sha256 of the file's bytes, or None when it is missing, not a file, or not in the
+        workspace (a path outside is missing as far as the workspace is concerned)."""
         try:
             return content_hash(self.read_bytes(rel))
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        except (ContainmentError, FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
 
     def write_atomic(self, rel: str, data: bytes) -> FileWrite:
