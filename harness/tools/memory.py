@@ -1,8 +1,90 @@
-"""The model's memory tools, ``remember`` and ``forget`` (§4). Filled in by the memory work;
-the registry in ``harness.tools`` includes whatever ``MEMORY_TOOLS`` lists."""
+"""The model's memory tools, ``remember`` and ``forget`` (§4). Neither is a path act: they
+write keyed notes into the harness's own store through ``ctx.memory`` (a
+``harness.memory.RunMemory``), never into the workspace. The registry in ``harness.tools``
+includes whatever ``MEMORY_TOOLS`` lists."""
 
 from __future__ import annotations
 
-from harness.tools.base import Tool
+from typing import ClassVar, Literal
 
-MEMORY_TOOLS: tuple[type[Tool], ...] = ()
+from pydantic import Field
+
+from harness.memory.text import MAX_KEY_CHARS, inline
+from harness.tools.base import Tool, ToolArgs, ToolContext, failure, header
+from harness.types import ToolResult
+
+_UNAVAILABLE = "memory is not available in this run; carry on without it"
+
+
+class RememberArgs(ToolArgs):
+    key: str = Field(description="A short name for the note, e.g. build-command")
+    value: str = Field(description="The note: one or two sentences, the conclusion only")
+    scope: Literal["workspace", "global"] = Field(
+        default="workspace",
+        description="workspace (default): this workspace only; global: every workspace",
+    )
+
+
+class ForgetArgs(ToolArgs):
+    key: str = Field(description="The key of the note to remove")
+    scope: Literal["workspace", "global"] = Field(
+        default="workspace", description="Where the note is: workspace (default) or global"
+    )
+
+
+class Remember:
+    name: ClassVar[str] = "remember"
+    description: ClassVar[str] = (
+        "Write a short keyed note that later runs over this workspace will see (or, with "
+        'scope="global", runs over every workspace). Use it for what took effort to learn and '
+        "will still hold: the build or test command, a convention, a decision and its reason. "
+        "Writing a key again replaces its note. Notes are capped in size and number; the "
+        "least-recalled notes are evicted first. Notes pinned by the operator cannot be changed."
+    )
+
+    Args: ClassVar[type[ToolArgs]] = RememberArgs
+
+    async def run(self, args: RememberArgs, ctx: ToolContext) -> ToolResult:
+        target = _target(args.key)
+        if ctx.memory is None:
+            return failure(self.name, target, _UNAVAILABLE)
+        outcome = ctx.memory.remember(args.key, args.value, args.scope, ctx.step)
+        return ToolResult(
+            name=self.name,
+            target=target,
+            text=f"{header(self.name, target)}\n{outcome.text}",
+            ok=outcome.ok,
+            events=outcome.events,
+        )
+
+
+class Forget:
+    name: ClassVar[str] = "forget"
+    description: ClassVar[str] = (
+        "Remove a note you wrote earlier with `remember`, when it is wrong or no longer true. "
+        "Notes pinned by the operator cannot be forgotten."
+    )
+
+    Args: ClassVar[type[ToolArgs]] = ForgetArgs
+
+    async def run(self, args: ForgetArgs, ctx: ToolContext) -> ToolResult:
+        target = _target(args.key)
+        if ctx.memory is None:
+            return failure(self.name, target, _UNAVAILABLE)
+        outcome = ctx.memory.forget(args.key, args.scope, ctx.step)
+        return ToolResult(
+            name=self.name,
+            target=target,
+            text=f"{header(self.name, target)}\n{outcome.text}",
+            ok=outcome.ok,
+            events=outcome.events,
+        )
+
+
+def _target(key: str) -> str:
+    """The key as a result's target: one line, and short even when the key is not."""
+    flat = inline(key.strip())
+    return flat if len(flat) <= MAX_KEY_CHARS else flat[: MAX_KEY_CHARS - 1] + "…"
+
+
+MEMORY_TOOLS: tuple[type[Tool], ...] = (Remember, Forget)

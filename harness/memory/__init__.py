@@ -1,0 +1,54 @@
+"""Durable memory (§4): what the agent learned, kept per workspace (and globally) in the
+store, capped, evicted by evidence, and recalled into each turn as its own notes.
+
+    text.py    scope keys, key checks, value caps, word normalisation, Jaccard, escaping
+    notes.py   the value types (``MemoryNote``, ``MemoryWriteResult``, …) and their JSON
+    index.py   word sets cached by content and the per-scope inverted index
+    block.py   the recall block's text and the greedy fill under its share
+    run.py     ``RunMemory``: remember, forget and the block, as one run uses them
+
+The SQL lives in ``harness.store.memory`` (``MemoryStore``); the model's tools in
+``harness.tools.memory``; the operator's commands in ``harness.cli.memory``.
+"""
+
+from __future__ import annotations
+
+from harness.memory.notes import (
+    KINDS,
+    MemoryForgetResult,
+    MemoryNote,
+    MemoryRecall,
+    MemoryUsage,
+    MemoryWriteResult,
+    SimilarNote,
+)
+from harness.memory.run import MemoryBlock, MemoryOutcome, RunMemory
+from harness.memory.text import (
+    GLOBAL,
+    MAX_KEY_CHARS,
+    RESTATEMENT_THRESHOLD,
+    TRUNCATION_MARK,
+    jaccard,
+    scope_key,
+    words,
+)
+
+__all__ = [
+    "GLOBAL",
+    "KINDS",
+    "MAX_KEY_CHARS",
+    "RESTATEMENT_THRESHOLD",
+    "TRUNCATION_MARK",
+    "MemoryBlock",
+    "MemoryForgetResult",
+    "MemoryNote",
+    "MemoryOutcome",
+    "MemoryRecall",
+    "MemoryUsage",
+    "MemoryWriteResult",
+    "RunMemory",
+    "SimilarNote",
+    "jaccard",
+    "scope_key",
+    "words",
+]

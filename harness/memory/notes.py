@@ -1,0 +1,148 @@
+"""The value types durable memory hands out: a note, what a write did, what a forget did,
+a similar note, a recall row, and a scope's usage against its caps. The JSON converters give
+the §8.1 shapes (camelCase on the wire)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.memory.text import GLOBAL, scope_name
+from harness.types import TraceEvent
+
+KINDS = ("fact", "decision")
+
+
+@dataclass(frozen=True)
+class MemoryNote:
+    """One stored note. ``scope_key`` is a workspace's canonical path or ``"global"``;
+    ``recalls`` counts recall rows, ``recall_runs`` the distinct runs behind them."""
+
+    id: int
+    scope_key: str
+    key: str
+    value: str
+    kind: str
+    pinned: bool
+    run_id: int | None
+    step: int | None
+    created_at: str
+    updated_at: str
+    recalls: int = 0
+    recall_runs: int = 0
+    seq: int = 0  # write order across the store: larger is more recent
+
+    @property
+    def scope(self) -> str:
+        return scope_name(self.scope_key)
+
+    @property
+    def is_global(self) -> bool:
+        return self.scope_key == GLOBAL
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "value": self.value,
+            "kind": self.kind,
+            "pinned": self.pinned,
+            "scope": self.scope,
+            "runId": self.run_id,
+            "step": self.step,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "recalls": self.recalls,
+        }
+
+
+@dataclass(frozen=True)
+class SimilarNote:
+    """Another key in the same scope whose value says much the same (Jaccard of words)."""
+
+    key: str
+    value: str
+    jaccard: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "value": self.value, "jaccard": round(self.jaccard, 3)}
+
+
+@dataclass(frozen=True)
+class MemoryWriteResult:
+    """What ``memory_write`` did. ``note`` is None only when the write was refused
+    (``refused`` says why, ``existing`` is the note that stayed)."""
+
+    note: MemoryNote | None
+    refused: str | None = None
+    existing: MemoryNote | None = None
+    replaced: bool = False
+    truncated: bool = False
+    original_chars: int = 0
+    evicted: tuple[MemoryNote, ...] = ()
+    similar: tuple[SimilarNote, ...] = ()
+    over_cap: bool = False  # still over a cap because everything else is pinned
+    events: tuple[TraceEvent, ...] = field(default=(), repr=False)
+
+    @property
+    def stored(self) -> bool:
+        return self.note is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "note": self.note.to_json() if self.note else None,
+            "replaced": self.replaced,
+            "truncated": self.truncated,
+            "evicted": [n.to_json() for n in self.evicted],
+            "similar": [s.to_json() for s in self.similar],
+        }
+
+
+@dataclass(frozen=True)
+class MemoryForgetResult:
+    """What a run's ``forget`` did: removed ``note``, found nothing, or was refused."""
+
+    note: MemoryNote | None
+    refused: str | None = None
+    events: tuple[TraceEvent, ...] = field(default=(), repr=False)
+
+    @property
+    def removed(self) -> bool:
+        return self.note is not None and self.refused is None
+
+
+@dataclass(frozen=True)
+class MemoryRecall:
+    """One recall row: the note ``(scope_key, key)`` was carried in ``run_id``'s ``step``."""
+
+    run_id: int
+    step: int
+    scope_key: str
+    key: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "step": self.step,
+            "scope": scope_name(self.scope_key),
+            "key": self.key,
+            "createdAt": self.created_at,
+        }
+
+
+@dataclass(frozen=True)
+class MemoryUsage:
+    """A scope's notes and value characters, for "memory counts vs caps"."""
+
+    scope_key: str
+    entries: int
+    chars: int
+    pinned: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scope": scope_name(self.scope_key),
+            "entries": self.entries,
+            "chars": self.chars,
+            "pinned": self.pinned,
+        }

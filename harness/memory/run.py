@@ -1,0 +1,274 @@
+"""A run's view of durable memory: ``remember`` and ``forget`` on the run's behalf (with the
+words the model is told), and ``block`` — the notes recalled into each turn's request (§4.4).
+
+Recall is kept cheap: the store keeps each scope's index current (words cached by content,
+an inverted index, rendered lines); ``block`` caches the layout (which notes are visible,
+the full block's size, the order by evidence) until the index changes, and per turn only
+scores the turn's words against the inverted index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.contract import MemoryLimits
+from harness.memory.block import fill, full_chars, render, selection_reserve
+from harness.memory.index import IndexedNote, ScopeIndex, WordCache
+from harness.memory.notes import MemoryWriteResult
+from harness.memory.text import GLOBAL, MAX_KEY_CHARS, inline, quote, scope_for, scope_key
+from harness.types import TraceEvent
+
+if TYPE_CHECKING:
+    from harness.store import Store
+
+TURN_WORD_CACHE_LIMIT = 16_384
+
+
+@dataclass(frozen=True)
+class MemoryOutcome:
+    """What ``remember``/``forget`` did, in words for the model, and its trace events."""
+
+    ok: bool
+    text: str
+    events: tuple[TraceEvent, ...] = ()
+
+
+@dataclass(frozen=True)
+class MemoryBlock:
+    """One turn's notes: the text (empty when there are none), the ``(scope_key, key)`` pairs
+    it carries (one recall row each), how many notes were left out, and trace events."""
+
+    text: str
+    recalled: tuple[tuple[str, str], ...] = ()
+    dropped: int = 0
+    events: tuple[TraceEvent, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What the block looks like while neither scope's index changes."""
+
+    ws: tuple[IndexedNote, ...]  # workspace notes in store order
+    gl: tuple[IndexedNote, ...]  # global notes not shadowed by a workspace key
+    shadowed: int
+    full_chars: int  # the block with every visible note
+    min_line: int
+    gl_ids: frozenset[int]
+
+    @property
+    def count(self) -> int:
+        return len(self.ws) + len(self.gl)
+
+
+class RunMemory:
+    """Durable memory as one run uses it. ``scope`` arguments are ``"workspace"`` (this
+    run's workspace) or ``"global"``."""
+
+    def __init__(
+        self, store: Store, workspace: Path | str, run_id: int, limits: MemoryLimits
+    ) -> None:
+        self.store = store
+        self.workspace_key = scope_key(Path(workspace))
+        self.run_id = run_id
+        self.limits = limits
+        self._turn_words = WordCache(TURN_WORD_CACHE_LIMIT)
+        self._layout_key: tuple[int, ...] = ()
+        self._layout: _Layout | None = None
+        self._order_key: tuple[int, ...] = ()
+        self._order: tuple[tuple[int, IndexedNote], ...] = ()
+
+    # -- the tools ------------------------------------------------------------------------
+
+    def remember(self, key: str, value: str, scope: str, step: int) -> MemoryOutcome:
+        try:
+            target = scope_for(self.workspace_key, scope)
+            result = self.store.memory_write(
+                target, key, value, self.run_id, step, "fact", limits=self.limits
+            )
+        except ValueError as exc:
+            return _invalid("remember", key, scope, str(exc))
+        if result.refused is not None:
+            existing = result.existing
+            assert existing is not None
+            text = (
+                f"`{existing.key}` is pinned by the operator; a run cannot change it, so"
+                f' nothing was stored. It stays: "{quote(existing.value)}". If it is wrong,'
+                " say so in your final answer so the operator can update it."
+            )
+            return MemoryOutcome(ok=False, text=text, events=result.events)
+        return MemoryOutcome(ok=True, text=self._stored_text(result), events=result.events)
+
+    def forget(self, key: str, scope: str, step: int) -> MemoryOutcome:
+        try:
+            target = scope_for(self.workspace_key, scope)
+            result = self.store.memory_forget(target, key, self.run_id, step)
+        except ValueError as exc:
+            return _invalid("forget", key, scope, str(exc))
+        where = _where(scope)
+        note = result.note
+        if note is None:
+            text = f"there is no note `{key.strip()}` in {where}; nothing was forgotten."
+            other = "global" if scope == "workspace" else "workspace"
+            if self.store.memory_get(scope_for(self.workspace_key, other), key) is not None:
+                text += f' There is one in {_where(other)}: forget it with scope="{other}".'
+            return MemoryOutcome(ok=False, text=text, events=result.events)
+        if result.refused is not None:
+            text = (
+                f"`{note.key}` is pinned by the operator; a run cannot forget it. It stays:"
+                f' "{quote(note.value)}". If it is wrong, say so in your final answer so the'
+                " operator can update it."
+            )
+            return MemoryOutcome(ok=False, text=text, events=result.events)
+        text = f'forgot `{note.key}` from {where} (it said: "{quote(note.value)}").'
+        return MemoryOutcome(ok=True, text=text, events=result.events)
+
+    def _stored_text(self, result: MemoryWriteResult) -> str:
+        note = result.note
+        assert note is not None
+        where = _where(note.scope)
+        lines = [
+            f"stored `{note.key}` in {where} ({len(note.value):,} chars)"
+            + (", recalled in every workspace" if note.is_global else "")
+            + ("; it replaces the previous value." if result.replaced else ".")
+        ]
+        if result.truncated:
+            lines.append(
+                f"The value had {result.original_chars:,} characters; a note holds at most"
+                f" {self.limits.max_entry_chars:,}, so it was cut and ends in …[truncated]."
+                " Keep notes short: the conclusion, not the evidence."
+            )
+        if result.evicted:
+            names = ", ".join(f"`{n.key}`" for n in result.evicted)
+            lines.append(
+                f"To stay within {where}'s caps ({self.limits.max_entries:,} notes,"
+                f" {self.limits.max_chars:,} characters) this evicted the note(s) recalled by"
+                f" the fewest runs: {names}."
+            )
+        if result.over_cap:
+            lines.append(
+                f"{where.capitalize()} is still over its cap: every other note is pinned by"
+                " the operator."
+            )
+        for other in result.similar:
+            lines.append(
+                f"This overlaps `{other.key}` ({other.jaccard:.0%} of words shared), which"
+                f' says: "{quote(other.value)}". If they say the same thing, forget one; if'
+                " they disagree, correct the wrong one."
+            )
+        return "\n".join(lines)
+
+    # -- recall ---------------------------------------------------------------------------
+
+    def block(self, *, max_chars: int, goal: str, touched: Iterable[str], step: int) -> MemoryBlock:
+        """The notes for this turn, at most ``max_chars`` characters (§4.4). Notes are
+        printed in store order whatever was selected, so the text is the same from turn to
+        turn while the store and the selection do not change."""
+        ws_index = self.store.memory_index(self.workspace_key)
+        gl_index = self.store.memory_index(GLOBAL)
+        layout = self._layout_for(ws_index, gl_index)
+        if layout.count == 0:
+            return MemoryBlock(text="")
+        if layout.full_chars <= max_chars:
+            ws_sel, gl_sel = layout.ws, layout.gl
+        else:
+            ranked = self._ranked(layout, ws_index, gl_index, self._words_of(goal, touched))
+            budget = max_chars - selection_reserve()
+            chosen = fill(ranked, budget, layout.min_line) if budget > 0 else [set(), set()]
+            ws_sel = tuple(n for n in layout.ws if n.id in chosen[0])
+            gl_sel = tuple(n for n in layout.gl if n.id in chosen[1])
+        dropped = layout.count - len(ws_sel) - len(gl_sel)
+        text = render(ws_sel, gl_sel, dropped)
+        if len(text) > max_chars:  # not even the heading fits
+            text, ws_sel, gl_sel, dropped = "", (), (), layout.count
+        recalled = tuple((self.workspace_key, n.key) for n in ws_sel) + tuple(
+            (GLOBAL, n.key) for n in gl_sel
+        )
+        detail = {
+            "carried": len(recalled),
+            "dropped": dropped,
+            "shadowed": layout.shadowed,
+            "chars": len(text),
+            "maxChars": max_chars,
+        }
+        return MemoryBlock(
+            text=text,
+            recalled=recalled,
+            dropped=dropped,
+            events=(TraceEvent("memory_recall", detail),),
+        )
+
+    def _layout_for(self, ws: ScopeIndex, gl: ScopeIndex) -> _Layout:
+        key = (ws.generation, ws.version, gl.generation, gl.version)
+        if self._layout is None or key != self._layout_key:
+            ws_notes = tuple(ws.notes.values())
+            gl_notes = tuple(n for n in gl.notes.values() if n.key not in ws.by_key)
+            gl_chars = sum(len(n.line) + 1 for n in gl_notes)
+            lines = [len(n.line) for n in ws_notes] + [len(n.line) for n in gl_notes]
+            self._layout = _Layout(
+                ws=ws_notes,
+                gl=gl_notes,
+                shadowed=len(gl) - len(gl_notes),
+                full_chars=full_chars(ws.line_chars, len(ws_notes), gl_chars, len(gl_notes)),
+                min_line=min(lines, default=0),
+                gl_ids=frozenset(n.id for n in gl_notes),
+            )
+            self._layout_key = key
+        return self._layout
+
+    def _words_of(self, goal: str, touched: Iterable[str]) -> set[str]:
+        """The turn's words: the goal's and those of every path or pattern touched."""
+        cache = self._turn_words
+        found = set(cache(goal))
+        for target in touched:
+            found.update(cache(target))
+        return found
+
+    def _ranked(
+        self, layout: _Layout, ws: ScopeIndex, gl: ScopeIndex, turn: set[str]
+    ) -> Iterator[tuple[int, IndexedNote]]:
+        """Visible notes best first: most words shared with the turn, then most distinct
+        runs that recalled them, then workspace before global, then most recently written."""
+        ws_scores = ws.scores(turn)
+        gl_scores = gl.scores(turn)
+        scored = [(s, 0, ws.notes[nid]) for nid, s in ws_scores.items()]
+        scored += [(s, 1, gl.notes[nid]) for nid, s in gl_scores.items() if nid in layout.gl_ids]
+        scored.sort(key=lambda t: (-t[0], -t[2].runs, t[1], -t[2].seq))
+        for _, scope, note in scored:
+            yield scope, note
+        for scope, note in self._evidence_order(layout, ws, gl):
+            if note.id not in (gl_scores if scope else ws_scores):
+                yield scope, note
+
+    def _evidence_order(
+        self, layout: _Layout, ws: ScopeIndex, gl: ScopeIndex
+    ) -> tuple[tuple[int, IndexedNote], ...]:
+        key = (*self._layout_key, ws.evidence, gl.evidence)
+        if key != self._order_key:
+            pairs = [(0, n) for n in layout.ws] + [(1, n) for n in layout.gl]
+            pairs.sort(key=lambda p: (-p[1].runs, p[0], -p[1].seq))
+            self._order = tuple(pairs)
+            self._order_key = key
+        return self._order
+
+
+def _where(scope: str) -> str:
+    return "global memory" if scope == "global" else "this workspace's memory"
+
+
+def _invalid(action: str, key: str, scope: str, message: str) -> MemoryOutcome:
+    shown = inline(key)[:MAX_KEY_CHARS] if isinstance(key, str) else repr(key)
+    detail = {
+        "action": action,
+        "key": shown,
+        "scope": scope,
+        "reason": "invalid",
+        "message": message,
+    }
+    return MemoryOutcome(
+        ok=False,
+        text=f"error: {message}.",
+        events=(TraceEvent("memory_refused", detail),),
+    )
