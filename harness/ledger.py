@@ -79,7 +79,7 @@ class Ledger:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._observations: list[Observation] = []
-        self._changes: list[Change] = []
+        self._changes: dict[str, list[Change]] = {}  # path -> its changes, oldest first
         self._known: dict[str, str | None] = {}  # path -> hash of the bytes last seen/written
         self._refreshed: dict[int, Refresh] = {}
 
@@ -115,7 +115,8 @@ class Ledger:
                 self._known[path] = new_hash
                 return False
             self._known[path] = new_hash
-            self._changes.append(Change(len(self._observations), step, path, cause, new_hash))
+            change = Change(len(self._observations), step, path, cause, new_hash)
+            self._changes.setdefault(path, []).append(change)
             return True
 
     def apply_refresh(self, refresh: Refresh) -> None:
@@ -148,7 +149,7 @@ class Ledger:
             seen = refresh.content_hash if refresh else obs.read.content_hash
             mark = refresh.mark if refresh else obs.seq + 1
             path = normalize_path(obs.read.path)
-            changes = [c for c in self._changes if c.path == path and c.seq >= mark]
+            changes = [c for c in self._changes.get(path, ()) if c.seq >= mark]
         if not changes or changes[-1].new_hash == seen:
             return None
         return next(c for c in changes if c.new_hash != seen)

@@ -19,7 +19,13 @@ from harness.contract import ContextBudget, TaskContract, Verification
 from harness.errors import ConfigError
 from harness.loop import Run
 from harness.policy import Policy, default_approver
-from harness.provider import PROVIDER_NAMES, ProviderConfig, make_provider, resolve_api_key
+from harness.provider import (
+    PROVIDER_NAMES,
+    ProviderConfig,
+    config_from_env,
+    make_provider,
+    resolve_api_key,
+)
 from harness.report import RunObserver, RunResult, StepSummary
 from harness.types import ToolCall
 from harness.watch import Watcher
@@ -93,17 +99,13 @@ def build_contract(args: argparse.Namespace) -> TaskContract:
 
 
 def provider_config(args: argparse.Namespace) -> ProviderConfig:
-    env = os.environ
-    name = args.provider or env.get("HARNESS_PROVIDER") or ("scripted" if args.script else "openai")
-    if name not in PROVIDER_NAMES:
-        raise ConfigError(
-            f"unknown provider {name!r} (HARNESS_PROVIDER); use one of {', '.join(PROVIDER_NAMES)}"
-        )
-    return ProviderConfig(
-        name=name,
-        model=args.model or env.get("HARNESS_MODEL") or None,
-        base_url=args.base_url or env.get("HARNESS_BASE_URL") or None,
-        script=Path(args.script) if args.script else None,
+    """Flags win over HARNESS_PROVIDER / HARNESS_MODEL / HARNESS_BASE_URL; ``--script`` alone
+    implies the scripted provider."""
+    name = args.provider or (
+        "scripted" if args.script and not os.environ.get("HARNESS_PROVIDER") else None
+    )
+    return config_from_env(
+        os.environ, name=name, model=args.model, base_url=args.base_url, script=args.script
     )
 
 
