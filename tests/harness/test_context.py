@@ -16,7 +16,8 @@ from harness.context import (
 )
 from harness.contract import entry_cap_chars
 from harness.ledger import Cause, Ledger
-from harness.types import ReadSpan, ReadSpan as Span, ToolResult, content_hash
+from harness.types import ReadSpan, ToolResult, content_hash
+from harness.types import ReadSpan as Span
 
 
 def read(

@@ -1,0 +1,255 @@
+"""`harness run` end to end: the real CLI in a subprocess, a real Chat Completions server on
+127.0.0.1 as the model, a real workspace and a real SQLite store (issues 2 and 3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MakeFakeLLM
+
+from .cli import ROOT, env, harness, run_args
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def turn(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"tool_calls": list(calls)}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "a.py").write_text("def add(a, b):\n    return a - b  # BUG\n")
+    (ws / "src" / "b.py").write_text("B_VERSION = 1\n")
+    (ws / "test_a.py").write_text(
+        "import sys\nsys.path.insert(0, 'src')\nfrom a import add\nassert add(2, 3) == 5\n"
+    )
+    return ws
+
+
+def test_a_multi_step_task_reads_greps_edits_and_verifies(
+    project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    fake = fake_llm(
+        [
+            turn(call("grep", pattern="BUG"), call("list_dir")),
+            turn(call("read_file", path="src/a.py")),
+            turn(call("edit_file", path="src/a.py", old="return a - b  # BUG", new="return a + b")),
+            {"content": "Fixed add()."},
+        ]
+    )
+    store = tmp_path / "s.db"
+    out = harness(
+        *run_args("Fix add()", fake.url, project, store, "--verify", f"{sys.executable} test_a.py")
+    )
+    assert out.code == 0, out.stderr
+    result = out.json()
+    assert result == {
+        "runId": result["runId"],
+        "outcome": "success",
+        "steps": 4,
+        "spentTokens": result["spentTokens"],
+    }
+    assert result["spentTokens"] > 0
+    assert (project / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert len(fake.requests) == 4
+
+    show = harness("trace", "show", str(result["runId"]), "--store", store, "--json").json()
+    assert show["run"]["outcome"] == "success" and show["run"]["goal"] == "Fix add()"
+    assert [s["step"] for s in show["steps"]] == [1, 2, 3, 4]
+    assert show["steps"][0]["toolCalls"] == [
+        {"name": "grep", "arguments": {"pattern": "BUG"}},
+        {"name": "list_dir", "arguments": {}},
+    ]
+    assert show["steps"][3]["decision"] == "stop → verify passed"
+    for s in show["steps"]:
+        assert set(s) >= {
+            "step",
+            "decision",
+            "toolCalls",
+            "estTokens",
+            "reportedPromptTokens",
+            "carried",
+            "stubbed",
+            "reread",
+            "recalled",
+            "resultChars",
+        }
+        assert s["reportedPromptTokens"] is not None
+
+    step2 = harness("trace", "step", str(result["runId"]), "2", "--store", store, "--json").json()
+    assert set(step2) == {"runId", "step", "prompt", "result", "toolCalls", "events"}
+    assert step2["result"] == "[read src/a.py]\ndef add(a, b):\n    return a - b  # BUG\n"
+    sent = fake.requests[1]["messages"]
+    assert step2["prompt"] == sent, "the trace keeps the prompt exactly as sent"
+    assert any(e["kind"] == "assembled" for e in step2["events"])
+
+    runs = harness("trace", "runs", "--store", store, "--json").json()
+    assert runs[0]["runId"] == result["runId"] and runs[0]["workspace"] == str(project.resolve())
+
+
+def user_text(body: dict[str, Any]) -> str:
+    return str(body["messages"][1]["content"])
+
+
+def test_requests_drop_superseded_reads_and_carry_fresh_content(
+    project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    (project / "src" / "a.py").write_text("ORIGINAL_A = 'first read text'\n")
+
+    def change_b_on_disk(body: dict[str, Any]) -> dict[str, Any]:
+        (project / "src" / "b.py").write_text("B_VERSION = 2  # changed by the user\n")
+        time.sleep(0.6)  # the watcher reports within ~30 ms; leave it ample time
+        return turn(call("list_dir", path="src"))
+
+    fake = fake_llm(
+        [
+            turn(call("read_file", path="src/a.py"), call("read_file", path="src/b.py")),
+            turn(call("write_file", path="src/a.py", content="ORIGINAL_A = 'second version'\n")),
+            turn(call("read_file", path="./src/a.py")),
+            change_b_on_disk,
+            {"content": "done"},
+        ]
+    )
+    out = harness(*run_args("Look around", fake.url, project, tmp_path / "s.db"))
+    assert out.code == 0, out.stderr
+    requests = [user_text(b) for b in fake.requests]
+    assert len(requests) == 5
+    # after the write, the next request carries the new content (re-read), not the old
+    assert "second version" in requests[2]
+    assert "first read text" not in requests[2]
+    assert (
+        "(re-read at step 3; the read at step 1 was invalidated by the write at step 2)"
+        in requests[2]
+    )
+    # after reading a.py again, the earlier read is a stub
+    assert "[read src/a.py] (elided: superseded by the read at step 3)" in requests[3]
+    # b.py changed on disk between turns 4 and 5: the fifth request carries the new b.py
+    assert "B_VERSION = 1" in requests[3]
+    assert "B_VERSION = 2  # changed by the user" in requests[4]
+    assert "B_VERSION = 1" not in requests[4]
+    assert "invalidated by a change on disk" in requests[4]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(["run"], "the following arguments are required: goal", id="no-goal"),
+        pytest.param(["run", "x", "--context-share", "1.5"], "(0, 1]", id="bad-share"),
+        pytest.param(["run", "x", "--max-steps", "zero"], "positive integer", id="bad-steps"),
+        pytest.param(["run", "x", "--provider", "nope"], "invalid choice", id="bad-provider"),
+        pytest.param(
+            ["run", "x", "-w", "/no/such/dir", "--provider", "scripted", "--script", "x.json"],
+            "not a directory",
+            id="no-workspace",
+        ),
+        pytest.param(
+            ["run", "x", "--provider", "openai", "-w", "."], "no API key", id="missing-key"
+        ),
+        pytest.param(
+            ["run", "x", "--provider", "scripted", "--script", "/no/such.json"],
+            "cannot read the script",
+            id="missing-script",
+        ),
+        pytest.param(["run", "   ", "--provider", "scripted"], "goal is empty", id="empty-goal"),
+        pytest.param(["trace", "show", "abc"], "invalid int value", id="bad-run-id"),
+        pytest.param(["frobnicate"], "invalid choice", id="unknown-command"),
+    ],
+)
+def test_bad_cli_input_exits_2_with_one_line(args: list[str], message: str, tmp_path: Path) -> None:
+    out = (
+        harness(*args, "--store", tmp_path / "s.db")
+        if args[0] == "run" and len(args) > 1
+        else harness(*args)
+    )
+    assert out.code == 2, (out.stdout, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert message in lines[0]
+
+
+def test_the_api_key_never_reaches_the_store_or_the_logs(
+    project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    secret = "sk-test-NEVER-STORE-THIS-4f9a"
+    fake = fake_llm(
+        [
+            turn(call("read_file", path="src/a.py")),
+            turn(call("exec", argv=[sys.executable, "-c", "import os; print(sorted(os.environ))"])),
+            {"content": "done"},
+        ]
+    )
+    store = tmp_path / "s.db"
+    out = harness(*run_args("x", fake.url, project, store, "--yes"), HARNESS_API_KEY=secret)
+    assert out.code == 0, out.stderr
+    assert fake.headers[0].get("authorization") == f"Bearer {secret}"  # it was used
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(str(store) + suffix)
+        if path.exists():
+            assert secret.encode() not in path.read_bytes()
+    assert secret not in out.stdout + out.stderr
+    step2 = harness("trace", "step", "1", "2", "--store", store, "--json").json()
+    assert "HARNESS_API_KEY" not in step2["result"], "exec never sees the key"
+
+
+def test_sigkill_mid_run_leaves_whole_steps(
+    project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    turns = [
+        turn(
+            call("read_file", path="src/a.py"),
+            call("grep", pattern="B"),
+            call("write_file", path=f"out/{i}.txt", content=f"step {i}\n" * 50),
+        )
+        for i in range(200)
+    ]
+    fake = fake_llm(turns, delay_s=0.02)
+    store = tmp_path / "s.db"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            *run_args("x", fake.url, project, store, "--max-steps", "200"),
+        ],
+        env=env(),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while len(fake.requests) < 12 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    conn = sqlite3.connect(store)
+    steps = conn.execute("SELECT step, tool_calls FROM steps WHERE run_id = 1 ORDER BY step")
+    rows = steps.fetchall()
+    assert len(rows) >= 5
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
+    for step, calls in rows:
+        n_obs = conn.execute(
+            "SELECT count(*) FROM observations WHERE run_id = 1 AND step = ?", (step,)
+        ).fetchone()[0]
+        n_edits = conn.execute(
+            "SELECT count(*) FROM edits WHERE run_id = 1 AND step = ?", (step,)
+        ).fetchone()[0]
+        assert n_obs == len(json.loads(calls)) == 3
+        assert n_edits == 1
+    (recorded,) = conn.execute("SELECT steps FROM runs WHERE id = 1").fetchone()
+    assert recorded == len(rows)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
