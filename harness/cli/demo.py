@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from harness.contract import DEFAULT_TOKEN_BUDGET
 from harness.demo.chart import line_chart
 from harness.demo.driver import ScenarioResult, run_scenario
 from harness.store import Store
@@ -37,6 +38,8 @@ def command(args: argparse.Namespace) -> int:
 
 async def _demo(out: Path, steps: int) -> int:
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)
     store = Store(out / "demo.db")
     console.print(f"[bold]harness demo[/] · {steps} scripted steps · store {out / 'demo.db'}")
     bounded = await run_scenario(out / "bounded", store, steps=steps, naive=False)
@@ -49,7 +52,7 @@ async def _demo(out: Path, steps: int) -> int:
             {
                 "naive": [s.est_tokens for s in naive.steps],
                 "bounded": [s.est_tokens for s in bounded.steps],
-                "ceiling": [s.ceiling for s in bounded.steps],
+                "ceiling of the observation section": [s.ceiling for s in bounded.steps],
             },
         )
     )
@@ -102,9 +105,18 @@ def _table(console: Console, bounded: ScenarioResult, naive: ScenarioResult) -> 
     console.print(
         f"bounded run {bounded.run_id}: {bounded.outcome.value}, "
         f"{bounded.spent_tokens:,} tokens spent · naive run {naive.run_id}: "
-        f"{naive.outcome.value}, {naive.spent_tokens:,} tokens spent · "
-        f"bounded/naive request chars = {ratio:.2f}"
+        f"{naive.outcome.value}, {naive.spent_tokens:,} tokens spent\n"
+        f"bounded/naive request chars = {ratio:.2f}; the bounded run re-read "
+        f"{sum(s.reread for s in bounded.steps)} stale files for the model (its own edits and "
+        "the user's save of src/calc/lexer.py) — the naive run kept sending the old text",
+        highlight=False,
     )
+    if naive.spent_tokens > DEFAULT_TOKEN_BUDGET:
+        console.print(
+            f"the naive run needed {naive.spent_tokens:,} tokens: with the default budget of "
+            f"{DEFAULT_TOKEN_BUDGET:,} it would have stopped with budget_exhausted",
+            highlight=False,
+        )
 
 
 async def _memory(console: Console, out: Path, store: Store) -> None:

@@ -30,20 +30,23 @@ def line_chart(title: str, series: dict[str, Sequence[int]], unit: str = "tokens
         f'<text x="{PAD - 6}" y="{PAD + 4}" text-anchor="end">{top:,}</text>',
         f'<text x="{PAD - 6}" y="{HEIGHT - PAD + 4}" text-anchor="end">0</text>',
         f'<text x="{WIDTH // 2}" y="{HEIGHT - 16}" text-anchor="middle">step</text>',
+        f'<text x="{PAD}" y="{HEIGHT - PAD + 16}" text-anchor="middle">1</text>',
+        f'<text x="{WIDTH - PAD}" y="{HEIGHT - PAD + 16}" text-anchor="middle">'
+        f"{max((len(v) for v in series.values()), default=1)}</text>",
         f'<text x="14" y="{HEIGHT // 2}" transform="rotate(-90 14 {HEIGHT // 2})" '
         f'text-anchor="middle">request {escape(unit)}</text>',
     ]
     for i, (name, values) in enumerate(series.items()):
-        colour = SERIES_COLOURS.get(name, "#444")
-        dash = ' stroke-dasharray="6 4"' if name == "ceiling" else ""
+        colour = SERIES_COLOURS.get(name.split()[0], "#444")
+        dash = ' stroke-dasharray="6 4"' if name.startswith("ceiling") else ""
         parts.append(
             f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} '
             f'points="{_points(values, top)}"/>'
         )
         y = PAD + 16 * i
         parts.append(
-            f'<rect x="{WIDTH - PAD - 120}" y="{y - 9}" width="12" height="12" fill="{colour}"/>'
+            f'<rect x="{WIDTH - PAD - 190}" y="{y - 9}" width="12" height="12" fill="{colour}"/>'
         )
-        parts.append(f'<text x="{WIDTH - PAD - 102}" y="{y + 1}">{escape(name)}</text>')
+        parts.append(f'<text x="{WIDTH - PAD - 172}" y="{y + 1}">{escape(name)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
