@@ -188,8 +188,9 @@ class HttpProvider:
             ) from None
 
     async def _whole(self, body: dict[str, Any], probe: _Probe) -> ReplyBuilder:
-        response = await self._client.post(self.path, json=body)
-        probe.status = response.status_code
+        async with self._client.stream("POST", self.path, json=body) as response:
+            probe.status = response.status_code  # known before the body, which may be cut
+            await response.aread()
         if response.status_code >= 400:
             raise _http_failure(response)
         return self._parse_whole(response)

@@ -22,6 +22,7 @@ import contextlib
 import json
 import select
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -206,7 +207,7 @@ class FakeLLM:
         self.connections = 0  # TCP connections accepted (keep-alive reuse keeps this low)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self.url = ""
 
@@ -221,14 +222,14 @@ class FakeLLM:
             self.faults.extend(faults)
 
     def start(self) -> FakeLLM:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
-        server.block_on_close = False
-        server.fake = self  # type: ignore[attr-defined]
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.fake = self
         self._server = server
         port = server.server_address[1]
         self.url = f"http://127.0.0.1:{port}" + ("/v1" if self.wire == "openai" else "")
-        self._thread = threading.Thread(target=server.serve_forever, name="fake-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, args=(0.02,), name="fake-llm", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -527,17 +528,28 @@ def _merge(streams: list[list[bytes]], interleave: bool) -> list[bytes]:
     return merged
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    fake: FakeLLM
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client hanging up (cancellation, timeouts, aclose) is normal here, not an error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # else Nagle + delayed ACK add ~40 ms per answer
-    server: ThreadingHTTPServer
+    server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
     @property
     def fake(self) -> FakeLLM:
-        return self.server.fake  # type: ignore[attr-defined,no-any-return]
+        return self.server.fake
 
     def setup(self) -> None:
         super().setup()
