@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import ConfigError
 from harness.types import Act, Approval, ApprovalRequest, Approver, Effect, PolicyEvent
-from harness.workspace import PathGlob
+from harness.workspace import GlobSet, PathGlob
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +97,27 @@ class Policy:
         self._globs = {
             rule.glob: PathGlob(rule.glob) for layer in self.layers for rule in layer.rules
         }
+        # One regex per (act, effect) answers "does any rule match?" cheaply; grep asks this
+        # for every file with a hit, and almost always the answer is no.
+        self._any = {
+            (act, effect): GlobSet(
+                [
+                    r.glob
+                    for layer in self.layers
+                    for r in layer.rules
+                    if (r.act, r.effect) == (act, effect)
+                ]
+            )
+            for act in Act
+            for effect in Effect
+        }
 
     def explain(self, act: Act, target: str) -> Verdict:
         """The effect for ``act`` on ``target`` and the rule and layer that decided it."""
         subjects = _subjects(act, target)
         for effect in (Effect.DENY, Effect.ASK, Effect.ALLOW):
+            if not any(self._any[act, effect].matches(s) for s in subjects):
+                continue
             for layer in self.layers:
                 for rule in layer.rules:
                     if rule.act == act and rule.effect == effect and self._hits(rule, subjects):

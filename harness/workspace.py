@@ -55,6 +55,25 @@ class PathGlob:
         return self._under is not None and self._under.match(rel) is not None
 
 
+class GlobSet:
+    """Many globs with ``PathGlob`` semantics in one regex: does *any* of them match?"""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self._any = (
+            re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+            if patterns
+            else None
+        )
+
+    def matches(self, rel: str) -> bool:
+        if self._any is None:
+            return False
+        base = rel.rpartition("/")[2]
+        return self._any.match(rel) is not None or (
+            base != rel and self._any.match(base) is not None
+        )
+
+
 @dataclass(frozen=True)
 class _IgnoreFile:
     """One ``.gitignore``: the directory it sits in (relative, "" for the root) and its spec."""
@@ -308,4 +327,4 @@ def _replace_atomically(path: Path, data: bytes, mode: int | None) -> None:
         raise
 
 
-__all__ = ["ALWAYS_SKIPPED", "IgnoreRules", "PathGlob", "Workspace"]
+__all__ = ["ALWAYS_SKIPPED", "GlobSet", "IgnoreRules", "PathGlob", "Workspace"]
