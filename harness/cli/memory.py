@@ -82,7 +82,8 @@ def _list(args: argparse.Namespace) -> int:
         Text(
             f"{_label(scope)}: {usage.entries} of {limits.max_entries} notes,"
             f" {usage.chars:,} of {limits.max_chars:,} chars, {usage.pinned} pinned"
-        )
+        ),
+        soft_wrap=True,
     )
     if not notes:
         return 0
@@ -210,7 +211,7 @@ def _not_found(key: str, scope: str) -> int:
 
 
 def _say(line: str) -> None:
-    Console(highlight=False).print(Text(inline(line)))
+    Console(highlight=False).print(Text(inline(line)), soft_wrap=True)
 
 
 def _print_note(note: MemoryNote) -> None:
@@ -224,9 +225,10 @@ def _print_note(note: MemoryNote) -> None:
         ("updated", note.updated_at),
         ("recalls", f"{note.recalls} ({note.recall_runs} runs)"),
     ):
-        console.print(Text(f"{name}: {inline(value)}"))
+        console.print(Text(f"{name}: {inline(value)}"), soft_wrap=True)
     # The value keeps its line breaks; any other control character is shown escaped.
-    console.print(Text("\n".join(inline(line) for line in note.value.split("\n"))))
+    value = "\n".join(inline(line) for line in note.value.split("\n"))
+    console.print(Text(value), soft_wrap=True)
 
 
 def _print_write(result: MemoryWriteResult, scope: str) -> None:

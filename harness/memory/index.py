@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import chain
 
@@ -25,8 +25,13 @@ class WordCache:
     """Normalised word sets keyed by the text itself, so an unchanged note (or path) is
     normalised once. Bounded: past ``limit`` entries it starts again."""
 
-    def __init__(self, limit: int = WORD_CACHE_LIMIT) -> None:
+    def __init__(
+        self,
+        limit: int = WORD_CACHE_LIMIT,
+        normalise: Callable[[str], frozenset[str]] = words,
+    ) -> None:
         self._limit = limit
+        self._normalise = normalise
         self._sets: dict[str, frozenset[str]] = {}
 
     def __call__(self, text: str) -> frozenset[str]:
@@ -34,7 +39,7 @@ class WordCache:
         if found is None:
             if len(self._sets) >= self._limit:
                 self._sets.clear()
-            found = self._sets[text] = words(text)
+            found = self._sets[text] = self._normalise(text)
         return found
 
     def __len__(self) -> int:

@@ -18,7 +18,15 @@ from harness.contract import MemoryLimits
 from harness.memory.block import fill, full_chars, render, selection_reserve
 from harness.memory.index import IndexedNote, ScopeIndex, WordCache
 from harness.memory.notes import MemoryWriteResult
-from harness.memory.text import GLOBAL, MAX_KEY_CHARS, inline, quote, scope_for, scope_key
+from harness.memory.text import (
+    GLOBAL,
+    MAX_KEY_CHARS,
+    inline,
+    quote,
+    scope_for,
+    scope_key,
+    topic_words,
+)
 from harness.types import TraceEvent
 
 if TYPE_CHECKING:
@@ -74,7 +82,7 @@ class RunMemory:
         self.workspace_key = scope_key(Path(workspace))
         self.run_id = run_id
         self.limits = limits
-        self._turn_words = WordCache(TURN_WORD_CACHE_LIMIT)
+        self._turn_words = WordCache(TURN_WORD_CACHE_LIMIT, topic_words)
         self._layout_key: tuple[int, ...] = ()
         self._layout: _Layout | None = None
         self._order_key: tuple[int, ...] = ()

@@ -93,6 +93,24 @@ def words(text: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(text.lower()) if len(w) >= MIN_WORD_CHARS)
 
 
+# Function words carry no topic: a goal's "the" must not make every prose note relevant.
+# Used for recall relevance only; the restatement check compares all normalised words.
+_STOPWORD_LIST = """
+    about above after again all also and any are because been before being both but can
+    could did does doing down during each few for from further had has have having her here
+    hers him his how into its itself just more most not now off once only other our ours out
+    over own same she should some such than that the their theirs them then there these they
+    this those through too under until very was were what when where which while who whom why
+    will with would you your yours
+"""
+STOPWORDS = frozenset(_STOPWORD_LIST.split())
+
+
+def topic_words(text: str) -> frozenset[str]:
+    """Normalised words without function words: what relevance to a turn is scored on."""
+    return words(text) - STOPWORDS
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     """``|a ∩ b| / |a ∪ b|``; 0 when either side has no words (nothing to compare)."""
     if not a or not b:

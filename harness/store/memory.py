@@ -19,6 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.contract import MemoryLimits
+from harness.memory.events import (
+    clear_event,
+    evict_event,
+    forget_event,
+    forget_missing_event,
+    operator_event,
+    refused_event,
+    write_event,
+)
 from harness.memory.index import IndexedNote, ScopeIndex, WordCache
 from harness.memory.notes import (
     KINDS,
@@ -29,24 +38,16 @@ from harness.memory.notes import (
     MemoryWriteResult,
     SimilarNote,
 )
-from harness.memory.text import (
-    cap_value,
-    check_key,
-    clean_value,
-    scope_key,
-    scope_name,
+from harness.memory.text import cap_value, check_key, clean_value, scope_key
+from harness.store.memory_rows import (
+    NOTE_COLUMNS,
+    evict,
+    insert_recall_rows,
+    note_from_row,
+    select_note,
+    upsert,
 )
-from harness.store.base import now_iso
 from harness.store.trace import TraceStore, _insert_events
-from harness.types import TraceEvent
-
-_NOTE_COLUMNS = (
-    "id, scope, key, value, kind, pinned, run_id, step, seq, recalls, recall_runs,"
-    " created_at, updated_at"
-)
-# Eviction order (§4): fewest distinct runs that recalled it, then least recently
-# recalled (0 = never), then oldest written. Served by the memory_evict index.
-_EVICTION_ORDER = "recall_runs, last_recall, seq"
 
 
 class MemoryStore(TraceStore):
@@ -64,16 +65,16 @@ class MemoryStore(TraceStore):
     def memory_list(self, ws: Path | str) -> list[MemoryNote]:
         """A scope's notes in store order (the order they were first written)."""
         rows = self._query(
-            f"SELECT {_NOTE_COLUMNS} FROM memory WHERE scope = ? ORDER BY id", (scope_key(ws),)
+            f"SELECT {NOTE_COLUMNS} FROM memory WHERE scope = ? ORDER BY id", (scope_key(ws),)
         )
-        return [_note(r) for r in rows]
+        return [note_from_row(r) for r in rows]
 
     def memory_get(self, ws: Path | str, key: str) -> MemoryNote | None:
         row = self._query_one(
-            f"SELECT {_NOTE_COLUMNS} FROM memory WHERE scope = ? AND key = ?",
+            f"SELECT {NOTE_COLUMNS} FROM memory WHERE scope = ? AND key = ?",
             (scope_key(ws), check_key(key)),
         )
-        return _note(row) if row else None
+        return note_from_row(row) if row else None
 
     def memory_usage(self, ws: Path | str) -> MemoryUsage:
         """How many notes and value characters a scope holds (to compare with its caps)."""
@@ -153,16 +154,16 @@ class MemoryStore(TraceStore):
         with self._lock, self._tx() as conn:
             self._check_external()
             index = self._index(scope)
-            existing_row = _select_note(conn, scope, key)
-            existing = _note(existing_row) if existing_row else None
+            existing_row = select_note(conn, scope, key)
+            existing = note_from_row(existing_row) if existing_row else None
             if existing is not None and existing.pinned and not operator:
                 return MemoryWriteResult(
                     note=None,
                     refused="pinned",
                     existing=existing,
-                    events=(_refused_event(existing, "remember"),),
+                    events=(refused_event(existing, "remember"),),
                 )
-            note = _upsert(
+            note = upsert(
                 conn,
                 scope=scope,
                 key=key,
@@ -173,7 +174,7 @@ class MemoryStore(TraceStore):
                 existing=existing,
                 pinned=pinned,
             )
-            evicted, reasons, over_cap = _evict(conn, scope, note.id, limits)
+            evicted, reasons, over_cap = evict(conn, scope, note.id, limits)
             gone = {n.key for n in evicted}
             found: tuple[SimilarNote, ...] = ()
             if similar:
@@ -183,7 +184,7 @@ class MemoryStore(TraceStore):
                     if n.key not in gone
                 )
             events = [
-                _write_event(
+                write_event(
                     note,
                     replaced=existing is not None,
                     truncated=truncated,
@@ -192,7 +193,7 @@ class MemoryStore(TraceStore):
                     operator=operator,
                 )
             ]
-            events += [_evict_event(n, reasons[n.id], key) for n in evicted]
+            events += [evict_event(n, reasons[n.id], key) for n in evicted]
             if operator:
                 _insert_events(conn, None, None, events)
         self._apply(index, note, evicted)
@@ -214,20 +215,17 @@ class MemoryStore(TraceStore):
         key = check_key(key)
         with self._lock, self._tx() as conn:
             self._check_external()
-            row = _select_note(conn, scope, key)
+            row = select_note(conn, scope, key)
             if row is None:
-                detail = {"scope": scope_name(scope), "scopeKey": scope, "key": key}
-                event = TraceEvent("memory_forget", {**detail, "found": False})
-                return MemoryForgetResult(note=None, events=(event,))
-            note = _note(row)
+                return MemoryForgetResult(note=None, events=(forget_missing_event(scope, key),))
+            note = note_from_row(row)
             if note.pinned:
                 return MemoryForgetResult(
-                    note=note, refused="pinned", events=(_refused_event(note, "forget"),)
+                    note=note, refused="pinned", events=(refused_event(note, "forget"),)
                 )
             conn.execute("DELETE FROM memory WHERE id = ?", (note.id,))
         self._forget_in_index(scope, key)
-        event = TraceEvent("memory_forget", {**_note_detail(note), "found": True, "by": "run"})
-        return MemoryForgetResult(note=note, events=(event,))
+        return MemoryForgetResult(note=note, events=(forget_event(note),))
 
     def memory_pin(self, ws: Path | str, key: str, pinned: bool) -> MemoryNote | None:
         """The operator pins (or unpins) a note; None when there is no such note."""
@@ -239,12 +237,11 @@ class MemoryStore(TraceStore):
                 "UPDATE memory SET pinned = ? WHERE scope = ? AND key = ?",
                 (int(pinned), scope, key),
             )
-            row = _select_note(conn, scope, key)
+            row = select_note(conn, scope, key)
             if row is None:
                 return None
-            note = _note(row)
-            detail = {**_note_detail(note), "by": "operator"}
-            _insert_events(conn, None, None, [TraceEvent("memory_pin", detail)])
+            note = note_from_row(row)
+            _insert_events(conn, None, None, [operator_event("memory_pin", note)])
         self._apply(self._indexes.get(scope), note, ())
         return note
 
@@ -254,13 +251,12 @@ class MemoryStore(TraceStore):
         key = check_key(key)
         with self._lock, self._tx() as conn:
             self._check_external()
-            row = _select_note(conn, scope, key)
+            row = select_note(conn, scope, key)
             if row is None:
                 return None
-            note = _note(row)
+            note = note_from_row(row)
             conn.execute("DELETE FROM memory WHERE id = ?", (note.id,))
-            detail = {**_note_detail(note), "by": "operator"}
-            _insert_events(conn, None, None, [TraceEvent("memory_delete", detail)])
+            _insert_events(conn, None, None, [operator_event("memory_delete", note)])
         self._forget_in_index(scope, key)
         return note
 
@@ -271,9 +267,7 @@ class MemoryStore(TraceStore):
             self._check_external()
             keys = [r[0] for r in conn.execute("SELECT key FROM memory WHERE scope = ?", (scope,))]
             conn.execute("DELETE FROM memory WHERE scope = ?", (scope,))
-            detail = {"scope": scope_name(scope), "scopeKey": scope, "deleted": len(keys)}
-            event = TraceEvent("memory_clear", {**detail, "keys": keys, "by": "operator"})
-            _insert_events(conn, None, None, [event])
+            _insert_events(conn, None, None, [clear_event(scope, keys)])
             self._indexes.pop(scope, None)
         return len(keys)
 
@@ -286,41 +280,7 @@ class MemoryStore(TraceStore):
     ) -> None:
         """One recall row per carried note, inside the step's transaction; the note's recall
         summary (count, distinct runs, last recall) moves with it."""
-        pairs = list(dict.fromkeys(recalls))
-        if not pairs:
-            return
-        # Every note carried in this step shares one "last recalled" mark, larger than any
-        # earlier step's: recalls in one step are simultaneous.
-        mark = int(
-            conn.execute("SELECT coalesce(max(id), 0) + 1 FROM memory_recalls").fetchone()[0]
-        )
-        now = now_iso()
-        new_runs: list[tuple[str, str]] = []
-        for scope, key in pairs:
-            row = conn.execute(
-                "SELECT id FROM memory WHERE scope = ? AND key = ?", (scope, key)
-            ).fetchone()
-            note_id = int(row[0]) if row else None
-            if note_id is not None:
-                first = (
-                    conn.execute(
-                        "SELECT 1 FROM memory_recalls WHERE note_id = ? AND run_id = ? LIMIT 1",
-                        (note_id, run_id),
-                    ).fetchone()
-                    is None
-                )
-                conn.execute(
-                    "UPDATE memory SET recalls = recalls + 1, recall_runs = recall_runs + ?,"
-                    " last_recall = ? WHERE id = ?",
-                    (int(first), mark, note_id),
-                )
-                if first:
-                    new_runs.append((scope, key))
-            conn.execute(
-                "INSERT INTO memory_recalls (run_id, step, scope, key, note_id, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, step, scope, key, note_id, now),
-            )
+        new_runs = insert_recall_rows(conn, run_id, step, recalls)
         # The in-memory evidence moves now; should the step roll back, it is one run ahead
         # until the index is next rebuilt, which only nudges a tie-break in selection.
         for scope, key in new_runs:
@@ -388,143 +348,3 @@ class MemoryStore(TraceStore):
             index = self._indexes.get(scope)
             if index is not None:
                 index.remove(key)
-
-
-# -- rows and SQL helpers ---------------------------------------------------------------------
-
-
-def _note(r: sqlite3.Row) -> MemoryNote:
-    return MemoryNote(
-        id=r["id"],
-        scope_key=r["scope"],
-        key=r["key"],
-        value=r["value"],
-        kind=r["kind"],
-        pinned=bool(r["pinned"]),
-        run_id=r["run_id"],
-        step=r["step"],
-        seq=r["seq"],
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-        recalls=r["recalls"],
-        recall_runs=r["recall_runs"],
-    )
-
-
-def _select_note(conn: sqlite3.Connection, scope: str, key: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
-        f"SELECT {_NOTE_COLUMNS} FROM memory WHERE scope = ? AND key = ?", (scope, key)
-    ).fetchone()
-    return row
-
-
-def _upsert(
-    conn: sqlite3.Connection,
-    *,
-    scope: str,
-    key: str,
-    value: str,
-    kind: str,
-    run_id: int | None,
-    step: int | None,
-    existing: MemoryNote | None,
-    pinned: bool | None,
-) -> MemoryNote:
-    seq = int(conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memory").fetchone()[0])
-    now = now_iso()
-    if existing is None:
-        conn.execute(
-            "INSERT INTO memory (scope, key, value, kind, pinned, run_id, step, seq,"
-            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (scope, key, value, kind, int(bool(pinned)), run_id, step, seq, now, now),
-        )
-    else:
-        keep_pin = existing.pinned if pinned is None else pinned
-        conn.execute(
-            "UPDATE memory SET value = ?, kind = ?, pinned = ?, run_id = ?, step = ?, seq = ?,"
-            " updated_at = ? WHERE id = ?",
-            (value, kind, int(keep_pin), run_id, step, seq, now, existing.id),
-        )
-    row = _select_note(conn, scope, key)
-    assert row is not None
-    return _note(row)
-
-
-def _evict(
-    conn: sqlite3.Connection, scope: str, keep_id: int, limits: MemoryLimits
-) -> tuple[list[MemoryNote], dict[int, str], bool]:
-    """Evict in §4 order until the scope is within both caps; never ``keep_id`` (the note
-    just written), never a pinned note. Returns the evicted notes, why each went, and
-    whether the scope is still over a cap (everything left is pinned)."""
-    entries, chars = conn.execute(
-        "SELECT count(*), coalesce(sum(length(value)), 0) FROM memory WHERE scope = ?", (scope,)
-    ).fetchone()
-    if entries <= limits.max_entries and chars <= limits.max_chars:
-        return [], {}, False
-    cursor = conn.execute(
-        f"SELECT {_NOTE_COLUMNS} FROM memory WHERE scope = ? AND pinned = 0 AND id != ?"
-        f" ORDER BY {_EVICTION_ORDER}",
-        (scope, keep_id),
-    )
-    evicted: list[MemoryNote] = []
-    reasons: dict[int, str] = {}
-    while entries > limits.max_entries or chars > limits.max_chars:
-        row = cursor.fetchone()
-        if row is None:
-            break
-        note = _note(row)
-        reasons[note.id] = "max_entries" if entries > limits.max_entries else "max_chars"
-        evicted.append(note)
-        entries -= 1
-        chars -= len(note.value)
-    cursor.close()
-    conn.executemany("DELETE FROM memory WHERE id = ?", [(n.id,) for n in evicted])
-    return evicted, reasons, entries > limits.max_entries or chars > limits.max_chars
-
-
-def _note_detail(note: MemoryNote) -> dict[str, object]:
-    return {
-        "scope": note.scope,
-        "scopeKey": note.scope_key,
-        "key": note.key,
-        "value": note.value,
-        "kind": note.kind,
-        "pinned": note.pinned,
-    }
-
-
-def _write_event(
-    note: MemoryNote,
-    *,
-    replaced: bool,
-    truncated: bool,
-    original_chars: int,
-    similar: Sequence[SimilarNote],
-    operator: bool,
-) -> TraceEvent:
-    detail = {
-        **_note_detail(note),
-        "chars": len(note.value),
-        "replaced": replaced,
-        "truncated": truncated,
-        "originalChars": original_chars,
-        "similar": [s.key for s in similar],
-        "by": "operator" if operator else "run",
-    }
-    return TraceEvent("memory_write", detail)
-
-
-def _evict_event(note: MemoryNote, reason: str, written: str) -> TraceEvent:
-    detail = {
-        **_note_detail(note),
-        "reason": reason,
-        "recallRuns": note.recall_runs,
-        "recalls": note.recalls,
-        "writtenKey": written,
-    }
-    return TraceEvent("memory_evict", detail)
-
-
-def _refused_event(note: MemoryNote, action: str) -> TraceEvent:
-    detail = {**_note_detail(note), "action": action, "reason": "pinned"}
-    return TraceEvent("memory_refused", detail)
