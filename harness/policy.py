@@ -31,7 +31,6 @@ log = logging.getLogger(__name__)
 
 BUILTIN_LAYER = "builtin"
 DEFAULT_LAYER = "default"
-LAYER_ORDER = ("user", "workspace", "editor")
 
 DEFAULTS: Mapping[Act, Effect] = {
     Act.READ: Effect.ALLOW,
@@ -94,9 +93,7 @@ class Policy:
         given = [layer for layer in layers if layer.name != BUILTIN_LAYER]
         self.layers: tuple[Layer, ...] = (builtin_layer(), *given)
         self.defaults: Mapping[Act, Effect] = {**DEFAULTS, **(defaults or {})}
-        self._globs = {
-            rule.glob: PathGlob(rule.glob) for layer in self.layers for rule in layer.rules
-        }
+        self._globs = {r.glob: PathGlob(r.glob) for layer in self.layers for r in layer.rules}
         # One regex per (act, effect) answers "does any rule match?" cheaply; grep asks this
         # for every file with a hit, and almost always the answer is no.
         self._any = {
@@ -283,8 +280,8 @@ class Gate:
         if verdict.effect is not Effect.ASK or (act, target) in self.grants:
             return _settled(act, target, verdict)
         message = (
-            f"refused: {act.value} `{target}` needs approval ({verdict.reason}) "
-            "and nobody is asked while the context is assembled"
+            f"refused: {act.value} `{target}` needs approval ({verdict.reason}), which is "
+            "only asked for when a tool is called"
         )
         return Decision(False, message, _event(act, target, verdict, False, "needs approval"))
 

@@ -25,10 +25,7 @@ class Access:
 
 def display_path(raw: str) -> str:
     """The subject of a result: the requested path, normalised (``./a.py`` is ``a.py``)."""
-    try:
-        return normalize_path(raw) if "\x00" not in raw else repr(raw)
-    except (TypeError, AttributeError):
-        return repr(raw)
+    return normalize_path(raw) if "\x00" not in raw else repr(raw)
 
 
 async def authorize(

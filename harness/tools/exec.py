@@ -13,8 +13,8 @@ import os
 import shlex
 import signal
 import time
-from collections.abc import Awaitable, Mapping
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -29,6 +29,8 @@ TAIL_CHARS = 4_000
 _KEEP_BYTES = 4 * max(HEAD_CHARS, TAIL_CHARS)
 _READ_CHUNK = 64 * 1024
 _DRAIN_AFTER_KILL_S = 2.0
+_GRACE_AFTER_EXIT_S = 1.0
+_EXIT_POLL_S = 0.05
 
 _SECRET_NAMES = frozenset({"HARNESS_API_KEY"})
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_SECRET_ACCESS_KEY")
@@ -164,40 +166,65 @@ async def _supervise(
 ) -> tuple[str, bool]:
     """Wait for the process under the timeout; kill its group on timeout or cancellation."""
     out, err = _Capture(), _Capture()
-    pumps = asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err))
+    pumps = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err)))
     started = time.monotonic()
-    timed_out = False
+    timed_out, leftovers = False, False
     try:
-        await asyncio.wait_for(asyncio.shield(_finish(proc, pumps)), limit_s)
+        # Shielded: on timeout the output read so far is kept and the rest drained below.
+        leftovers = await asyncio.wait_for(asyncio.shield(_finish(proc, pumps)), limit_s)
     except TimeoutError:
         timed_out = True
     finally:
-        if proc.returncode is None:
+        if proc.returncode is None or not pumps.done():
             _kill_group(proc)
-    if timed_out:
-        await _drain(proc, pumps)
+    if not pumps.done():
+        await _drain(pumps)
     elapsed = time.monotonic() - started
     status = _status_line(proc.returncode, timed_out, limit_s, elapsed)
+    if leftovers:
+        status += "\n(it left background processes holding its output open; they were killed)"
     streams = [
         f"--- {name} ---\n{cap.render() if cap.total else '(empty)'}"
         for name, cap in (("stdout", out), ("stderr", err))
     ]
-    body = "\n".join([header("exec", command), status, *streams])
-    return body, not timed_out
+    return "\n".join([header("exec", command), status, *streams]), not timed_out
 
 
-async def _finish(proc: asyncio.subprocess.Process, pumps: Awaitable[object]) -> None:
-    await pumps
-    await proc.wait()
+async def _finish(proc: asyncio.subprocess.Process, pumps: asyncio.Future[Any]) -> bool:
+    """Wait until the program has exited and its output has ended. A background process it
+    started may keep the pipes open after it exits: after a grace period that group is
+    killed (returns True) rather than waited for until the timeout."""
+    exited = asyncio.ensure_future(_exit_of(proc))
+    try:
+        await asyncio.wait({pumps, exited}, return_when=asyncio.FIRST_COMPLETED)
+        if not pumps.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(pumps), _GRACE_AFTER_EXIT_S)
+        if pumps.done():
+            await proc.wait()  # the exit status may arrive just after the pipes close
+            return False
+        # It has exited (returncode is set); what holds the pipes is not waited for.
+        _kill_group(proc)
+        await _drain(pumps)
+        return True
+    finally:
+        exited.cancel()
 
 
-async def _drain(proc: asyncio.subprocess.Process, pumps: Awaitable[object]) -> None:
-    """After a kill: reap the process, and stop reading if an escaped grandchild still
-    holds the pipes open."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), _DRAIN_AFTER_KILL_S)
+async def _exit_of(proc: asyncio.subprocess.Process) -> None:
+    # Process.wait() also waits for the pipes to close, and asyncio offers no event for the
+    # exit alone; returncode is set at the exit itself, so it is polled.
+    while proc.returncode is None:  # noqa: ASYNC110
+        await asyncio.sleep(_EXIT_POLL_S)
+
+
+async def _drain(pumps: asyncio.Future[Any]) -> None:
+    """After a kill: read what is left, but stop if an escaped process still holds the pipes
+    open."""
     with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-        await asyncio.wait_for(pumps, _DRAIN_AFTER_KILL_S)
+        await asyncio.wait_for(asyncio.shield(pumps), _DRAIN_AFTER_KILL_S)
+    if not pumps.done():
+        pumps.cancel()
 
 
 def _status_line(code: int | None, timed_out: bool, timeout: float, elapsed: float) -> str:

@@ -106,8 +106,18 @@ def _scope(
             event = PolicyEvent(act, path_glob, Effect.DENY, None, "containment", False, str(exc))
             return failure(kind, target, str(exc), policy=(event,))
         if path.is_dir():
-            return ws.relative(path), None
+            rel = ws.relative(path)
+            if ws.is_ignored(rel, True):
+                return ToolResult(kind, target, f"{header(kind, target)}\n{_ignored_note(rel)}")
+            return rel, None
     return ".", PathGlob(path_glob, dirs=True)
+
+
+def _ignored_note(rel: str) -> str:
+    return (
+        f"`{rel}` is ignored (.gitignore, .git, node_modules or .venv), so it is not "
+        "searched; read_file a file in it by path if you need one"
+    )
 
 
 def _grep_text(target: str, out: SearchOutcome) -> str:

@@ -183,3 +183,11 @@ async def test_exec_uses_the_context_environment(make_tool_env: MakeToolEnv):
     env = make_tool_env(env={"PATH": os.environ.get("PATH", "/usr/bin"), "ONLY_THIS": "1"})
     result = await env.call("exec", argv=[PY, "-c", "import os; print(sorted(os.environ))"])
     assert "ONLY_THIS" in result.text and "HOME" not in result.text
+
+
+async def test_background_leftovers_do_not_hold_the_call(tool_env: ToolEnv):
+    started = time.monotonic()
+    result = await tool_env.call("exec", argv=["sh", "-c", "echo hi; sleep 30 &"], timeout_s=20)
+    assert time.monotonic() - started < 5
+    assert result.ok and "exit code: 0" in result.text and "hi" in result.text
+    assert "background processes" in result.text

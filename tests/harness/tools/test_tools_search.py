@@ -185,3 +185,8 @@ async def test_list_empty_dir(tool_env: ToolEnv):
     (tool_env.root / "empty").mkdir()
     result = await tool_env.call("list_dir", path="empty")
     assert result.text == "[list empty]\n(empty directory)"
+
+
+async def test_grep_in_an_ignored_directory_says_so(project: ToolEnv):
+    result = await project.call("grep", pattern="handle", path_glob="build")
+    assert result.ok and "`build` is ignored" in result.text
