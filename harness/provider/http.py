@@ -36,7 +36,15 @@ from harness.types import Attempt, AttemptSink, Reply, Request
 Sleep = Callable[[float], Awaitable[None]]
 
 # Errors a parser may raise on an answer of the wrong shape: a malformed answer, not a crash.
-_SHAPE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, SSEError)
+_SHAPE_ERRORS = (
+    KeyError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    IndexError,
+    RecursionError,
+    SSEError,
+)
 
 _HINTS: dict[FailureKind, str] = {
     FailureKind.RATE_LIMITED: "wait a little and run again, or use a higher rate limit",

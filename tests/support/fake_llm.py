@@ -195,6 +195,7 @@ class FakeLLM:
     report_usage: bool = True  # False: a server that never reports usage
     cache_tokens: tuple[int, int] = (0, 0)  # (read, write) prompt-cache tokens to report
     write_size: int = 0  # >0: coalesce stream events into writes of about this many bytes
+    ignore_stream: bool = False  # answer whole JSON even when the client asked for a stream
 
     def __post_init__(self) -> None:
         if self.wire not in ("openai", "anthropic"):
@@ -596,7 +597,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         answer = fake._answer(body, raw, number, fault)
-        if body.get("stream"):
+        if body.get("stream") and not fake.ignore_stream:
             self._stream(fake, fake._events(answer, fault), fault)
         else:
             self._send_whole(fake, answer, fault)

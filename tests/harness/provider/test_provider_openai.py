@@ -184,10 +184,13 @@ async def test_malformed_answers_are_classified_not_retried(
     assert len(fake.requests) == 1
 
 
-async def test_an_error_inside_a_200_stream_is_classified(fake_llm: MakeFakeLLM) -> None:
+@pytest.mark.parametrize("stream", STREAM)
+async def test_an_error_inside_a_200_answer_is_classified(
+    fake_llm: MakeFakeLLM, stream: bool
+) -> None:
     fake = fake_llm([{"content": "ok"}])
     fake.inject(Fault.stream_error("server", after_events=2))
-    reply, attempts = await call(fake, stream=True)
+    reply, attempts = await call(fake, stream=stream)
     assert reply.content == "ok"
     assert [a.failure for a in attempts] == ["server_error", None]
 
@@ -225,3 +228,11 @@ async def test_one_client_reuses_its_connection(fake_llm: MakeFakeLLM) -> None:
         await provider.aclose()
     assert len(fake.requests) == 3
     assert fake.connections == 1
+
+
+async def test_a_server_that_ignores_stream_is_read_whole(fake_llm: MakeFakeLLM) -> None:
+    fake = fake_llm([TWO_CALLS], ignore_stream=True)
+    reply, [attempt] = await call(fake, stream=True)
+    assert fake.requests[0]["stream"] is True
+    assert [c.name for c in reply.tool_calls] == ["read_file", "grep"]
+    assert attempt.failure is None and not reply.usage.estimated
