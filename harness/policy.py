@@ -360,8 +360,9 @@ class TerminalApprover:
         self._lock = asyncio.Lock()
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
+        target = _printable(request.target)
         question = (
-            f"\nharness wants to {request.act.value} `{request.target}` ({request.reason}).\n"
+            f"\nharness wants to {request.act.value} `{target}` ({_printable(request.reason)}).\n"
             "[a]llow once, allow for this [r]un, [d]eny (default: deny)? "
         )
         async with self._lock:
@@ -370,6 +371,12 @@ class TerminalApprover:
             except EOFError:
                 return Approval.UNAVAILABLE
         return _ANSWERS.get(reply.strip().casefold(), Approval.DENY)
+
+
+def _printable(text: str) -> str:
+    """Control characters escaped: the model chose this text, and an escape sequence could
+    otherwise redraw the terminal and disguise what is being approved."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 class YesApprover:

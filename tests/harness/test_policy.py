@@ -417,3 +417,11 @@ def test_unreadable_policy_file_is_a_config_error(tmp_path: Path):
     (tmp_path / ".harness" / "policy.toml").mkdir(parents=True)  # a directory, not a file
     with pytest.raises(ConfigError, match="cannot be read"):
         Policy.load(tmp_path, user_config=None)
+
+
+async def test_terminal_prompt_escapes_control_characters():
+    prompt = ScriptedPrompt("d")
+    gate = Gate(EXEC_ASK, TerminalApprover(prompt), run_id=1)
+    await gate.check(X, "rm -rf /\x1b[2K\rls")
+    assert "\x1b" not in prompt.questions[0] and "\r" not in prompt.questions[0]
+    assert "\\x1b[2K\\rls" in prompt.questions[0]
