@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,7 +65,6 @@ class _Layout:
     shadowed: int
     full_chars: int  # the block with every visible note
     min_line: int
-    gl_ids: frozenset[int]
 
     @property
     def count(self) -> int:
@@ -87,6 +87,7 @@ class RunMemory:
         self._layout: _Layout | None = None
         self._order_key: tuple[int, ...] = ()
         self._order: tuple[tuple[int, IndexedNote], ...] = ()
+        self._order_ids: tuple[int, ...] = ()
 
     # -- the tools ------------------------------------------------------------------------
 
@@ -185,8 +186,9 @@ class RunMemory:
             ranked = self._ranked(layout, ws_index, gl_index, self._words_of(goal, touched))
             budget = max_chars - selection_reserve()
             chosen = fill(ranked, budget, layout.min_line) if budget > 0 else [set(), set()]
-            ws_sel = tuple(n for n in layout.ws if n.id in chosen[0])
-            gl_sel = tuple(n for n in layout.gl if n.id in chosen[1])
+            # Store order is id order: a note keeps its id when rewritten.
+            ws_sel = tuple(ws_index.notes[i] for i in sorted(chosen[0]))
+            gl_sel = tuple(gl_index.notes[i] for i in sorted(chosen[1]))
         dropped = layout.count - len(ws_sel) - len(gl_sel)
         text = render(ws_sel, gl_sel, dropped)
         if len(text) > max_chars:  # not even the heading fits
@@ -221,7 +223,6 @@ class RunMemory:
                 shadowed=len(gl) - len(gl_notes),
                 full_chars=full_chars(ws.line_chars, len(ws_notes), gl_chars, len(gl_notes)),
                 min_line=min(lines, default=0),
-                gl_ids=frozenset(n.id for n in gl_notes),
             )
             self._layout_key = key
         return self._layout
@@ -238,28 +239,32 @@ class RunMemory:
         self, layout: _Layout, ws: ScopeIndex, gl: ScopeIndex, turn: set[str]
     ) -> Iterator[tuple[int, IndexedNote]]:
         """Visible notes best first: most words shared with the turn, then most distinct
-        runs that recalled them, then workspace before global, then most recently written."""
-        ws_scores = ws.scores(turn)
-        gl_scores = gl.scores(turn)
-        scored = [(s, 0, ws.notes[nid]) for nid, s in ws_scores.items()]
-        scored += [(s, 1, gl.notes[nid]) for nid, s in gl_scores.items() if nid in layout.gl_ids]
-        scored.sort(key=lambda t: (-t[0], -t[2].runs, t[1], -t[2].seq))
-        for _, scope, note in scored:
-            yield scope, note
-        for scope, note in self._evidence_order(layout, ws, gl):
-            if note.id not in (gl_scores if scope else ws_scores):
-                yield scope, note
+        runs that recalled them, then workspace before global, then most recently written.
+
+        The evidence order (everything after the score) is cached; a turn only scores notes
+        through the inverted index and stable-sorts positions by score, in C.
+        """
+        order, ids = self._evidence_order(layout, ws, gl)
+        scores = ws.scores(turn)
+        scores.update(gl.scores(turn))  # note ids are unique across scopes
+        if not scores:
+            yield from order
+            return
+        by_position = list(map(scores.get, ids, repeat(0)))
+        for i in sorted(range(len(ids)), key=by_position.__getitem__, reverse=True):
+            yield order[i]
 
     def _evidence_order(
         self, layout: _Layout, ws: ScopeIndex, gl: ScopeIndex
-    ) -> tuple[tuple[int, IndexedNote], ...]:
+    ) -> tuple[tuple[tuple[int, IndexedNote], ...], tuple[int, ...]]:
         key = (*self._layout_key, ws.evidence, gl.evidence)
         if key != self._order_key:
             pairs = [(0, n) for n in layout.ws] + [(1, n) for n in layout.gl]
             pairs.sort(key=lambda p: (-p[1].runs, p[0], -p[1].seq))
             self._order = tuple(pairs)
+            self._order_ids = tuple(n.id for _, n in pairs)
             self._order_key = key
-        return self._order
+        return self._order, self._order_ids
 
 
 def _where(scope: str) -> str:
