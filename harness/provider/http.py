@@ -154,18 +154,7 @@ class HttpProvider:
                 cancelled = AttemptFailed(FailureKind.CANCELLED, "cancelled")
                 on_attempt(self._failed(number, probe, cancelled, "cancelled by the caller"))
                 raise
-            on_attempt(
-                Attempt(
-                    provider=self.name,
-                    model=reply.model,
-                    attempt=number,
-                    latency_ms=probe.elapsed_ms(),
-                    ttft_ms=probe.ttft_ms,
-                    status=probe.status,
-                    usage=reply.usage,
-                    finish_reason=reply.finish_reason,
-                )
-            )
+            on_attempt(self._succeeded(number, probe, reply))
             return reply
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
@@ -240,6 +229,18 @@ class HttpProvider:
             return decoder.builder
 
     # -- reporting -------------------------------------------------------------------------
+
+    def _succeeded(self, number: int, probe: _Probe, reply: Reply) -> Attempt:
+        return Attempt(
+            provider=self.name,
+            model=reply.model,
+            attempt=number,
+            latency_ms=probe.elapsed_ms(),
+            ttft_ms=probe.ttft_ms,
+            status=probe.status,
+            usage=reply.usage,
+            finish_reason=reply.finish_reason,
+        )
 
     def _failed(self, number: int, probe: _Probe, failed: AttemptFailed, message: str) -> Attempt:
         return Attempt(
