@@ -118,6 +118,7 @@ class Run:
         self._task: asyncio.Task[Any] | None = None
         self._pending_events: list[TraceEvent] = []
         self._verify_failed = False
+        self._overflow_cap: int | None = None
 
     # -- control -------------------------------------------------------------------------
 
@@ -231,15 +232,20 @@ class Run:
         return end
 
     async def _ask(self, step: int) -> tuple[_Turn, Reply]:
-        """Assemble and send; on a context-length rejection retry once with half the budget."""
+        """Assemble and send. A context-length rejection is never retried identically: the
+        step is retried once with half the effective budget, which also becomes the run's
+        ceiling from then on (the model's window is what it is)."""
         effective = effective_tokens(
             self.contract.context_budget, self.contract.token_budget, self.spent
         )
+        if self._overflow_cap is not None:
+            effective = min(effective, self._overflow_cap)
         turn = self._assemble(step, effective)
         try:
             return turn, await self._call_provider(step, turn)
         except ContextOverflowError as exc:
             smaller = max(1, effective // 2)
+            self._overflow_cap = smaller
             self.store.add_events(
                 self.run_id,
                 step,
@@ -250,8 +256,10 @@ class Run:
                     )
                 ],
             )
-            turn = self._assemble(step, smaller)
-            return turn, await self._call_provider(step, turn)
+            retry = self._assemble(step, smaller)
+            if retry.request == turn.request:
+                raise  # nothing to shrink: the same request would be rejected the same way
+            return retry, await self._call_provider(step, retry)
 
     async def _call_provider(self, step: int, turn: _Turn) -> Reply:
         try:

@@ -1,11 +1,13 @@
 """Re-reading a stale read at assembly time, through the same containment and policy as
-``read_file`` (§3.3). The answer feeds ``harness.context.assemble``."""
+``read_file`` (§3.3), with the same decoding and line numbering. The answer feeds
+``harness.context.assemble``."""
 
 from __future__ import annotations
 
 from harness.context import Refresher, RefreshOutcome
 from harness.errors import ContainmentError
 from harness.policy import Gate
+from harness.tools.access import decode_text, split_lines
 from harness.types import Act, ReadSpan, content_hash
 from harness.workspace import Workspace
 
@@ -18,9 +20,17 @@ def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refres
             path = workspace.resolve(span.path)
         except ContainmentError as exc:
             return RefreshOutcome(ok=False, reason=f"the re-read was refused: {exc}")
-        decision = gate.check_nowait(Act.READ, span.path)
-        if not decision.allowed:
-            return RefreshOutcome(ok=False, reason=f"the re-read was refused: {decision.message}")
+        names = {span.path}
+        try:
+            names.add(workspace.relative(path))  # through a symlink, the real name too
+        except ValueError:
+            pass
+        for name in sorted(names):
+            decision = gate.check_nowait(Act.READ, name)
+            if not decision.allowed:
+                return RefreshOutcome(
+                    ok=False, reason=f"the re-read was refused: {decision.message}"
+                )
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -29,12 +39,11 @@ def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refres
             return RefreshOutcome(ok=False, reason="the path is now a directory")
         except OSError as exc:
             return RefreshOutcome(ok=False, reason=f"the re-read failed: {exc.strerror}")
-        if b"\0" in data[:8192]:
-            return RefreshOutcome(ok=False, reason=f"it is now a binary file ({len(data):,} bytes)")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return RefreshOutcome(ok=False, reason="it is no longer valid UTF-8 text")
+        text = decode_text(data)
+        if text is None:
+            return RefreshOutcome(
+                ok=False, reason=f"it is now a binary or non-UTF-8 file ({len(data):,} bytes)"
+            )
         body = _slice(text, span.offset, span.limit)
         if len(body) > limit_chars:
             return RefreshOutcome(
@@ -50,9 +59,10 @@ def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refres
 
 
 def _slice(text: str, offset: int | None, limit: int | None) -> str:
+    """The body ``read_file`` would show for this range (lines split on ``\\n`` only)."""
     if offset is None and limit is None:
         return text
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     start = max(0, (offset or 1) - 1)
     end = len(lines) if limit is None else start + limit
-    return "".join(lines[start:end])
+    return "\n".join(lines[start:end])

@@ -1,0 +1,320 @@
+"""The loop with the real tools, policy, store and a scripted model: outcomes, budgets,
+cancellation, verification, staleness caused by the agent's own commands."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.contract import ContextBudget, TaskContract, Verification
+from harness.errors import ContextOverflowError, FailureKind, ProviderError
+from harness.loop import Run
+from harness.policy import Policy, UnavailableApprover, YesApprover
+from harness.provider.scripted import ScriptedProvider
+from harness.report import RunObserver, RunResult, StepSummary
+from harness.store import Store
+from harness.types import Attempt, AttemptSink, Outcome, Reply, Request, ToolCall
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def turn(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"tool_calls": list(calls)}
+
+
+class Recorder(RunObserver):
+    def __init__(self) -> None:
+        self.summaries: list[StepSummary] = []
+        self.labels: list[str] = []
+        self.written: list[Path] = []
+        self.finished: list[RunResult] = []
+
+    def tool_started(self, run: Run, step: int, call: ToolCall, label: str) -> None:
+        self.labels.append(label)
+
+    def step_finished(self, run: Run, summary: StepSummary) -> None:
+        self.summaries.append(summary)
+
+    def file_written(self, run: Run, path: Path) -> None:
+        self.written.append(path)
+
+    def run_finished(self, run: Run, result: RunResult) -> None:
+        self.finished.append(result)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    return root
+
+
+def make_run(
+    ws: Path,
+    tmp_path: Path,
+    provider: Any,
+    *,
+    contract: TaskContract | None = None,
+    approver: Any = None,
+    observer: RunObserver | None = None,
+) -> Run:
+    return Run(
+        contract or TaskContract.workspace("do it", ws),
+        store=Store(tmp_path / "s.db"),
+        provider=provider,
+        approver=approver or YesApprover(),
+        policy=Policy.load(ws, user_config=None),
+        observer=observer,
+    )
+
+
+async def test_finished_when_the_model_stops_calling_tools(ws: Path, tmp_path: Path) -> None:
+    rec = Recorder()
+    run = make_run(
+        ws,
+        tmp_path,
+        ScriptedProvider([turn(call("read_file", path="a.py")), {"content": "ok"}]),
+        observer=rec,
+    )
+    result = await run.execute()
+    assert (result.outcome, result.steps) == (Outcome.FINISHED, 2)
+    assert rec.labels == ["read_file a.py"]
+    assert [s.step for s in rec.summaries] == [1, 2]
+    assert rec.summaries[-1].spent_tokens == result.spent_tokens > 0
+    assert rec.summaries[-1].context_ceiling == 24_000
+    assert rec.finished == [result]
+    assert run.store.get_run(run.run_id).outcome == "finished"  # type: ignore[union-attr]
+
+
+async def test_step_cap(ws: Path, tmp_path: Path) -> None:
+    turns = [turn(call("list_dir")) for _ in range(10)]
+    contract = TaskContract.workspace("loop", ws).with_max_steps(3)
+    result = await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract).execute()
+    assert (result.outcome, result.steps) == (Outcome.STEP_CAP_REACHED, 3)
+
+
+async def test_budget_exhausted(ws: Path, tmp_path: Path) -> None:
+    turns = [turn(call("list_dir")) for _ in range(10)]
+    contract = TaskContract.workspace("loop", ws).with_token_budget(1_500)
+    result = await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract).execute()
+    assert result.outcome is Outcome.BUDGET_EXHAUSTED
+    assert result.spent_tokens >= 1_500 and result.steps < 10
+
+
+async def test_failed_verification_is_an_observation_and_the_run_goes_on(
+    ws: Path, tmp_path: Path
+) -> None:
+    check = [
+        sys.executable,
+        "-c",
+        "import sys; sys.exit(0 if open('a.py').read() == 'x = 2\\n' else 3)",
+    ]
+    contract = TaskContract.workspace("fix", ws, Verification.command(check)).with_max_steps(5)
+    provider = ScriptedProvider(
+        [
+            {"content": "I think it's done"},
+            turn(call("write_file", path="a.py", content="x = 2\n")),
+            {"content": "now it is"},
+        ]
+    )
+    run = make_run(ws, tmp_path, provider, contract=contract, approver=UnavailableApprover())
+    result = await run.execute()
+    assert (result.outcome, result.steps) == (Outcome.SUCCESS, 3)
+    assert "[verify " in provider.requests[1].user and "failed" in provider.requests[1].user
+    steps = run.store.run_steps(run.run_id)
+    assert [s.decision for s in steps] == [
+        "stop → verify failed",
+        "write_file a.py",
+        "stop → verify passed",
+    ]
+
+
+async def test_verification_failed_at_the_step_cap(ws: Path, tmp_path: Path) -> None:
+    contract = TaskContract.workspace(
+        "fix", ws, Verification.command([sys.executable, "-c", "raise SystemExit(1)"])
+    ).with_max_steps(2)
+    provider = ScriptedProvider([{"content": "done"}, {"content": "done!"}])
+    result = await make_run(ws, tmp_path, provider, contract=contract).execute()
+    assert (result.outcome, result.steps) == (Outcome.VERIFICATION_FAILED, 2)
+
+
+async def test_a_file_changed_by_an_exec_is_reread_as_changed_by_the_exec(
+    ws: Path, tmp_path: Path
+) -> None:
+    fmt = [sys.executable, "-c", "open('a.py','w').write('x = 1  # formatted\\n')"]
+    provider = ScriptedProvider(
+        [
+            turn(call("read_file", path="a.py")),
+            turn(call("exec", argv=fmt)),
+            {"content": "done"},
+        ]
+    )
+    run = make_run(ws, tmp_path, provider)
+    assert (await run.execute()).outcome is Outcome.FINISHED
+    third = provider.requests[2].user
+    assert "(re-read at step 3; the read at step 1 was invalidated by the exec at step 2)" in third
+    assert "x = 1  # formatted" in third
+
+
+async def test_unknown_tools_and_bad_arguments_are_observations(ws: Path, tmp_path: Path) -> None:
+    provider = ScriptedProvider(
+        [
+            turn(
+                call("teleport", to="mars"), call("read_file", path=42), call("grep", pattern="(")
+            ),
+            {"content": "ok"},
+        ]
+    )
+    run = make_run(ws, tmp_path, provider)
+    assert (await run.execute()).outcome is Outcome.FINISHED
+    second = provider.requests[1].user
+    assert "teleport" in second and "read_file" in second and "grep" in second
+    detail = run.store.step_detail(run.run_id, 1)
+    assert detail is not None and detail.result.count("error") >= 3
+
+
+class SlowProvider:
+    """A real Provider implementation whose answers take a long time."""
+
+    name = "slow"
+    model = "slow-1"
+
+    def __init__(self, first: dict[str, Any]) -> None:
+        self.inner = ScriptedProvider([first])
+        self.calls = 0
+
+    async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
+        self.calls += 1
+        if self.calls == 1:
+            return await self.inner.complete(request, on_attempt)
+        await asyncio.sleep(30)
+        raise AssertionError("not reached")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_cancel_during_a_model_call_keeps_whole_steps(ws: Path, tmp_path: Path) -> None:
+    provider = SlowProvider(turn(call("read_file", path="a.py")))
+    rec = Recorder()
+    run = make_run(ws, tmp_path, provider, observer=rec)
+    task = asyncio.create_task(run.execute())
+    while provider.calls < 2:
+        await asyncio.sleep(0.01)
+    run.cancel()
+    result = await asyncio.wait_for(task, 5)
+    assert (result.outcome, result.steps) == (Outcome.CANCELLED, 1)
+    assert [s.step for s in run.store.run_steps(run.run_id)] == [1]
+    assert run.store.get_run(run.run_id).outcome == "cancelled"  # type: ignore[union-attr]
+
+
+async def test_cancel_during_an_exec_commits_the_step_with_what_ran(
+    ws: Path, tmp_path: Path
+) -> None:
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    provider = ScriptedProvider(
+        [
+            turn(
+                call("write_file", path="b.txt", content="b"),
+                call("exec", argv=sleeper),
+                call("list_dir"),
+            )
+        ]
+    )
+    run = make_run(ws, tmp_path, provider)
+    task = asyncio.create_task(run.execute())
+    while not (ws / "b.txt").exists():
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.3)
+    run.cancel()
+    result = await asyncio.wait_for(task, 5)
+    assert (result.outcome, result.steps) == (Outcome.CANCELLED, 1)
+    [edit] = run.store.run_edits(run.run_id)
+    assert edit.path == "b.txt"
+
+
+class Overflowing:
+    """A provider that rejects requests longer than ``limit`` chars for context length."""
+
+    name = "overflowing"
+    model = "small-context"
+
+    def __init__(self, limit: int, turns: list[dict[str, Any]]) -> None:
+        self.limit = limit
+        self.inner = ScriptedProvider(turns)
+        self.sizes: list[int] = []
+
+    async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
+        self.sizes.append(request.chars)
+        if request.chars > self.limit:
+            on_attempt(
+                Attempt(
+                    self.name,
+                    self.model,
+                    1,
+                    1.0,
+                    status=400,
+                    failure=FailureKind.CONTEXT_OVERFLOW.value,
+                )
+            )
+            raise ContextOverflowError("maximum context length exceeded", status=400)
+        return await self.inner.complete(request, on_attempt)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_context_overflow_retries_once_with_half_the_budget(ws: Path, tmp_path: Path) -> None:
+    for i in range(4):
+        (ws / f"f{i}.txt").write_text(f"file {i} " + "w" * 4_000)
+    turns = [
+        turn(*(call("read_file", path=f"f{i}.txt") for i in range(4))),
+        turn(call("grep", pattern="zzz")),
+        {"content": "ok"},
+    ]
+    provider = Overflowing(limit=12_000, turns=turns)
+    contract = TaskContract.workspace("x", ws).with_context_budget(ContextBudget(max_tokens=9_000))
+    run = make_run(ws, tmp_path, provider, contract=contract)
+    result = await run.execute()
+    assert result.outcome is Outcome.FINISHED
+    assert len(provider.sizes) == 4  # step 2 was rejected once, then sent at half the budget
+    assert provider.sizes[1] > 12_000 >= provider.sizes[2]
+    assert provider.sizes[3] <= 12_000, "the halved ceiling holds for the rest of the run"
+    assert "…[truncated: elided" in run.store.step_detail(run.run_id, 2).prompt[1]["content"]  # type: ignore[union-attr]
+    events = run.store.context_events(run.run_id, "context_overflow")
+    assert events and events[0]["detail"]["effective"] == 9_000
+    assert events[0]["detail"]["retryWith"] == 4_500
+
+
+async def test_context_overflow_twice_ends_the_run_as_such(ws: Path, tmp_path: Path) -> None:
+    provider = Overflowing(limit=10, turns=[{"content": "never"}])
+    run = make_run(ws, tmp_path, provider)
+    result = await run.execute()
+    assert (result.outcome, result.steps) == (Outcome.CONTEXT_OVERFLOW, 0)
+    assert len(provider.sizes) == 1, "nothing to shrink: never retried identically"
+
+
+class Failing:
+    name = "failing"
+    model = "m"
+
+    async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
+        raise ProviderError(FailureKind.AUTH, "401 from the provider: check your API key")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_dead_provider_is_a_provider_error(ws: Path, tmp_path: Path) -> None:
+    run = make_run(ws, tmp_path, Failing())
+    result = await run.execute()
+    assert result.outcome is Outcome.PROVIDER_ERROR
+    assert result.error is not None and "auth" in result.error
+    assert run.store.get_run(run.run_id).error == result.error  # type: ignore[union-attr]
