@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from harness.context import Refresher, RefreshOutcome
 from harness.errors import ContainmentError
 from harness.policy import Gate
@@ -21,10 +23,8 @@ def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refres
         except ContainmentError as exc:
             return RefreshOutcome(ok=False, reason=f"the re-read was refused: {exc}")
         names = {span.path}
-        try:
+        with contextlib.suppress(ValueError):
             names.add(workspace.relative(path))  # through a symlink, the real name too
-        except ValueError:
-            pass
         for name in sorted(names):
             decision = gate.check_nowait(Act.READ, name)
             if not decision.allowed:
