@@ -5,6 +5,7 @@ store, capped, evicted by evidence, and recalled into each turn as its own notes
     notes.py   the value types (``MemoryNote``, ``MemoryWriteResult``, …) and their JSON
     index.py   word sets cached by content and the per-scope inverted index
     block.py   the recall block's text and the greedy fill under its share
+    events.py  the trace events of writes, evictions, refusals, withdrawals, operator acts
     run.py     ``RunMemory``: remember, forget and the block, as one run uses them
 
 The SQL lives in ``harness.store.memory`` (``MemoryStore``); the model's tools in

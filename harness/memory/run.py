@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from harness.store import Store
 
 TURN_WORD_CACHE_LIMIT = 16_384
+SIMILAR_SHOWN = 3  # restatements quoted in a remember result; the rest are named
 
 
 @dataclass(frozen=True)
@@ -161,12 +162,15 @@ class RunMemory:
                 f"{where.capitalize()} is still over its cap: every other note is pinned by"
                 " the operator."
             )
-        for other in result.similar:
+        for other in result.similar[:SIMILAR_SHOWN]:
             lines.append(
                 f"This overlaps `{other.key}` ({other.jaccard:.0%} of words shared), which"
                 f' says: "{quote(other.value)}". If they say the same thing, forget one; if'
                 " they disagree, correct the wrong one."
             )
+        if len(result.similar) > SIMILAR_SHOWN:
+            more = ", ".join(f"`{o.key}`" for o in result.similar[SIMILAR_SHOWN:])
+            lines.append(f"It also overlaps {more}.")
         return "\n".join(lines)
 
     # -- recall ---------------------------------------------------------------------------

@@ -4,10 +4,13 @@ order, recall rows, and hostile notes kept inside the block."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.contract import MemoryLimits
 from harness.memory import GLOBAL, MemoryBlock, RunMemory
@@ -356,3 +359,37 @@ def test_hostile_notes_are_capped_and_stay_inside_the_block(store: Store, ws: Pa
     )
     assert notes[3] == "- nul: before\\x00after\\u202eevil\\u2028sep"
     assert "\x00" not in text and "\x1b" not in text
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=3_000), min_size=1, max_size=4))
+def test_any_values_render_one_line_each_inside_the_block(values: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        root.mkdir()
+        with Store(Path(tmp) / "store.db") as store:
+            memory = start(store, root, MemoryLimits(max_entry_chars=500))
+            stored = [
+                memory.remember(f"note-{i}", value, "workspace", 1).ok
+                for i, value in enumerate(values)
+            ]
+            text = block_of(memory).text
+    lines = text.split("\n")
+    frame = HEADING.count("\n") + 2  # the heading's lines and the workspace heading
+    notes = lines[frame:]
+    assert len(notes) == sum(stored) == len(lines) - frame
+    assert all(line.startswith("- note-") for line in notes)
+
+
+def test_a_change_made_by_another_process_is_seen_on_the_next_turn(
+    store: Store, ws: Path, tmp_path: Path
+) -> None:
+    memory = start(store, ws)
+    memory.remember("a", "first", "workspace", 1)
+    assert "- a: first" in block_of(memory).text
+    with Store(tmp_path / "store.db") as other:  # another connection: the CLI, say
+        other.memory_write(ws, "a", "changed by the operator", None, None, "decision")
+        other.memory_write(GLOBAL, "g", "global note", None, None, "decision")
+    text = block_of(memory).text
+    assert "- a [operator decision]: changed by the operator" in text
+    assert "- g [operator decision]: global note" in text
