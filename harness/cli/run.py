@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.status import Status
 
 from harness.cli.common import add_store_arg, open_store
 from harness.contract import ContextBudget, TaskContract, Verification
@@ -162,10 +163,26 @@ class TerminalObserver(RunObserver):
     def __init__(self, console: Console, *, quiet: bool) -> None:
         self.console = console
         self.quiet = quiet
+        self._status: Status | None = None
 
     def _say(self, text: str) -> None:
+        self._stop_status()
         if not self.quiet:
             self.console.print(text, highlight=False, markup=False)
+
+    def _stop_status(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def step_started(self, run: Run, step: int) -> None:
+        # A spinner only on a terminal, and never while a tool runs (approval prompts).
+        if self.console.is_terminal and not self.quiet:
+            self._stop_status()
+            self._status = self.console.status(
+                f"step {step}/{run.contract.max_steps} · waiting for the model…"
+            )
+            self._status.start()
 
     def started(self, run_id: int, contract: TaskContract) -> None:
         self._say(

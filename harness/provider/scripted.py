@@ -67,7 +67,8 @@ class ScriptedProvider:
             for n, c in enumerate(turn.get("tool_calls", []))
         )
         content = str(turn.get("content", ""))
-        prompt = estimate_tokens(request.chars)
+        tools = json.dumps([dict(t.parameters) for t in request.tools]) if request.tools else ""
+        prompt = estimate_tokens(request.chars + len(tools))
         completion = estimate_tokens(len(json.dumps(turn)))
         usage = Usage(
             prompt_tokens=prompt,
