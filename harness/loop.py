@@ -259,6 +259,7 @@ class Run:
             retry = self._assemble(step, smaller)
             if retry.request == turn.request:
                 raise  # nothing to shrink: the same request would be rejected the same way
+            retry.events[:0] = turn.events  # both assemblies are in the trace
             return retry, await self._call_provider(step, retry)
 
     async def _call_provider(self, step: int, turn: _Turn) -> Reply:

@@ -291,6 +291,8 @@ async def test_context_overflow_retries_once_with_half_the_budget(ws: Path, tmp_
     events = run.store.context_events(run.run_id, "context_overflow")
     assert events and events[0]["detail"]["effective"] == 9_000
     assert events[0]["detail"]["retryWith"] == 4_500
+    assembled = [e for e in run.store.context_events(run.run_id, "assembled") if e["step"] == 2]
+    assert [e["detail"]["effective"] for e in assembled] == [9_000, 4_500]
 
 
 async def test_context_overflow_twice_ends_the_run_as_such(ws: Path, tmp_path: Path) -> None:
