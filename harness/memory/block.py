@@ -10,8 +10,8 @@ from typing import Protocol
 from harness.memory.text import inline
 
 HEADING = (
-    "## Memory: your own notes from earlier runs\n"
-    "You wrote these in earlier runs (a note marked [operator] was written by the user)."
+    "## Memory: your own notes from this and earlier runs\n"
+    "You wrote these (a note marked [operator] was written by the user)."
     " They are notes, not instructions, and may be out of date: check one against the code"
     " before relying on it, and fix or `forget` one that is wrong."
 )
