@@ -1,0 +1,196 @@
+"""The language server: ``HarnessServer`` holds the state (settings, stores, open documents,
+runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature modules.
+
+    initialize            settings from initializationOptions (bad ones: showMessage)
+    initialized           logs to window/logMessage; a watcher per workspace folder
+    didChangeConfiguration / didChangeWorkspaceFolders    settings / watchers follow
+    didOpen/didChange/didSave/didClose                    unsaved-buffer tracking; didSave
+                                                          feeds the active runs at once
+    workspace/executeCommand                              server.commands
+    window/workDoneProgress/cancel                        cancels the run of that progress
+    shutdown              runs cancelled (whole steps recorded), watchers stopped, stores closed
+
+Nothing is built at import time, and only pygls is imported before ``initialize`` is
+answered: settings are parsed, and the harness (pydantic, the store, the loop) is loaded,
+once the client is initialized — or on first use, whichever comes first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from harness import __version__
+from server import commands
+from server.documents import DocumentTracker
+from server.folders import folder_roots, pick_folder, uri_to_path
+from server.logs import LspLogHandler
+from server.rpc import notify
+from server.runs import RunManager
+from server.stores import Stores
+from server.watch import FolderWatchers
+
+if TYPE_CHECKING:
+    from harness.store import Store
+    from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "harness-lsp"
+
+
+class HarnessServer(LanguageServer):
+    """The harness, hosted for one client connection."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            name=SERVER_NAME,
+            version=__version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self._settings: Settings | None = None
+        self._pending_settings: tuple[object, str] | None = (None, "defaults")
+        self.stores = Stores()
+        self.documents = DocumentTracker(self._buffer_text)
+        self.runs = RunManager(self)
+        self.watchers = FolderWatchers(self.runs.files_changed)
+        self.log_handler: LspLogHandler | None = None
+
+    # -- what commands need -------------------------------------------------------------
+
+    def folder_roots(self) -> list[Path]:
+        try:
+            workspace = self.workspace
+        except RuntimeError:  # not initialized yet
+            return []
+        return folder_roots(workspace)
+
+    def folder(self, given: str | None) -> Path:
+        """The workspace folder a command names (``given``) or the first one."""
+        return pick_folder(self.folder_roots(), given)
+
+    def store(self) -> Store:
+        return self.stores.get(self.settings.store_file)
+
+    def store_path(self) -> Path:
+        return self.stores.path_for(self.settings.store_file)
+
+    def notify(self, method: str, params: Any) -> None:
+        notify(self.protocol, method, params)
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        self.notify(types.WINDOW_SHOW_MESSAGE, types.ShowMessageParams(type=kind, message=message))
+
+    def set_settings(self, raw: object, source: str) -> None:
+        """New settings from the client; parsed (and reported) when next needed."""
+        self._pending_settings = (raw, source)
+
+    @property
+    def settings(self) -> Settings:
+        if self._pending_settings is not None:
+            raw, source = self._pending_settings
+            self._pending_settings = None
+            self._apply_settings(raw, source)
+        assert self._settings is not None
+        return self._settings
+
+    def _apply_settings(self, raw: object, source: str) -> None:
+        """Take new settings; report each bad value (it falls back to its default)."""
+        from server.settings import parse_settings
+
+        settings, problems = parse_settings(raw)
+        self._settings = settings
+        for problem in problems:
+            message = f"harness: invalid setting {problem} (from {source}); using the default"
+            log.warning("%s", message)
+            self.show(message)
+
+    def _buffer_text(self, uri: str) -> str | None:
+        try:
+            doc = self.workspace.text_documents.get(unquote(uri))
+        except RuntimeError:
+            return None
+        return doc.source if doc is not None else None
+
+
+def create_server() -> HarnessServer:
+    ls = HarnessServer()
+    _register_lifecycle(ls)
+    _register_documents(ls)
+    commands.register(ls)
+    return ls
+
+
+def _register_lifecycle(server: HarnessServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: HarnessServer, params: types.InitializeParams) -> None:
+        ls.set_settings(params.initialization_options, "initializationOptions")
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: HarnessServer, params: types.InitializedParams) -> None:
+        ls.log_handler = LspLogHandler.install(ls.protocol, asyncio.get_running_loop())
+        await asyncio.to_thread(commands.preload)
+        _ = ls.settings  # parse now: bad values are reported right after initialize
+        roots = ls.folder_roots()
+        log.info("harness-lsp %s: workspace folders %s", __version__, [str(r) for r in roots])
+        await ls.watchers.start(roots, ignore=[ls.store_path()])
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: HarnessServer, params: None) -> None:
+        await ls.runs.stop_all()
+        await ls.watchers.stop_all()
+        ls.stores.close_all()
+        if ls.log_handler is not None:
+            ls.log_handler.uninstall()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(
+        ls: HarnessServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        ls.set_settings(params.settings, "didChangeConfiguration")
+        _ = ls.settings  # report bad values now, not at the next command
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_folders(
+        ls: HarnessServer, params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        for folder in params.event.removed:
+            path = uri_to_path(folder.uri)
+            if path is not None:
+                await ls.watchers.stop(path.resolve())
+        await ls.watchers.start(ls.folder_roots(), ignore=[ls.store_path()])
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def progress_cancel(ls: HarnessServer, params: types.WorkDoneProgressCancelParams) -> None:
+        ls.runs.cancel_progress(str(params.token))
+
+
+def _register_documents(server: HarnessServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: HarnessServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.documents.opened(params.text_document.uri, params.text_document.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: HarnessServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.documents.changed(params.text_document.uri, params.text_document.version)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DID_SAVE, types.TextDocumentSaveRegistrationOptions(include_text=False)
+    )
+    def did_save(ls: HarnessServer, params: types.DidSaveTextDocumentParams) -> None:
+        path = ls.documents.saved(params.text_document.uri)
+        if path is not None:
+            ls.runs.paths_changed([path])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: HarnessServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.documents.closed(params.text_document.uri)
+
+
+__all__ = ["HarnessServer", "create_server"]

@@ -1,0 +1,109 @@
+"""``workspace/executeCommand``: the command table and the one adapter every command uses.
+
+A command is a name, a params model (``server.params``) and a function ``(ls, params)``,
+defined in its feature module's ``COMMANDS``. ``COMMAND_MODULES`` names the module of each
+command so the server can advertise every command at ``initialize`` while the feature
+modules (and pydantic, the store, the loop behind them) load only when first used — that
+keeps the server's start fast.
+
+The adapter takes the raw arguments (pygls would otherwise structure them by annotation and
+ignore defaults), validates them, runs the function and turns any failure into a JSON-RPC
+error with a clear message (``server.errors``). A command never takes the server down.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+
+from harness.errors import HarnessError
+from server.errors import CommandError, to_jsonrpc
+
+if TYPE_CHECKING:
+    from server.app import HarnessServer
+    from server.params import Params
+
+log = logging.getLogger(__name__)
+
+P = TypeVar("P", bound="Params")
+
+COMMAND_MODULES: Mapping[str, str] = {
+    "harness.run": "server.control",
+    "harness.cancel": "server.control",
+    "harness.status": "server.status",
+    "harness.memory.list": "server.memory",
+    "harness.memory.get": "server.memory",
+    "harness.memory.delete": "server.memory",
+    "harness.memory.pin": "server.memory",
+    "harness.memory.write": "server.memory",
+    "harness.memory.clear": "server.memory",
+    "harness.trace.runs": "server.trace",
+    "harness.trace.run": "server.trace",
+    "harness.trace.step": "server.trace",
+    "harness.run.revert": "server.revert",
+}
+
+
+@dataclass(frozen=True)
+class Command(Generic[P]):
+    name: str
+    params: type[P]
+    run: Callable[[HarnessServer, P], Any]  # returns the result, or an awaitable of it
+
+
+def command(name: str) -> Command[Any]:
+    """The command called ``name``, from its feature module."""
+    module = importlib.import_module(COMMAND_MODULES[name])
+    found: list[Command[Any]] = [c for c in module.COMMANDS if c.name == name]
+    if len(found) != 1:
+        raise LookupError(f"{module.__name__} defines {len(found)} commands named {name}")
+    return found[0]
+
+
+def preload() -> None:
+    """Import every feature module (run in a thread after ``initialized``)."""
+    for module in sorted(set(COMMAND_MODULES.values())):
+        importlib.import_module(module)
+    importlib.import_module("harness.loop")
+
+
+def register(ls: LanguageServer, names: Iterable[str] = COMMAND_MODULES) -> None:
+    for name in names:
+        ls.command(name)(_handler(name))
+
+
+def _handler(name: str) -> Callable[..., Any]:
+    # pygls passes the server as ``ls`` and the raw arguments as ``*arguments``; the
+    # annotations must resolve in this module (pygls calls get_type_hints on them).
+    async def handler(ls: LanguageServer, *arguments: Any) -> Any:
+        return await execute(cast("HarnessServer", ls), name, arguments)
+
+    return handler
+
+
+async def execute(ls: HarnessServer, name: str, arguments: tuple[Any, ...]) -> Any:
+    from server.params import parse_params
+
+    try:
+        cmd = command(name)
+        params = parse_params(cmd.params, arguments)
+        result = cmd.run(ls, params)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+    except (CommandError, HarnessError, JsonRpcException) as exc:
+        log.info("%s refused: %s", name, exc)
+        raise to_jsonrpc(name, exc) from None
+    except Exception as exc:
+        log.exception("%s failed", name)
+        raise to_jsonrpc(name, exc) from None
+
+
+__all__ = ["COMMAND_MODULES", "Command", "command", "execute", "preload", "register"]

@@ -1,0 +1,29 @@
+"""``harness.run`` and ``harness.cancel``: start a run in the background, stop one (§7)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from server.commands import Command
+from server.params import RunIdParams, RunParams
+
+if TYPE_CHECKING:
+    from server.app import HarnessServer
+
+
+async def run(ls: HarnessServer, params: RunParams) -> dict[str, Any]:
+    """``{runId}`` as soon as the run exists; it continues in the background."""
+    return await ls.runs.start(params)
+
+
+def cancel(ls: HarnessServer, params: RunIdParams) -> dict[str, Any]:
+    """``{cancelled: false}`` when the run is not in progress (finished, or unknown)."""
+    return {"cancelled": ls.runs.cancel(params.run_id)}
+
+
+COMMANDS: list[Command[Any]] = [
+    Command("harness.run", RunParams, run),
+    Command("harness.cancel", RunIdParams, cancel),
+]
+
+__all__ = ["COMMANDS"]

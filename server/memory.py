@@ -1,0 +1,107 @@
+"""``harness.memory.*``: the operator's view of what the agent remembers (§4, §7).
+
+Results are exactly what ``harness memory … --json`` prints for the same store (§8.1):
+a note, an array of notes, a write result, ``{"deleted", "note"}`` and ``{"deleted"}``.
+``scope`` is ``workspace`` (the default: the workspace folder's canonical path, or
+``workspaceFolder``'s) or ``global``. A missing note is a NotFound error, as the CLI's exit 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from harness.memory.text import GLOBAL, check_key
+from server.commands import Command
+from server.errors import InvalidParams, NotFound
+from server.params import KeyParams, PinParams, ScopeParams, WriteParams
+
+if TYPE_CHECKING:
+    from server.app import HarnessServer
+
+T = TypeVar("T")
+
+
+def scope_of(ls: HarnessServer, params: ScopeParams) -> str | Path:
+    if params.scope == "global":
+        return GLOBAL
+    return ls.folder(params.workspace_folder)
+
+
+def label(scope: str | Path) -> str:
+    return "global memory" if scope == GLOBAL else f"workspace {scope}"
+
+
+def _checked(field: str, fn: Callable[[], T]) -> T:
+    """Run a store call whose ``ValueError`` means a bad argument (an empty key, a bad kind)."""
+    try:
+        return fn()
+    except ValueError as exc:
+        raise InvalidParams(f"`{field}`: {exc}") from None
+
+
+def _missing(params: KeyParams, scope: str | Path) -> NotFound:
+    return NotFound(f"no note `{params.key.strip()[:100]}` in {label(scope)}")
+
+
+def memory_list(ls: HarnessServer, params: ScopeParams) -> list[dict[str, Any]]:
+    scope = scope_of(ls, params)
+    return [note.to_json() for note in ls.store().memory_list(scope)]
+
+
+def memory_get(ls: HarnessServer, params: KeyParams) -> dict[str, Any]:
+    scope = scope_of(ls, params)
+    store = ls.store()
+    note = _checked("key", lambda: store.memory_get(scope, params.key))
+    if note is None:
+        raise _missing(params, scope)
+    return note.to_json()
+
+
+def memory_delete(ls: HarnessServer, params: KeyParams) -> dict[str, Any]:
+    scope = scope_of(ls, params)
+    store = ls.store()
+    note = _checked("key", lambda: store.memory_delete(scope, params.key))
+    if note is None:
+        raise _missing(params, scope)
+    return {"deleted": 1, "note": note.to_json()}
+
+
+def memory_pin(ls: HarnessServer, params: PinParams) -> dict[str, Any]:
+    scope = scope_of(ls, params)
+    store = ls.store()
+    note = _checked("key", lambda: store.memory_pin(scope, params.key, params.pinned))
+    if note is None:
+        raise _missing(params, scope)
+    return note.to_json()
+
+
+def memory_write(ls: HarnessServer, params: WriteParams) -> dict[str, Any]:
+    scope = scope_of(ls, params)
+    store = ls.store()
+    _checked("key", lambda: check_key(params.key))
+    result = _checked(
+        "value",
+        lambda: store.memory_write(
+            scope, params.key, params.value, None, None, params.kind, pinned=params.pinned
+        ),
+    )
+    return result.to_json()
+
+
+def memory_clear(ls: HarnessServer, params: ScopeParams) -> dict[str, Any]:
+    scope = scope_of(ls, params)
+    return {"deleted": ls.store().memory_clear(scope)}
+
+
+COMMANDS: list[Command[Any]] = [
+    Command("harness.memory.list", ScopeParams, memory_list),
+    Command("harness.memory.get", KeyParams, memory_get),
+    Command("harness.memory.delete", KeyParams, memory_delete),
+    Command("harness.memory.pin", PinParams, memory_pin),
+    Command("harness.memory.write", WriteParams, memory_write),
+    Command("harness.memory.clear", ScopeParams, memory_clear),
+]
+
+__all__ = ["COMMANDS", "label", "scope_of"]

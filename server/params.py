@@ -1,0 +1,174 @@
+"""The arguments of every command (§7), validated here and nowhere else.
+
+Each command takes exactly one JSON object (an empty or absent argument list means ``{}``).
+Fields are camelCase on the wire; types are strict (``"3"`` is not an integer, ``1`` is not
+a boolean) and unknown fields are refused, so a typo is an error rather than a silent default.
+pygls 2 ignores default values on command parameters (notes, gotcha 1), so the commands take
+the raw argument and ``parse_params`` validates it with these models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from server.errors import InvalidParams
+
+MAX_SQL_INT = 2**63 - 1
+MAX_GOAL_CHARS = 100_000
+MAX_FIELD_NAME_CHARS = 60
+MAX_REPORTED_ERRORS = 5
+
+RunId = Annotated[int, Field(ge=1, le=MAX_SQL_INT)]
+Positive = Annotated[int, Field(ge=1, le=MAX_SQL_INT)]
+Folder = Annotated[str, Field(min_length=1, max_length=4096)]
+Key = Annotated[str, Field(max_length=1_000)]  # the store's own check gives the real rule
+Scope = Literal["workspace", "global"]
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(
+        strict=True, extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=False
+    )
+
+
+class ContextBudgetParams(Params):
+    max_tokens: Positive | None = None
+    share: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+
+
+class RunParams(Params):
+    goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
+    workspace_folder: Folder | None = None
+    token_budget: Positive | None = None
+    max_steps: Positive | None = None
+    context_budget: ContextBudgetParams | None = None
+    verify: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
+
+
+class RunIdParams(Params):
+    run_id: RunId
+
+
+class RevertParams(RunIdParams):
+    force: bool = False
+
+
+class StatusParams(Params):
+    workspace_folder: Folder | None = None
+
+
+class ScopeParams(Params):
+    scope: Scope = "workspace"
+    workspace_folder: Folder | None = None
+
+
+class KeyParams(ScopeParams):
+    key: Key
+
+
+class PinParams(KeyParams):
+    pinned: bool = True
+
+
+class WriteParams(KeyParams):
+    value: Annotated[str, Field(max_length=1_000_000)]
+    kind: Literal["fact", "decision"] = "decision"
+    pinned: bool | None = None
+
+
+class TraceRunsParams(Params):
+    limit: Annotated[int, Field(ge=1, le=10_000)] = 20
+
+
+class TraceStepParams(RunIdParams):
+    step: Positive
+
+
+P = TypeVar("P", bound=Params)
+
+
+def parse_params(model: type[P], arguments: Sequence[Any]) -> P:
+    """The one object argument of a command, validated; ``InvalidParams`` names the field."""
+    if len(arguments) > 1:
+        raise InvalidParams(
+            f"expected one object argument, got {len(arguments)} arguments; "
+            f"pass {{{_field_list(model)}}}"
+        )
+    raw = arguments[0] if arguments else {}
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise InvalidParams(
+            f"the argument must be a JSON object, not {_json_type(raw)}; "
+            f"pass {{{_field_list(model)}}}"
+        )
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise InvalidParams(describe(exc, model)) from None
+
+
+def describe(exc: ValidationError, model: type[Params]) -> str:
+    """One line naming each bad field; never echoes the (possibly huge) values."""
+    parts: list[str] = []
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    for err in errors[:MAX_REPORTED_ERRORS]:
+        field = ".".join(_short(str(p)) for p in err["loc"]) or "(the argument)"
+        kind = err["type"]
+        if kind == "missing":
+            parts.append(f"`{field}` is required")
+        elif kind == "extra_forbidden":
+            parts.append(f"`{field}` is not a parameter (expected {_field_list(model)})")
+        else:
+            parts.append(f"`{field}`: {err['msg']}")
+    if len(errors) > MAX_REPORTED_ERRORS:
+        parts.append(f"and {len(errors) - MAX_REPORTED_ERRORS} more")
+    return "; ".join(parts)
+
+
+def _field_list(model: type[Params]) -> str:
+    names = []
+    for name, info in model.model_fields.items():
+        alias = info.alias or name
+        names.append(alias if info.is_required() else f"{alias}?")
+    return ", ".join(names)
+
+
+def _short(text: str) -> str:
+    if len(text) <= MAX_FIELD_NAME_CHARS:
+        return text
+    return text[: MAX_FIELD_NAME_CHARS - 1] + "…"
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+__all__ = [
+    "ContextBudgetParams",
+    "KeyParams",
+    "Params",
+    "PinParams",
+    "RevertParams",
+    "RunIdParams",
+    "RunParams",
+    "ScopeParams",
+    "StatusParams",
+    "TraceRunsParams",
+    "TraceStepParams",
+    "WriteParams",
+    "describe",
+    "parse_params",
+]

@@ -1,0 +1,45 @@
+"""``harness.run.revert``: put back every file a run wrote (``harness.revert``).
+
+A run still in progress cannot be reverted (cancel it first). Files changed since the run
+wrote them, or holding unsaved changes in the editor, are refused unless ``force``. Each
+file put back gets a ``harness/didWrite`` so editors reload it, and any active run in that
+folder is told (its reads of those files are now stale).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.revert import revert_run
+from server.commands import Command
+from server.documents import EditorGuard
+from server.errors import Conflict, NotFound
+from server.observer import DID_WRITE
+from server.params import RevertParams
+
+if TYPE_CHECKING:
+    from server.app import HarnessServer
+
+
+def revert(ls: HarnessServer, params: RevertParams) -> dict[str, Any]:
+    if params.run_id in ls.runs.active:
+        raise Conflict(f"run {params.run_id} is still in progress; cancel it first")
+    store = ls.store()
+    row = store.get_run(params.run_id)
+    if row is None:
+        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+    guard = EditorGuard(ls.documents, Path(row.workspace).resolve())
+    result = revert_run(store, params.run_id, force=params.force, guard=guard)
+    if result is None:
+        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+    changed = [result.workspace / f.path for f in result.files if f.changed_disk]
+    for path in changed:
+        ls.notify(DID_WRITE, {"uri": path.as_uri()})
+    ls.runs.paths_changed(changed)
+    return result.to_json()
+
+
+COMMANDS: list[Command[Any]] = [Command("harness.run.revert", RevertParams, revert)]
+
+__all__ = ["COMMANDS"]

@@ -1,0 +1,50 @@
+"""``harness.status``: everything a client that starts after a run needs to restore its
+status bar — the active runs, the last budget, memory counts against their caps, the store
+and the watched folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.contract import MemoryLimits
+from harness.memory.text import GLOBAL
+from harness.store import Store
+from server.commands import Command
+from server.params import StatusParams
+
+if TYPE_CHECKING:
+    from server.app import HarnessServer
+
+
+def status(ls: HarnessServer, params: StatusParams) -> dict[str, Any]:
+    roots = ls.folder_roots()
+    store = ls.store()
+    workspace = ls.folder(params.workspace_folder) if params.workspace_folder or roots else None
+    return {
+        "runs": [active.to_json() for active in ls.runs.active.values()],
+        "lastBudget": ls.runs.last_budget,
+        "memory": {
+            "workspace": memory_usage(store, workspace) if workspace is not None else None,
+            "global": memory_usage(store, GLOBAL),
+        },
+        "storePath": str(store.path),
+        "workspaceFolders": [
+            {"path": str(root), "watching": ls.watchers.ready(root)} for root in roots
+        ],
+    }
+
+
+def memory_usage(store: Store, scope: str | Path) -> dict[str, Any]:
+    """A scope's notes and characters against the caps runs enforce."""
+    limits = MemoryLimits()
+    return {
+        **store.memory_usage(scope).to_json(),
+        "maxEntries": limits.max_entries,
+        "maxChars": limits.max_chars,
+    }
+
+
+COMMANDS: list[Command[Any]] = [Command("harness.status", StatusParams, status)]
+
+__all__ = ["COMMANDS", "memory_usage"]

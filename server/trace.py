@@ -1,0 +1,46 @@
+"""``harness.trace.runs|run|step``: what runs did, read back from the store (§5, §8.1).
+
+The results are exactly what ``harness trace runs|show|step --json`` prints for the same
+store. An unknown run or step is a NotFound error (the CLI's exit 1).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from server.commands import Command
+from server.errors import NotFound
+from server.params import RunIdParams, TraceRunsParams, TraceStepParams
+
+if TYPE_CHECKING:
+    from server.app import HarnessServer
+
+
+def trace_runs(ls: HarnessServer, params: TraceRunsParams) -> list[dict[str, Any]]:
+    return [row.to_json() for row in ls.store().list_runs(limit=params.limit)]
+
+
+def trace_run(ls: HarnessServer, params: RunIdParams) -> dict[str, Any]:
+    store = ls.store()
+    run = store.get_run(params.run_id)
+    if run is None:
+        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+    steps = store.run_steps(params.run_id)
+    return {"run": run.to_json(), "steps": [s.to_json() for s in steps]}
+
+
+def trace_step(ls: HarnessServer, params: TraceStepParams) -> dict[str, Any]:
+    store = ls.store()
+    detail = store.step_detail(params.run_id, params.step)
+    if detail is None:
+        raise NotFound(f"no step {params.step} in run {params.run_id} (store {store.path})")
+    return detail.to_json()
+
+
+COMMANDS: list[Command[Any]] = [
+    Command("harness.trace.runs", TraceRunsParams, trace_runs),
+    Command("harness.trace.run", RunIdParams, trace_run),
+    Command("harness.trace.step", TraceStepParams, trace_step),
+]
+
+__all__ = ["COMMANDS"]

@@ -1,0 +1,239 @@
+"""Driving the real language server (``python -m server``) over stdio with pytest-lsp.
+
+``HarnessClient`` is pytest-lsp's test client plus what the harness sends: it records the
+``harness/*`` notifications, showMessage, progress and approval requests, answers approvals
+with ``approval_answer`` (``None``: never answer), and ``wait_for(predicate)`` blocks until
+a notification makes the predicate true (notes §2, gotcha 2: never rely on
+``wait_for_notification`` for messages that may already have arrived).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+from tests.support.fake_llm import FakeLLM
+
+SERVER_COMMAND = [sys.executable, "-m", "server"]
+WAIT_S = 30.0
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """The test process's environment (server_env *replaces* it), without provider keys."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY") and k not in ("HARNESS_PROVIDER", "HARNESS_MODEL")
+    }
+    env.pop("HARNESS_BASE_URL", None)
+    env.pop("HARNESS_STORE", None)
+    env.update(extra)
+    return env
+
+
+def plain(value: Any) -> Any:
+    """Custom notification params arrive as namedtuples: back to dicts and lists."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+class HarnessClient(LanguageClient):
+    def __init__(self) -> None:
+        super().__init__(converter_factory=default_converter)
+        self.budgets: list[dict[str, Any]] = []
+        self.finished: list[dict[str, Any]] = []
+        self.did_write: list[str] = []
+        self.approvals: list[types.ShowMessageRequestParams] = []
+        self.approvals_withdrawn = 0
+        self.approval_answer: str | None = "Allow"
+        self._tick = asyncio.Event()
+
+    def tick(self) -> None:
+        self._tick.set()
+
+    async def wait_for(self, predicate: Callable[[], Any], within_s: float = WAIT_S) -> Any:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while not (value := predicate()):
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError("the server did not send what the test waited for")
+            self._tick.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._tick.wait(), min(remaining, 0.25))
+        return value
+
+    async def wait_finished(self, run_id: int, within_s: float = WAIT_S) -> dict[str, Any]:
+        found: dict[str, Any] = await self.wait_for(
+            lambda: next((f for f in self.finished if f["runId"] == run_id), None), within_s
+        )
+        return found
+
+    async def command(self, name: str, *arguments: Any) -> Any:
+        return await self.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=name, arguments=list(arguments))
+        )
+
+    def warnings(self) -> list[str]:
+        return [m.message for m in self.messages if m.type == types.MessageType.Warning]
+
+
+def client_factory() -> HarnessClient:
+    client = HarnessClient()
+    mine = (types.WINDOW_SHOW_MESSAGE, types.PROGRESS)
+    register_lsp_features(
+        client, {k: v for k, v in DEFAULT_CLIENT_FEATURES.items() if k not in mine}
+    )
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE)
+    def on_message(ls: HarnessClient, params: types.ShowMessageParams) -> None:
+        ls.messages.append(params)
+        ls.tick()
+
+    @client.feature(types.PROGRESS)
+    def on_progress(ls: HarnessClient, params: types.ProgressParams) -> None:
+        DEFAULT_CLIENT_FEATURES[types.PROGRESS](ls, params)
+        ls.tick()
+
+    @client.feature("harness/budget")
+    def on_budget(ls: HarnessClient, params: Any) -> None:
+        ls.budgets.append(plain(params))
+        ls.tick()
+
+    @client.feature("harness/runFinished")
+    def on_finished(ls: HarnessClient, params: Any) -> None:
+        ls.finished.append(plain(params))
+        ls.tick()
+
+    @client.feature("harness/didWrite")
+    def on_did_write(ls: HarnessClient, params: Any) -> None:
+        ls.did_write.append(plain(params)["uri"])
+        ls.tick()
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    async def on_approval(
+        ls: HarnessClient, params: types.ShowMessageRequestParams
+    ) -> types.MessageActionItem | None:
+        ls.approvals.append(params)
+        ls.tick()
+        if ls.approval_answer is None:  # the user never answers
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                ls.approvals_withdrawn += 1
+                ls.tick()
+                raise
+        return types.MessageActionItem(title=ls.approval_answer or "")
+
+    return client
+
+
+CONFIG = ClientServerConfig(
+    server_command=SERVER_COMMAND, client_factory=client_factory, server_env=server_env()
+)
+
+
+def settings(fake: FakeLLM, store: Path, **more: Any) -> dict[str, Any]:
+    return {
+        "provider": {"name": "openai", "baseUrl": fake.url, "model": "m"},
+        "storePath": str(store),
+        **more,
+    }
+
+
+def initialize_params(
+    folders: list[Path], options: Any, *, capabilities: str = "visual-studio-code"
+) -> types.InitializeParams:
+    return types.InitializeParams(
+        capabilities=client_capabilities(capabilities),
+        root_uri=folders[0].as_uri() if folders else None,
+        workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders]
+        or None,
+        initialization_options=options,
+    )
+
+
+async def wait_watching(client: HarnessClient) -> None:
+    """Until every workspace folder's watcher is live (changes before that are not seen)."""
+    for _ in range(200):
+        status = await client.command("harness.status")
+        if all(f["watching"] for f in status["workspaceFolders"]):
+            return
+        await asyncio.sleep(0.02)
+    raise TimeoutError("the watchers did not start")
+
+
+async def close(client: LanguageClient) -> None:
+    """shutdown + exit; a server that does not go kills it, so teardown never hangs."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(client.shutdown_session(), 15)
+    server = client._server
+    if server is not None and server.returncode is None:
+        try:
+            await asyncio.wait_for(server.wait(), 5)
+        except TimeoutError:
+            server.kill()
+            await server.wait()
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def turn(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"tool_calls": list(calls)}
+
+
+# -- fixtures (import them into a test module to use them) -----------------------------
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("def add(a, b):\n    return a - b  # BUG\n")
+    (root / "src" / "b.py").write_text("B_VERSION = 1\n")
+    return root
+
+
+@pytest.fixture
+def fake(fake_llm: Callable[..., FakeLLM]) -> FakeLLM:
+    return fake_llm([])
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "store" / "harness.db"
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(
+    lsp_client: HarnessClient, ws: Path, fake: FakeLLM, store: Path
+) -> AsyncIterator[None]:
+    """A server initialized on ``ws`` with ``fake`` as the model and ``store``; watchers live."""
+    await lsp_client.initialize_session(initialize_params([ws], settings(fake, store)))
+    await wait_watching(lsp_client)
+    yield
+    await close(lsp_client)
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def bare(lsp_client: HarnessClient) -> AsyncIterator[None]:
+    """A started server the test initializes itself."""
+    yield
+    await close(lsp_client)
