@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -30,15 +31,20 @@ SERVER_COMMAND = [sys.executable, "-m", "server"]
 WAIT_S = 30.0
 
 
+SCRATCH = Path(tempfile.gettempdir()) / "harness-lsp-tests"
+
+
 def server_env(**extra: str) -> dict[str, str]:
-    """The test process's environment (server_env *replaces* it), without provider keys."""
+    """The test process's environment (server_env *replaces* it), without provider keys, and
+    with the user's policy file and default store out of reach."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and k not in ("HARNESS_PROVIDER", "HARNESS_MODEL")
     }
     env.pop("HARNESS_BASE_URL", None)
-    env.pop("HARNESS_STORE", None)
+    env["HARNESS_STORE"] = str(SCRATCH / "default-store.db")
+    env["XDG_CONFIG_HOME"] = str(SCRATCH / "config")
     env.update(extra)
     return env
 
@@ -199,11 +205,12 @@ def turn(*calls: dict[str, Any]) -> dict[str, Any]:
     return {"tool_calls": list(calls)}
 
 
-# -- fixtures (import them into a test module to use them) -----------------------------
+# -- fixtures: import the ``*_fixture`` functions into a test module, then ask for them by
+# -- their names (``client``, ``bare``, ``ws``, ``fake``, ``store``) ---------------------
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
+@pytest.fixture(name="ws")
+def ws_fixture(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     (root / "src").mkdir(parents=True)
     (root / "src" / "a.py").write_text("def add(a, b):\n    return a - b  # BUG\n")
@@ -211,18 +218,18 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def fake(fake_llm: Callable[..., FakeLLM]) -> FakeLLM:
+@pytest.fixture(name="fake")
+def fake_fixture(fake_llm: Callable[..., FakeLLM]) -> FakeLLM:
     return fake_llm([])
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Path:
+@pytest.fixture(name="store")
+def store_fixture(tmp_path: Path) -> Path:
     return tmp_path / "store" / "harness.db"
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def client(
+@pytest_lsp.fixture(config=CONFIG, name="client")
+async def client_fixture(
     lsp_client: HarnessClient, ws: Path, fake: FakeLLM, store: Path
 ) -> AsyncIterator[None]:
     """A server initialized on ``ws`` with ``fake`` as the model and ``store``; watchers live."""
@@ -232,8 +239,8 @@ async def client(
     await close(lsp_client)
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def bare(lsp_client: HarnessClient) -> AsyncIterator[None]:
+@pytest_lsp.fixture(config=CONFIG, name="bare")
+async def bare_fixture(lsp_client: HarnessClient) -> AsyncIterator[None]:
     """A started server the test initializes itself."""
     yield
     await close(lsp_client)

@@ -13,11 +13,11 @@ from lsprotocol import types
 from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
     HarnessClient,
     call,
-    client,
-    fake,
-    store,
+    client_fixture,
+    fake_fixture,
+    store_fixture,
     turn,
-    ws,
+    ws_fixture,
 )
 from tests.support.fake_llm import FakeLLM
 

@@ -1,0 +1,156 @@
+"""Changes from outside the agent while a run is in progress (§6.4) and the user's unsaved
+buffers (§6.5), through the real server: the watcher, ``didSave``, ``didOpen``/``didChange``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+    HarnessClient,
+    call,
+    client_fixture,
+    fake_fixture,
+    store_fixture,
+    turn,
+    ws_fixture,
+)
+from tests.support.fake_llm import FakeLLM
+
+
+def user_text(body: dict[str, Any]) -> str:
+    return str(body["messages"][1]["content"])
+
+
+async def test_a_file_changed_on_disk_is_reread_by_the_next_request(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    def change_b_on_disk(body: dict[str, Any]) -> dict[str, Any]:
+        (ws / "src" / "b.py").write_text("B_VERSION = 2  # changed on disk\n")
+        time.sleep(0.5)  # the watcher reports within ~30 ms
+        return turn(call("list_dir", path="src"))
+
+    fake.add_turns(turn(call("read_file", path="src/b.py")), change_b_on_disk, {"content": "ok"})
+    run_id = (await client.command("harness.run", {"goal": "look"}))["runId"]
+    assert (await client.wait_finished(run_id))["outcome"] == "finished"
+
+    requests = [user_text(b) for b in fake.requests]
+    assert len(requests) == 3
+    assert "B_VERSION = 1" in requests[1]
+    assert "B_VERSION = 2  # changed on disk" in requests[2]
+    assert "B_VERSION = 1" not in requests[2]
+    assert "invalidated by a change on disk" in requests[2]
+
+
+async def test_did_save_feeds_the_run_at_once(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    # A .gitignore'd file: the watcher ignores it, so only didSave can report the change.
+    (ws / ".gitignore").write_text("notes/\n")
+    (ws / "notes").mkdir()
+    note = ws / "notes" / "todo.txt"
+    note.write_text("first version\n")
+    uri = note.as_uri()
+    loop = asyncio.get_running_loop()
+
+    def save_in_editor(body: dict[str, Any]) -> dict[str, Any]:
+        note.write_text("saved from the editor\n")
+        loop.call_soon_threadsafe(
+            client.text_document_did_save,
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)),
+        )
+        time.sleep(0.5)
+        return turn(call("list_dir"))
+
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="plaintext", version=1, text="first version\n"
+            )
+        )
+    )
+    fake.add_turns(turn(call("read_file", path="notes/todo.txt")), save_in_editor, {"content": "k"})
+    run_id = (await client.command("harness.run", {"goal": "look"}))["runId"]
+    assert (await client.wait_finished(run_id))["outcome"] == "finished"
+    last = user_text(fake.requests[2])
+    assert "saved from the editor" in last and "first version" not in last
+
+
+async def test_a_file_with_unsaved_changes_is_not_written_and_the_user_is_warned(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    a = ws / "src" / "a.py"
+    on_disk = a.read_text()
+    uri = a.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="python", version=1, text=on_disk
+            )
+        )
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="# mine\n")],
+        )
+    )
+    fake.add_turns(
+        turn(call("read_file", path="src/a.py")),
+        turn(call("write_file", path="src/a.py", content="# the agent's\n")),
+        turn(call("write_file", path="src/b.py", content="B_VERSION = 3\n")),
+        {"content": "done"},
+    )
+    run_id = (await client.command("harness.run", {"goal": "rewrite a"}))["runId"]
+    assert (await client.wait_finished(run_id))["outcome"] == "finished"
+
+    assert a.read_text() == on_disk, "the user's file was not written"
+    assert (ws / "src" / "b.py").read_text() == "B_VERSION = 3\n", "other files are"
+    assert client.did_write == [(ws / "src" / "b.py").resolve().as_uri()]
+    (warning,) = [w for w in client.warnings() if "src/a.py" in w]
+    assert "unsaved changes in the editor" in warning
+    read = await client.command("harness.trace.step", {"runId": run_id, "step": 1})
+    assert "the editor holds unsaved changes to this file" in read["result"]
+    refused = await client.command("harness.trace.step", {"runId": run_id, "step": 2})
+    assert "unsaved changes in the editor" in refused["result"]
+
+
+async def test_a_saved_or_reloaded_buffer_is_not_dirty(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    a, b = ws / "src" / "a.py", ws / "src" / "b.py"
+    for path, version in ((a, 1), (b, 1)):
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=path.as_uri(), language_id="python", version=version, text=path.read_text()
+                )
+            )
+        )
+    # a: edited, then saved. b: "reloaded" by the editor with the same text as on disk.
+    a.write_text("saved = True\n")
+    for path, text in ((a, "saved = True\n"), (b, b.read_text())):
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=a.as_uri()))
+    )
+    fake.add_turns(
+        turn(
+            call("write_file", path="src/a.py", content="agent_a = 1\n"),
+            call("write_file", path="src/b.py", content="agent_b = 1\n"),
+        ),
+        {"content": "done"},
+    )
+    run_id = (await client.command("harness.run", {"goal": "write both"}))["runId"]
+    assert (await client.wait_finished(run_id))["outcome"] == "finished"
+    assert a.read_text() == "agent_a = 1\n" and b.read_text() == "agent_b = 1\n"
+    assert not [w for w in client.warnings() if "unsaved" in w]
