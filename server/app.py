@@ -1,14 +1,17 @@
 """The language server: ``HarnessServer`` holds the state (settings, stores, open documents,
 runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature modules.
 
-    initialize            settings from initializationOptions (bad ones: showMessage)
-    initialized           logs to window/logMessage; a watcher per workspace folder
-    didChangeConfiguration / didChangeWorkspaceFolders    settings / watchers follow
-    didOpen/didChange/didSave/didClose                    unsaved-buffer tracking; didSave
-                                                          feeds the active runs at once
-    workspace/executeCommand                              server.commands
-    window/workDoneProgress/cancel                        cancels the run of that progress
-    shutdown              runs cancelled (whole steps recorded), watchers stopped, stores closed
+    initialize                  settings from initializationOptions
+    initialized                 logs to window/logMessage; bad settings reported
+                                (showMessage); a watcher per workspace folder
+    didChangeConfiguration      new settings (``settings: null``: pulled through
+                                workspace/configuration, section ``harness``)
+    didChangeWorkspaceFolders   watchers follow the folders
+    didOpen/Change/Save/Close   unsaved-buffer tracking; didSave feeds the active runs
+    workspace/executeCommand    server.commands
+    workDoneProgress/cancel     cancels the run of that progress
+    shutdown                    runs cancelled (whole steps recorded), watchers stopped,
+                                stores closed
 
 Nothing is built at import time, and only pygls is imported before ``initialize`` is
 answered: settings are parsed, and the harness (pydantic, the store, the loop) is loaded,
@@ -31,7 +34,7 @@ from server import commands
 from server.documents import DocumentTracker
 from server.folders import folder_roots, pick_folder, uri_to_path
 from server.logs import LspLogHandler
-from server.rpc import notify
+from server.rpc import ask_client, notify
 from server.runs import RunManager
 from server.stores import Stores
 from server.watch import FolderWatchers
@@ -43,6 +46,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "harness-lsp"
+SECTION = "harness"  # the settings section in the editor
+PULL_TIMEOUT_S = 5.0
 
 
 class HarnessServer(LanguageServer):
@@ -111,6 +116,21 @@ class HarnessServer(LanguageServer):
             log.warning("%s", message)
             self.show(message)
 
+    async def pull_settings(self) -> object | None:
+        """The ``harness`` section through ``workspace/configuration``, if the client has it."""
+        workspace = self.client_capabilities.workspace
+        if not (workspace and workspace.configuration):
+            return None
+        request = types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+        try:
+            answer = await ask_client(
+                self.protocol, types.WORKSPACE_CONFIGURATION, request, within_s=PULL_TIMEOUT_S
+            )
+        except Exception as exc:
+            log.warning("could not read the settings from the client: %s", exc)
+            return None
+        return answer[0] if isinstance(answer, list | tuple) and answer else None
+
     def _buffer_text(self, uri: str) -> str | None:
         try:
             doc = self.workspace.text_documents.get(unquote(uri))
@@ -150,10 +170,15 @@ def _register_lifecycle(server: HarnessServer) -> None:
             ls.log_handler.uninstall()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(
+    async def did_change_configuration(
         ls: HarnessServer, params: types.DidChangeConfigurationParams
     ) -> None:
-        ls.set_settings(params.settings, "didChangeConfiguration")
+        raw, source = params.settings, "didChangeConfiguration"
+        if raw is None:  # a pull-model client: "settings changed, ask for them"
+            raw, source = await ls.pull_settings(), "workspace/configuration"
+            if raw is None:
+                return
+        ls.set_settings(raw, source)
         _ = ls.settings  # report bad values now, not at the next command
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)

@@ -1,6 +1,6 @@
 """``harness.status``: everything a client that starts after a run needs to restore its
-status bar — the active runs, the last budget, memory counts against their caps, the store
-and the watched folders."""
+status bar — the active runs, the last budget, memory counts against their caps, the store,
+the settings in effect and the watched folders."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def status(ls: HarnessServer, params: StatusParams) -> dict[str, Any]:
             "global": memory_usage(store, GLOBAL),
         },
         "storePath": str(store.path),
+        "settings": ls.settings.model_dump(mode="json", by_alias=True),
         "workspaceFolders": [
             {"path": str(root), "watching": ls.watchers.ready(root)} for root in roots
         ],

@@ -4,6 +4,7 @@ with showMessage and replaced by defaults, and harness errors come back as clear
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -301,3 +302,18 @@ async def test_without_a_workspace_folder_commands_say_so(bare: HarnessClient, s
         await bare.command("harness.run", {"goal": "x"})
     status = await bare.command("harness.status")
     assert status["memory"]["workspace"] is None and status["workspaceFolders"] == []
+
+
+async def test_null_settings_are_pulled_from_the_client(
+    client: HarnessClient, fake: FakeLLM, store: Path
+) -> None:
+    client.set_configuration({"harness": {**settings(fake, store), "maxSteps": 2}})
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    for _ in range(100):  # the pull is asynchronous
+        status = await client.command("harness.status")
+        if status["settings"]["maxSteps"] == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert status["settings"]["maxSteps"] == 2
+    assert status["settings"]["provider"]["baseUrl"] == fake.url
+    assert client.warnings() == []
