@@ -51,10 +51,16 @@ class SearchOutcome:
 @dataclass(frozen=True)
 class Matcher:
     """The pattern compiled twice: as ``str`` for Unicode semantics, and as ``bytes`` for
-    pure-ASCII files, where both mean the same and no decoding is needed (most source)."""
+    pure-ASCII files, where both mean the same and no decoding is needed (most source).
+    ``literal`` is a substring every match must contain, when the pattern has one."""
 
     text: re.Pattern[str]
     raw: re.Pattern[bytes] | None
+    literal: str | None = None
+
+    @property
+    def raw_literal(self) -> bytes | None:
+        return self.literal.encode("ascii") if self.literal and self.literal.isascii() else None
 
 
 def compile_pattern(pattern: str) -> Matcher:
@@ -65,7 +71,31 @@ def compile_pattern(pattern: str) -> Matcher:
         raw: re.Pattern[bytes] | None = re.compile(pattern.encode("utf-8"), re.MULTILINE)
     except re.error:
         raw = None  # e.g. `\\u00e9` has no bytes form; such patterns decode every file
-    return Matcher(text, raw)
+    return Matcher(text, raw, required_literal(pattern))
+
+
+def required_literal(pattern: str) -> str | None:
+    """For a pattern that does not start with a literal: the longest run of plain characters
+    at its top level (text every match contains), or None. GNU grep's trick: find the
+    literal with a fast substring search, then run the regex on that line only, instead of
+    trying the regex at every position of the file (slow in ``re`` without a literal
+    prefix)."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser as sre  # type: ignore[attr-defined]
+
+    parsed = sre.parse(pattern)
+    if parsed.state.flags & (re.IGNORECASE | re.VERBOSE):
+        return None
+    if parsed.data and parsed.data[0][0] is c.LITERAL:
+        return None  # ``re`` already scans for a literal prefix at C speed
+    best, run = "", ""
+    for op, arg in parsed.data:
+        if op is c.LITERAL:
+            run += chr(arg)
+            best = max(best, run, key=len)
+        else:
+            run = ""
+    return best if len(best) >= 3 and "\n" not in best else None
 
 
 def search(
@@ -96,10 +126,27 @@ def search(
         if is_binary(data):
             out.binary_skipped += 1
         elif matcher.raw is not None and data.isascii():
-            _search_file(rel, data, matcher.raw, out, nl=b"\n", keep=keep, permit=permit)
+            if matcher.raw_literal is not None:
+                _search_lines(
+                    rel,
+                    data,
+                    matcher.raw,
+                    matcher.raw_literal,
+                    out,
+                    nl=b"\n",
+                    keep=keep,
+                    permit=permit,
+                )
+            else:
+                _search_file(rel, data, matcher.raw, out, nl=b"\n", keep=keep, permit=permit)
         else:
             text = data.decode("utf-8", errors="replace")
-            _search_file(rel, text, matcher.text, out, nl="\n", keep=keep, permit=permit)
+            if matcher.literal is not None:
+                _search_lines(
+                    rel, text, matcher.text, matcher.literal, out, nl="\n", keep=keep, permit=permit
+                )
+            else:
+                _search_file(rel, text, matcher.text, out, nl="\n", keep=keep, permit=permit)
     return out
 
 
@@ -161,6 +208,50 @@ def _search_file(
         if line_end >= len(text):
             break
         m = regex.search(text, line_end + 1)
+    if lines_here:
+        out.files_with_hits += 1
+        out.files_with_rest += lines_here > kept_here
+
+
+def _search_lines(
+    rel: str,
+    text: AnyStr,
+    regex: re.Pattern[AnyStr],
+    literal: AnyStr,
+    out: SearchOutcome,
+    *,
+    nl: AnyStr,
+    keep: int,
+    permit: Callable[[str], bool],
+) -> None:
+    """Only lines holding ``literal`` can match: find them with ``find`` (memchr speed)
+    and run the regex on each such line alone (``pos``/``endpos``, so it cannot span)."""
+    pos, counted_from, line_no, lines_here, kept_here = 0, 0, 1, 0, 0
+    asked = False
+    while (idx := text.find(literal, pos)) >= 0:
+        line_start = text.rfind(nl, 0, idx) + 1
+        line_end = text.find(nl, idx)
+        if line_end < 0:
+            line_end = len(text)
+        m = regex.search(text, line_start, line_end)
+        if m is not None:
+            if not asked:
+                asked = True
+                if not permit(rel):
+                    out.refused += 1
+                    return
+            line_no += text.count(nl, counted_from, line_start)
+            counted_from = line_start
+            lines_here += 1
+            out.total_lines += 1
+            if len(out.hits) < keep:
+                out.hits.append(
+                    LineHit(
+                        rel, line_no, _as_text(text[line_start:line_end]), m.start() - line_start
+                    )
+                )
+                kept_here += 1
+        pos = line_end + 1
     if lines_here:
         out.files_with_hits += 1
         out.files_with_rest += lines_here > kept_here
