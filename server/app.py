@@ -155,7 +155,10 @@ def _register_lifecycle(server: HarnessServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: HarnessServer, params: types.InitializedParams) -> None:
         ls.log_handler = LspLogHandler.install(ls.protocol, asyncio.get_running_loop())
-        await asyncio.to_thread(commands.preload)
+        try:
+            await asyncio.to_thread(commands.preload)
+        except Exception:  # the first command will say what is wrong
+            log.exception("loading the harness failed")
         _ = ls.settings  # parse now: bad values are reported right after initialize
         roots = ls.folder_roots()
         log.info("harness-lsp %s: workspace folders %s", __version__, [str(r) for r in roots])

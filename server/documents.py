@@ -81,9 +81,6 @@ class DocumentTracker:
             return False
         return True
 
-    def dirty_paths(self) -> list[Path]:
-        return [p for p in list(self._docs) if self.is_dirty(p)]
-
 
 class EditorGuard:
     """``DocumentGuard`` for one workspace root."""

@@ -9,6 +9,7 @@ interleave frames.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -76,7 +77,8 @@ class LspLogHandler(logging.Handler):
             return
         if self._on_loop():
             self._send(params)
-        elif not self.loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # a closed loop: the server is going away
             self.loop.call_soon_threadsafe(self._send, params)
 
     def _on_loop(self) -> bool:

@@ -40,7 +40,7 @@ class LspObserver(RunObserver):
         max_steps = run.contract.max_steps
         message = f"step {step}/{max_steps}"
         if label:
-            message += f" · {_one_line(label)}"
+            message += f" · {one_line(label)}"
         active.progress.report(message, min(100, (step - 1) * 100 // max_steps))
 
     def step_started(self, run: Run, step: int) -> None:
@@ -77,9 +77,10 @@ class LspObserver(RunObserver):
         self.ls.notify(RUN_FINISHED, result.to_json())
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """A label for a progress bar: one line, at most ``MAX_LABEL_CHARS``."""
     line = " ".join(text.split())
     return line if len(line) <= MAX_LABEL_CHARS else line[: MAX_LABEL_CHARS - 1] + "…"
 
 
-__all__ = ["BUDGET", "DID_WRITE", "RUN_FINISHED", "LspObserver"]
+__all__ = ["BUDGET", "DID_WRITE", "RUN_FINISHED", "LspObserver", "one_line"]

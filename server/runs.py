@@ -22,7 +22,7 @@ from harness.types import Outcome, Provider
 from server.approvals import LspApprover
 from server.documents import EditorGuard
 from server.errors import Conflict, InvalidParams
-from server.observer import LspObserver
+from server.observer import LspObserver, one_line
 from server.progress import RunProgress
 
 if TYPE_CHECKING:
@@ -123,7 +123,8 @@ class RunManager:
         run = active.run
         try:
             try:
-                await active.progress.begin("Harness", f"run {run.run_id}: {run.contract.goal}")
+                goal = one_line(run.contract.goal)
+                await active.progress.begin("Harness", f"run {run.run_id}: {goal}")
             except asyncio.CancelledError:
                 run.cancel()  # execute() below records the run as cancelled, then we stop
                 await run.execute()

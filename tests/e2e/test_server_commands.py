@@ -4,6 +4,7 @@ store (§8.1); ``harness.run.revert`` puts files back byte for byte."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -154,7 +155,11 @@ async def test_revert_refuses_a_dirty_buffer_and_an_active_run(
     assert "unsaved changes in the editor" in result["files"][0]["reason"]
     assert b.read_text() == "agent\n"
 
-    fake.add_turns(lambda body: (__import__("time").sleep(1.0), {"content": "slow"})[1])
+    def slow(body: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(1.0)
+        return {"content": "slow"}
+
+    fake.add_turns(slow)
     busy = (await client.command("harness.run", {"goal": "slow"}))["runId"]
     with pytest.raises(JsonRpcException, match="still in progress"):
         await client.command("harness.run.revert", {"runId": busy})

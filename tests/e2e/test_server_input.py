@@ -5,6 +5,7 @@ with showMessage and replaced by defaults, and harness errors come back as clear
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -219,8 +220,6 @@ async def test_a_second_run_in_the_same_folder_is_refused(
     client: HarnessClient, fake: FakeLLM
 ) -> None:
     def slow(body: dict[str, Any]) -> dict[str, Any]:
-        import time
-
         time.sleep(0.8)
         return {"content": "done"}
 

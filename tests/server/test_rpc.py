@@ -1,0 +1,101 @@
+"""Talking to the client without pygls in the way: approvals mapped from the buttons, a
+cancelled wait that tells the client (``$/cancelRequest``) and drops a late answer quietly,
+and log records forwarded to ``window/logMessage`` from any thread."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from harness.types import Act, Approval, ApprovalRequest
+from server.approvals import LspApprover, approval_message
+from server.logs import LspLogHandler
+
+
+class FakeProtocol:
+    """The two calls the server makes on pygls' protocol, recorded."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, Any, str, Future[Any]]] = []
+        self.notifications: list[tuple[str, Any]] = []
+
+    def send_request(self, method: str, params: Any, msg_id: str) -> Future[Any]:
+        future: Future[Any] = Future()
+        self.requests.append((method, params, msg_id, future))
+        return future
+
+    def notify(self, method: str, params: Any) -> None:
+        self.notifications.append((method, params))
+
+
+REQUEST = ApprovalRequest(run_id=3, act=Act.EXEC, target="make test", reason="the default")
+
+
+@pytest.mark.parametrize(
+    ("answer", "approval"),
+    [
+        ("Allow", Approval.ALLOW_ONCE),
+        ("Allow for this run", Approval.ALLOW_RUN),
+        ("Deny", Approval.DENY),
+        (None, Approval.DENY),  # dismissed
+        ("Something else", Approval.DENY),
+    ],
+)
+async def test_the_buttons_map_to_approvals(answer: str | None, approval: Approval) -> None:
+    protocol = FakeProtocol()
+    waiting: list[bool] = []
+    approver = LspApprover(protocol, waiting.append)  # type: ignore[arg-type]
+    task = asyncio.create_task(approver(REQUEST))
+    await asyncio.sleep(0)
+    ((method, params, _, future),) = protocol.requests
+    assert method == types.WINDOW_SHOW_MESSAGE_REQUEST
+    assert [a.title for a in params.actions] == ["Allow", "Allow for this run", "Deny"]
+    future.set_result(types.MessageActionItem(title=answer) if answer else None)
+    assert await task is approval
+    assert waiting == [True, False]
+
+
+async def test_a_cancelled_wait_tells_the_client_and_ignores_a_late_answer() -> None:
+    protocol = FakeProtocol()
+    task = asyncio.create_task(LspApprover(protocol)(REQUEST))  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    ((_, _, msg_id, future),) = protocol.requests
+    assert protocol.notifications == [(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))]
+    assert not future.cancelled(), "pygls' own future stays pending"
+    future.set_exception(RuntimeError("RequestCancelled"))  # what the client answers later
+    await asyncio.sleep(0.01)
+
+
+def test_long_targets_are_cut() -> None:
+    message = approval_message(
+        ApprovalRequest(run_id=1, act=Act.EXEC, target="x" * 1000, reason="r")
+    )
+    assert len(message) < 400 and "…" in message
+
+
+async def test_logs_reach_the_client_from_any_thread() -> None:
+    protocol = FakeProtocol()
+    handler = LspLogHandler.install(protocol, asyncio.get_running_loop())  # type: ignore[arg-type]
+    try:
+        logging.getLogger("server.test").warning("on the loop")
+        thread = threading.Thread(target=logging.getLogger("harness.test").error, args=("away",))
+        thread.start()
+        thread.join()
+        logging.getLogger("pygls.test").error("not ours")
+        await asyncio.sleep(0.01)
+    finally:
+        handler.uninstall()
+    sent = [(p.type, p.message) for _, p in protocol.notifications]
+    assert sent == [
+        (types.MessageType.Warning, "server.test: on the loop"),
+        (types.MessageType.Error, "harness.test: away"),
+    ]
