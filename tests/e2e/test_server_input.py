@@ -6,18 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+    CONFIG,
     HarnessClient,
     bare_fixture,
     call,
     client_fixture,
+    close,
     fake_fixture,
     initialize_params,
     settings,
@@ -200,19 +204,35 @@ BAD_INPUT = [
 ]
 
 
+@pytest_lsp.fixture(config=CONFIG, scope="module", name="shared")
+async def shared_fixture(
+    lsp_client: HarnessClient, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[None]:
+    """One server for the whole table: every case must leave it answering for the next."""
+    root = tmp_path_factory.mktemp("ws")
+    options = {
+        "storePath": str(root.parent / "store.db"),
+        "provider": {"name": "openai", "baseUrl": "http://127.0.0.1:9/v1"},
+    }
+    await lsp_client.initialize_session(initialize_params([root], options))
+    yield
+    await close(lsp_client)
+
+
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(("command", "arguments", "code", "message"), BAD_INPUT)
 async def test_bad_input_is_a_clear_error_and_the_server_keeps_answering(
-    client: HarnessClient, command: str, arguments: list[Any], code: int, message: str
+    shared: HarnessClient, command: str, arguments: list[Any], code: int, message: str
 ) -> None:
     with pytest.raises(JsonRpcException) as raised:
-        await client.workspace_execute_command_async(
+        await shared.workspace_execute_command_async(
             types.ExecuteCommandParams(command=command, arguments=arguments)
         )
     assert raised.value.code == code
     assert message in raised.value.message
     assert command in raised.value.message or code == INVALID_PARAMS
     assert len(raised.value.message) < 600, "values are never echoed back"
-    status = await client.command("harness.status")
+    status = await shared.command("harness.status")
     assert status["runs"] == []
 
 
