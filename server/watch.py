@@ -1,13 +1,15 @@
 """One ``harness.watch.Watcher`` per workspace folder (§6.4), started on ``initialized``,
 stopped on ``shutdown``; folders added or removed later start or stop theirs.
 
-Changed paths go to ``on_change(root, paths)`` — the run manager, which feeds every active
+Folders are watched concurrently (each takes a moment to become live). Changed paths go to
+``on_change(root, paths)`` — the run manager, which feeds every active
 run of that folder (``Run.notify_changed`` decides by content hash whether anything the
 model saw became stale). The store's files are ignored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -38,15 +40,21 @@ class FolderWatchers:
         from harness.watch import Watcher
 
         ignored = list(ignore)
+        new: dict[Path, Watcher] = {}
         for root in roots:
-            if root in self._watchers:
+            if root in self._watchers or root in new:
                 continue
-            watcher = Watcher(root, self._callback(root), ignore=ignored)
-            self._watchers[root] = watcher
             try:
-                await watcher.start()
-            except Exception:
+                new[root] = Watcher(root, self._callback(root), ignore=ignored)
+            except Exception:  # the folder is gone, or not a directory
                 log.exception("cannot watch %s; changes on disk will not be noticed", root)
+        self._watchers.update(new)
+        started = await asyncio.gather(*(w.start() for w in new.values()), return_exceptions=True)
+        for root, outcome in zip(new, started, strict=True):
+            if isinstance(outcome, BaseException):
+                log.error(
+                    "cannot watch %s (%s); changes on disk will not be noticed", root, outcome
+                )
                 self._watchers.pop(root, None)
 
     async def stop(self, root: Path) -> None:
