@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lsprotocol.types import MessageType
+
 from harness.types import Outcome, Provider
 from server.approvals import LspApprover
 from server.documents import EditorGuard
 from server.errors import Conflict, InvalidParams
-from server.observer import LspObserver, one_line
+from server.observer import RUN_FINISHED, LspObserver, one_line
 from server.progress import RunProgress
 
 if TYPE_CHECKING:
@@ -77,18 +79,29 @@ class RunManager:
     # -- starting and stopping ---------------------------------------------------------
 
     async def start(self, params: RunParams) -> dict[str, Any]:
-        from harness.loop import Run
-        from harness.policy import Policy
-        from harness.provider import make_provider, resolve_api_key
-
-        ls = self.ls
-        root = ls.folder(params.workspace_folder)
+        root = self.ls.folder(params.workspace_folder)
         busy = self.in_folder(root)
         if busy is not None:
             raise Conflict(
                 f"run {busy.run.run_id} is already in progress in {root}; wait for it to "
                 "finish or cancel it (harness.cancel)"
             )
+        active = await self._new_run(params, root)
+        run = active.run
+        self.active[run.run_id] = active
+        task = asyncio.create_task(self._drive(active), name=f"harness run {run.run_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        log.info("run %d started in %s: %s", run.run_id, root, one_line(run.contract.goal))
+        return {"runId": run.run_id}
+
+    async def _new_run(self, params: RunParams, root: Path) -> ActiveRun:
+        """The run (its row exists once this returns) with everything it talks to."""
+        from harness.loop import Run
+        from harness.policy import Policy
+        from harness.provider import make_provider, resolve_api_key
+
+        ls = self.ls
         settings = ls.settings
         contract = build_contract(params, settings, root)
         policy = Policy.load(root, editor=settings.policy)
@@ -112,12 +125,7 @@ class RunManager:
             raise
         active = ActiveRun(run, run.workspace.root, provider, RunProgress(ls))
         approver.waiting = active.set_waiting
-        self.active[run.run_id] = active
-        task = asyncio.create_task(self._drive(active), name=f"harness run {run.run_id}")
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        log.info("run %d started in %s: %s", run.run_id, root, contract.goal[:200])
-        return {"runId": run.run_id}
+        return active
 
     async def _drive(self, active: ActiveRun) -> None:
         run = active.run
@@ -159,9 +167,9 @@ class RunManager:
             log.exception("could not record the end of run %d", run.run_id)
         self.release(active)
         active.progress.end(f"stopped: {error}")
-        self.ls.show(f"harness: run {run.run_id} stopped: {error}")
+        self.ls.show(f"harness: run {run.run_id} stopped: {error}", MessageType.Error)
         self.ls.notify(
-            "harness/runFinished",
+            RUN_FINISHED,
             {
                 "runId": run.run_id,
                 "outcome": Outcome.CANCELLED.value,
