@@ -29,7 +29,7 @@ from harness.store import ObservationRecord, StepRecord, Store
 from harness.store.base import now_iso
 from harness.tokens import estimate_tokens
 from harness.tools import all_tools, dispatch, tool_schemas
-from harness.tools.base import Tool, ToolContext, header
+from harness.tools.base import LABELS, Tool, ToolContext, header
 from harness.tools.exec import exec_environment
 from harness.types import (
     Act,
@@ -449,13 +449,15 @@ def _total_tokens(reply: Reply, request: Request) -> int:
 
 
 def _label(call: ToolCall) -> str:
+    """``read src/a.py``: what a call is about, in the words of the result headers."""
     args = call.arguments
+    verb = LABELS.get(call.name, call.name)
     for key in ("path", "pattern", "name_glob", "key"):
         if isinstance(args.get(key), str):
-            return f"{call.name} {args[key]}"
+            return f"{verb} {args[key]}"[:200]
     if call.name == "exec" and isinstance(args.get("argv"), list):
-        return f"exec {shlex.join(str(a) for a in args['argv'])}"
-    return call.name
+        return f"exec {shlex.join(str(a) for a in args['argv'])}"[:200]
+    return verb
 
 
 def _decision(reply: Reply, results: list[ToolResult]) -> str:

@@ -55,7 +55,7 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
     assert len(messages) == len(reports) - 2
     assert "step 1/10" in messages
     assert "step 1/10 · grep BUG" in messages
-    assert "step 2/10 · read_file src/a.py" in messages
+    assert "step 2/10 · read src/a.py" in messages
     assert "step 4/10" in messages
 
     # harness/budget after every step, with the values the trace holds

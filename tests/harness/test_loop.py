@@ -85,7 +85,7 @@ async def test_finished_when_the_model_stops_calling_tools(ws: Path, tmp_path: P
     )
     result = await run.execute()
     assert (result.outcome, result.steps) == (Outcome.FINISHED, 2)
-    assert rec.labels == ["read_file a.py"]
+    assert rec.labels == ["read a.py"]
     assert [s.step for s in rec.summaries] == [1, 2]
     assert rec.summaries[-1].spent_tokens == result.spent_tokens > 0
     assert rec.summaries[-1].context_ceiling == 24_000
@@ -131,7 +131,7 @@ async def test_failed_verification_is_an_observation_and_the_run_goes_on(
     steps = run.store.run_steps(run.run_id)
     assert [s.decision for s in steps] == [
         "stop → verify failed",
-        "write_file a.py",
+        "write a.py",
         "stop → verify passed",
     ]
 
