@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from harness.store import Store, default_store_path
 
 
@@ -27,3 +29,9 @@ def open_store(args: argparse.Namespace) -> Store:
 
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
+
+
+def console() -> Console:
+    """A console for tables: the terminal's width, or 120 columns when piped."""
+    out = Console(highlight=False)
+    return out if out.is_terminal else Console(highlight=False, width=120)

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.cli.common import add_store_arg, open_store, print_json
+from harness.cli.common import console as wide_console
 from harness.contract import MemoryLimits
 from harness.errors import ConfigError
 from harness.memory.notes import KINDS, MemoryNote, MemoryWriteResult
@@ -77,7 +78,7 @@ def _list(args: argparse.Namespace) -> int:
         print_json([n.to_json() for n in notes])
         return 0
     limits = MemoryLimits()
-    console = Console(highlight=False)
+    console = wide_console()
     console.print(
         Text(
             f"{_label(scope)}: {usage.entries} of {limits.max_entries} notes,"
@@ -88,8 +89,10 @@ def _list(args: argparse.Namespace) -> int:
     if not notes:
         return 0
     table = Table(box=None)
-    for column in ("key", "value", "kind", "pinned", "written by", "recalls", "updated"):
-        table.add_column(column, overflow="fold")
+    table.add_column("key", overflow="fold", min_width=12)
+    table.add_column("value", overflow="fold", ratio=1)
+    for column in ("kind", "pinned", "written by", "recalls", "updated"):
+        table.add_column(column, no_wrap=True)
     for n in notes:
         table.add_row(
             Text(n.key),

@@ -6,10 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
-from harness.cli.common import add_store_arg, open_store, print_json
+from harness.cli.common import add_store_arg, console, open_store, print_json
 
 
 def register(sub: Any) -> None:
@@ -36,7 +35,10 @@ def _runs(args: argparse.Namespace) -> int:
     if args.json:
         print_json([r.to_json() for r in rows])
         return 0
-    table = Table("run", "outcome", "steps", "tokens", "started", "goal", box=None)
+    table = Table(box=None)
+    for name in ("run", "outcome", "steps", "tokens", "started"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("goal", no_wrap=True, overflow="ellipsis", max_width=60)
     for r in rows:
         table.add_row(
             str(r.run_id),
@@ -46,7 +48,7 @@ def _runs(args: argparse.Namespace) -> int:
             r.started_at,
             r.goal[:60],
         )
-    Console().print(table)
+    console().print(table)
     return 0
 
 
@@ -60,25 +62,30 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"run": run.to_json(), "steps": [s.to_json() for s in steps]})
         return 0
-    console = Console()
-    console.print(f"run {run.run_id} · {run.outcome or 'running'} · {run.goal}", markup=False)
-    table = Table(
-        "step",
-        "decision",
-        "est",
-        "reported",
+    out = console()
+    out.print(f"run {run.run_id} · {run.outcome or 'running'} · {run.goal}", markup=False)
+    table = Table(box=None)
+    numeric = (
+        "est.\ntokens",
+        "reported\ntokens",
         "ceiling",
         "carried",
         "stubbed",
         "re-read",
         "recalled",
-        "result chars",
-        box=None,
+        "result\nchars",
     )
+    widths = [max(7, *(len(p) for p in name.split("\n"))) for name in numeric]
+    # Numbers never wrap; the decision column gets what is left of the width.
+    room = out.width - sum(w + 2 for w in widths) - 8
+    table.add_column("step", justify="right", no_wrap=True, min_width=4)
+    table.add_column("decision", no_wrap=True, overflow="ellipsis", width=max(10, min(48, room)))
+    for name, width in zip(numeric, widths, strict=True):
+        table.add_column(name, justify="right", no_wrap=True, min_width=width)
     for s in steps:
         table.add_row(
             str(s.step),
-            s.decision[:50],
+            s.decision,
             f"{s.est_tokens:,}",
             f"{s.reported_prompt_tokens:,}" if s.reported_prompt_tokens else "-",
             f"{s.effective_tokens:,}",
@@ -88,7 +95,7 @@ def _show(args: argparse.Namespace) -> int:
             str(s.recalled),
             f"{s.result_chars:,}",
         )
-    console.print(table)
+    out.print(table)
     return 0
 
 
