@@ -253,3 +253,33 @@ def test_sigkill_mid_run_leaves_whole_steps(
     (recorded,) = conn.execute("SELECT steps FROM runs WHERE id = 1").fetchone()
     assert recorded == len(rows)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_ctrl_c_cancels_the_run_at_the_next_safe_point(
+    project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    fake = fake_llm([turn(call("list_dir")) for _ in range(100)], delay_s=0.2)
+    store = tmp_path / "s.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", *run_args("x", fake.url, project, store)],
+        env=env(),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while len(fake.requests) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, err
+    result = json.loads(out)
+    assert result["outcome"] == "cancelled" and result["steps"] >= 2
+    conn = sqlite3.connect(store)
+    assert (
+        conn.execute("SELECT outcome FROM runs WHERE id = ?", (result["runId"],)).fetchone()[0]
+        == "cancelled"
+    )
+    assert conn.execute("SELECT count(*) FROM steps").fetchone()[0] == result["steps"]
