@@ -32,7 +32,8 @@ from harness.memory import GLOBAL, RunMemory, jaccard, words
 from harness.memory.block import fill, full_chars, render, render_line, selection_reserve
 from harness.memory.notes import MemoryNote
 from harness.memory.text import RESTATEMENT_THRESHOLD, topic_words
-from harness.store import StepRecord, Store
+from harness.store import Store
+from tests.support.steps import commit_bare_step
 
 from .conftest import record
 
@@ -79,25 +80,7 @@ class Corpus:
 
 
 def _commit_recalls(store: Store, run_id: int, pairs: Sequence[tuple[str, str]]) -> None:
-    store.commit_step(
-        StepRecord(
-            run_id=run_id,
-            step=1,
-            decision="finish",
-            content="",
-            prompt=[],
-            tool_calls=[],
-            result="",
-            effective_tokens=1,
-            est_tokens=1,
-            reported_prompt_tokens=None,
-            completion_tokens=None,
-            total_tokens=None,
-            started_at="2026-01-01T00:00:00Z",
-            spent_tokens=0,
-            recalls=tuple(pairs),
-        )
-    )
+    commit_bare_step(store, run_id, 1, recalls=pairs)
 
 
 def _new_run(store: Store, ws: Path) -> int:

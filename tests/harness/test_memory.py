@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from harness.contract import MemoryLimits
 from harness.memory import GLOBAL, MemoryBlock, RunMemory
 from harness.memory.block import GLOBAL_HEADING, HEADING, WORKSPACE_HEADING
-from harness.store import StepRecord, Store
+from harness.store import Store
+from tests.support.steps import commit_bare_step
 
 
 @pytest.fixture
@@ -38,26 +39,7 @@ def start(store: Store, ws: Path, limits: MemoryLimits | None = None) -> RunMemo
 
 
 def commit(store: Store, memory: RunMemory, step: int, block: MemoryBlock) -> None:
-    store.commit_step(
-        StepRecord(
-            run_id=memory.run_id,
-            step=step,
-            decision="finish",
-            content="",
-            prompt=[],
-            tool_calls=[],
-            result="",
-            effective_tokens=1,
-            est_tokens=1,
-            reported_prompt_tokens=None,
-            completion_tokens=None,
-            total_tokens=None,
-            started_at="2026-01-01T00:00:00Z",
-            spent_tokens=0,
-            events=block.events,
-            recalls=block.recalled,
-        )
-    )
+    commit_bare_step(store, memory.run_id, step, recalls=block.recalled, events=block.events)
 
 
 def block_of(

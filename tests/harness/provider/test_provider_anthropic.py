@@ -7,25 +7,13 @@ from typing import Any
 import pytest
 
 from harness.errors import FailureKind, ProviderError
-from harness.provider import make_provider
 from harness.provider.anthropic import ANTHROPIC_VERSION
-from harness.types import Attempt, Reply, Request, ToolSchema
+from harness.types import Attempt, Reply, Request
 from tests.conftest import MakeFakeLLM
+from tests.harness.provider.common import READ, STREAM, TWO_CALLS, call_provider
 from tests.support.fake_llm import FakeLLM, Fault
 
-READ = ToolSchema(
-    "read_file",
-    "Read a file.",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
 REQUEST = Request("You are a coding agent.", "Goal: fix the parser.\n" * 10, (READ,))
-TWO_CALLS = {
-    "tool_calls": [
-        {"name": "read_file", "arguments": {"path": "src/parser.py"}},
-        {"name": "grep", "arguments": {"pattern": "def parse", "path_glob": "*.py"}},
-    ]
-}
-STREAM = [pytest.param(False, id="whole"), pytest.param(True, id="stream")]
 
 
 async def call(
@@ -36,17 +24,7 @@ async def call(
     request: Request = REQUEST,
     **config: Any,
 ) -> tuple[Reply, list[Attempt]]:
-    attempts: list[Attempt] = []
-
-    def sink(attempt: Attempt) -> None:
-        attempts.append(attempt)
-
-    provider = make_provider(fake.config(stream=stream, **config), key)
-    try:
-        reply = await provider.complete(request, sink)
-    finally:
-        await provider.aclose()
-    return reply, attempts
+    return await call_provider(fake, stream=stream, request=request, key=key, **config)
 
 
 @pytest.mark.parametrize("stream", STREAM)

@@ -14,8 +14,9 @@ import pytest
 
 from harness.contract import MEMORY_MAX_ENTRY_CHARS, MemoryLimits
 from harness.memory import GLOBAL, TRUNCATION_MARK
-from harness.store import StepRecord, Store
+from harness.store import Store
 from harness.store.schema import MIGRATIONS, migrate
+from tests.support.steps import commit_bare_step
 
 
 def open_store(tmp_path: Path) -> Store:
@@ -28,25 +29,7 @@ def new_run(store: Store, ws: Path, goal: str = "g") -> int:
 
 def commit_recalls(store: Store, run_id: int, step: int, pairs: Sequence[tuple[str, str]]) -> None:
     """Commit a step that carried ``pairs``, the way the loop does."""
-    store.commit_step(
-        StepRecord(
-            run_id=run_id,
-            step=step,
-            decision="finish",
-            content="",
-            prompt=[],
-            tool_calls=[],
-            result="",
-            effective_tokens=1,
-            est_tokens=1,
-            reported_prompt_tokens=None,
-            completion_tokens=None,
-            total_tokens=None,
-            started_at="2026-01-01T00:00:00Z",
-            spent_tokens=0,
-            recalls=tuple(pairs),
-        )
-    )
+    commit_bare_step(store, run_id, step, recalls=pairs)
 
 
 def operator_events(store: Store) -> list[tuple[str, dict[str, object]]]:
