@@ -308,7 +308,7 @@ class Run:
             )
             section = assembly.section
             events += assembly.events
-        request = Request(SYSTEM_PROMPT, f"{self._frame}\n\n{section}", self.schemas)
+        request = Request.flat(SYSTEM_PROMPT, (self._frame, section), tools=self.schemas)
         est = estimate_tokens(request.chars + self._schema_chars)
         events.append(_assembled_event(assembly, len(self.ledger), est, effective, recalled))
         return _Turn(request, assembly, effective, est, recalled, events)
@@ -344,14 +344,8 @@ class Run:
         for write in result.writes:
             self.ledger.note_change(write.path, Cause.WRITE, step, write.after_hash)
             self.observer.file_written(self, self.workspace.root / write.path)
-        for event in result.events:
-            if event.kind == "unsaved_refused":
-                path = event.detail.get("path", "?")
-                self.observer.user_warning(
-                    self,
-                    f"The agent wanted to change {path}, which has unsaved changes in the "
-                    "editor; it was not written. Save or discard your changes to let it.",
-                )
+        for notice in result.notices:
+            self.observer.user_warning(self, notice.message)
 
     def _detect_exec_changes(self, step: int, before: Mapping[str, str | None]) -> None:
         for path, old in before.items():
@@ -373,7 +367,7 @@ class Run:
             ToolCall(id=f"verify_{step}", name="exec", arguments={"argv": argv}), self.tools, ctx
         )
         self._detect_exec_changes(step, before)
-        passed = ran.ok and _exit_code(ran.text) == verification.expect_exit
+        passed = ran.ok and ran.exit_code == verification.expect_exit
         verdict = "passed" if passed else "failed"
         body = ran.text.split("\n", 1)[1] if "\n" in ran.text else ran.text
         result = ToolResult(
@@ -400,7 +394,7 @@ class Run:
             step=step,
             decision=_decision(reply, results),
             content=reply.content,
-            prompt=turn.request.messages(),
+            prompt=turn.request.messages_json(),
             tool_calls=[{"name": c.name, "arguments": dict(c.arguments)} for c in reply.tool_calls],
             result="\n\n".join(r.text for r in results),
             effective_tokens=turn.effective,
@@ -467,16 +461,6 @@ def _decision(reply: Reply, results: list[ToolResult]) -> str:
     if verdicts:
         return f"stop → verify {'passed' if verdicts[-1].ok else 'failed'}"
     return "stop"
-
-
-def _exit_code(text: str) -> int | None:
-    for line in text.splitlines():
-        if line.startswith("exit code:"):
-            try:
-                return int(line.split(":", 1)[1].strip())
-            except ValueError:
-                return None
-    return None
 
 
 def _assembled_event(

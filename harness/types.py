@@ -5,6 +5,7 @@ small derived properties."""
 from __future__ import annotations
 
 import hashlib
+import json
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -132,6 +133,34 @@ class FileWrite:
         return content_hash(self.after)
 
 
+class NoticeKind(StrEnum):
+    UNSAVED_REFUSED = "unsaved_refused"  # a write refused: the editor holds unsaved changes
+    UNSAVED_CHANGED = "unsaved_changed"  # a command changed on disk a file dirty in the editor
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user must hear at once, not only the model (§6.5)."""
+
+    kind: NoticeKind
+    path: str  # workspace-relative
+    message: str
+
+
+class SandboxMode(StrEnum):
+    AUTO = "auto"  # bubblewrap when installed, else run unsandboxed and say so once
+    REQUIRED = "required"  # refuse to run commands without a sandbox
+    OFF = "off"  # never sandbox (only the user's own config may choose this)
+
+
+@dataclass(frozen=True)
+class ExecConfig:
+    """How ``exec`` runs commands (§6.6): the ``[exec]`` table of the policy."""
+
+    sandbox: SandboxMode = SandboxMode.AUTO
+    network: bool = True
+
+
 @dataclass(frozen=True)
 class ToolResult:
     """One tool's outcome. ``text`` is the full result the model would see uncapped; it
@@ -145,25 +174,114 @@ class ToolResult:
     writes: tuple[FileWrite, ...] = ()
     policy: tuple[PolicyEvent, ...] = ()
     events: tuple[TraceEvent, ...] = ()
+    exit_code: int | None = None  # exec: the program's exit status (None: it did not exit)
+    notices: tuple[Notice, ...] = ()  # what the user must be told at once (§6.5)
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+PART_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message after the system prompt.
+
+    A user message's ``parts`` are its text blocks in order (the frame, the memory block,
+    observation entries); an assistant message holds the model's words (``parts``, possibly
+    none) and its ``tool_calls``; a tool message answers the call ``tool_call_id`` with its
+    ``parts``. A wire joins the parts with ``PART_SEPARATOR`` or sends them as blocks.
+    """
+
+    role: Role
+    parts: tuple[str, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+
+    @property
+    def text(self) -> str:
+        return PART_SEPARATOR.join(self.parts)
+
+    def texts(self) -> list[str]:
+        """The message's texts in order: its parts, then each tool call's arguments."""
+        return [*self.parts, *(arguments_text(c) for c in self.tool_calls)]
+
+
+def arguments_text(call: ToolCall) -> str:
+    """A tool call's arguments as sent on the wire: one JSON object, keys in the model's order."""
+    return json.dumps(dict(call.arguments), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
 class Request:
-    """One model request: always ``[system, user]`` plus tool schemas (§3)."""
+    """One model request (§3): the system prompt, the messages, then the ``trailer`` — the
+    only text that changes every turn — sent last (as the last text of the last user turn),
+    plus the tool schemas. ``Request.flat`` is the ``[system, user]`` form."""
 
     system: str
-    user: str
+    messages: tuple[Message, ...] = ()
+    trailer: str = ""
     tools: tuple[ToolSchema, ...] = ()
 
-    def messages(self) -> list[dict[str, str]]:
-        return [
-            {"role": "system", "content": self.system},
-            {"role": "user", "content": self.user},
-        ]
+    @classmethod
+    def flat(
+        cls,
+        system: str,
+        parts: tuple[str, ...] | list[str],
+        trailer: str = "",
+        tools: tuple[ToolSchema, ...] = (),
+    ) -> Request:
+        return cls(system, (Message(Role.USER, tuple(parts)),), trailer, tools)
+
+    def texts(self) -> list[str]:
+        """Every text of the request in wire order (role markers and call ids excluded):
+        what a shared prefix is measured over."""
+        out = [self.system] if self.system else []
+        for message in self.messages:
+            out += message.texts()
+        if self.trailer:
+            out.append(self.trailer)
+        return out
 
     @property
     def chars(self) -> int:
-        return len(self.system) + len(self.user)
+        return sum(len(t) for t in self.texts())
+
+    @property
+    def user(self) -> str:
+        """Everything after the system prompt as one string (for the flat form: exactly the
+        user message as sent)."""
+        return PART_SEPARATOR.join(t for t in self.texts()[1 if self.system else 0 :])
+
+    def messages_json(self) -> list[dict[str, Any]]:
+        """The request as the trace stores it: role and content per message, the trailer
+        joined to the last user message (or its own user message after tool answers)."""
+        out: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
+        for m in self.messages:
+            item: dict[str, Any] = {"role": m.role.value, "content": m.text}
+            if m.tool_calls:
+                item["toolCalls"] = [
+                    {"id": c.id, "name": c.name, "arguments": dict(c.arguments)}
+                    for c in m.tool_calls
+                ]
+            if m.tool_call_id is not None:
+                item["toolCallId"] = m.tool_call_id
+            out.append(item)
+        if self.trailer:
+            last = out[-1]
+            if last["role"] == "user" and len(out) > 1:
+                last["content"] = (
+                    f"{last['content']}{PART_SEPARATOR}{self.trailer}"
+                    if last["content"]
+                    else self.trailer
+                )
+            else:
+                out.append({"role": "user", "content": self.trailer})
+        return out
 
 
 @dataclass(frozen=True)
@@ -230,6 +348,7 @@ class Outcome(StrEnum):
     CONTEXT_OVERFLOW = "context_overflow"
     PROVIDER_ERROR = "provider_error"
     VERIFICATION_FAILED = "verification_failed"
+    INTERRUPTED = "interrupted"  # the process running it died (set when a store is next opened)
 
     @property
     def ok(self) -> bool:

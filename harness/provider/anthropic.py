@@ -37,7 +37,7 @@ class AnthropicProvider(HttpProvider):
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.config.max_output_tokens,
-            "messages": [{"role": "user", "content": request.user}],
+            "messages": [{"role": "user", "content": request.user}],  # flat form only
         }
         if request.system:  # an empty text block is rejected
             body["system"] = [

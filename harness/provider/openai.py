@@ -16,7 +16,7 @@ from harness.errors import FailureKind
 from harness.provider.failure import AttemptFailed, classify_stream_error, error_text
 from harness.provider.http import HttpProvider
 from harness.provider.wire import ReplyBuilder, as_int
-from harness.types import Request, Usage
+from harness.types import PART_SEPARATOR, Request, Usage
 
 # OpenRouter's app attribution headers (https://openrouter.ai/docs/app-attribution).
 OPENROUTER_HEADERS = {
@@ -40,7 +40,7 @@ class OpenAIProvider(HttpProvider):
         return headers
 
     def body(self, request: Request, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": request.messages()}
+        body: dict[str, Any] = {"model": self.model, "messages": messages(request)}
         if request.tools:
             body["tools"] = [
                 {
@@ -158,6 +158,19 @@ class OpenAIStream:
             )
         if not self._saw_choice:
             raise _malformed("the stream carried no choices")
+
+
+def messages(request: Request) -> list[dict[str, Any]]:
+    """The Chat Completions messages: system, then each message, the trailer last."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": request.system}]
+    for m in request.messages:
+        out.append({"role": m.role.value, "content": m.text})
+    if request.trailer:
+        if out[-1]["role"] == "user" and len(out) > 1:
+            out[-1]["content"] = f"{out[-1]['content']}{PART_SEPARATOR}{request.trailer}"
+        else:
+            out.append({"role": "user", "content": request.trailer})
+    return out
 
 
 def usage_from(raw: object) -> Usage | None:

@@ -3,13 +3,13 @@ result header format (``[read src/a.py]``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.types import DocumentGuard, PolicyEvent, ToolResult
+from harness.types import DocumentGuard, ExecConfig, PolicyEvent, ToolResult
 
 if TYPE_CHECKING:
     from harness.policy import Gate
@@ -54,6 +54,11 @@ class ToolContext:
     guard: DocumentGuard | None = None
     memory: Any = None  # harness.memory.RunMemory when memory is enabled
     env: Mapping[str, str] = field(default_factory=dict)  # exec environment, keys scrubbed
+    exec_config: ExecConfig = field(default_factory=ExecConfig)  # sandbox and network (§6.6)
+    # Called with (relative path, bytes before or None) before a write touches the disk; the
+    # store commits an intent row so a crash never leaves a write that revert cannot undo
+    # (§5). If it raises, the write does not happen.
+    before_write: Callable[[str, bytes | None], None] | None = None
 
 
 class Tool(Protocol):

@@ -147,7 +147,8 @@ class Exec:
             return failure(self.name, command, _start_error(args.argv[0], exc), policy=events)
         timeout = args.timeout_s if args.timeout_s is not None else DEFAULT_TIMEOUT_S
         text, ok = await _supervise(proc, command, timeout)
-        return ToolResult(self.name, command, text, ok=ok, policy=events)
+        code = proc.returncode if ok else None
+        return ToolResult(self.name, command, text, ok=ok, policy=events, exit_code=code)
 
 
 def _start_error(program: str, exc: OSError) -> str:

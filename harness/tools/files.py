@@ -26,6 +26,8 @@ from harness.tools.base import ToolArgs, ToolContext, failure, header
 from harness.types import (
     Act,
     FileWrite,
+    Notice,
+    NoticeKind,
     PolicyEvent,
     ReadSpan,
     ToolResult,
@@ -158,7 +160,17 @@ def _unsaved_refusal(
         "save or discard them, then ask again"
     )
     refused = failure(kind, target, message, policy=policy)
-    return dataclasses.replace(refused, events=(TraceEvent("unsaved_refused", {"path": rel}),))
+    notice = Notice(
+        NoticeKind.UNSAVED_REFUSED,
+        rel,
+        f"The agent wanted to change {rel}, which has unsaved changes in the editor; it was "
+        "not written. Save or discard your changes to let it.",
+    )
+    return dataclasses.replace(
+        refused,
+        events=(TraceEvent("unsaved_refused", {"path": rel}),),
+        notices=(notice,),
+    )
 
 
 async def _authorize_write(kind: str, raw: str, ctx: ToolContext) -> Access | ToolResult:

@@ -32,7 +32,9 @@ TOOLS = (
     ToolSchema("read_file", "Read a file.", {"type": "object", "properties": {}}),
     ToolSchema("grep", "Search files.", {"type": "object", "properties": {}}),
 )
-REQUEST = Request("You are a coding agent. " * 20, "Goal and observations. " * 200, TOOLS)
+REQUEST = Request.flat(
+    "You are a coding agent. " * 20, ("Goal and observations. " * 200,), tools=TOOLS
+)
 TURN = {
     "content": "Reading the parser first.",
     "tool_calls": [{"name": "read_file", "arguments": {"path": "src/parser.py"}}],

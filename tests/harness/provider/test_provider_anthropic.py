@@ -13,7 +13,7 @@ from tests.conftest import MakeFakeLLM
 from tests.harness.provider.common import READ, STREAM, TWO_CALLS, call_provider
 from tests.support.fake_llm import FakeLLM, Fault
 
-REQUEST = Request("You are a coding agent.", "Goal: fix the parser.\n" * 10, (READ,))
+REQUEST = Request.flat("You are a coding agent.", ("Goal: fix the parser.\n" * 10,), tools=(READ,))
 
 
 async def call(
@@ -64,7 +64,7 @@ async def test_request_body_is_messages_with_tools(fake_llm: MakeFakeLLM, stream
 
 async def test_empty_system_and_no_tools_are_left_out(fake_llm: MakeFakeLLM) -> None:
     fake = fake_llm([{"content": "ok"}], wire="anthropic")
-    await call(fake, stream=True, request=Request("", "hello"))
+    await call(fake, stream=True, request=Request.flat("", ("hello",)))
     assert "system" not in fake.requests[0]
     assert "tools" not in fake.requests[0]
 

@@ -16,7 +16,7 @@ from tests.conftest import MakeFakeLLM
 from tests.support.fake_llm import FakeLLM, Fault
 
 KEY = "sk-secret-DO-NOT-LEAK-0123456789"
-REQUEST = Request("system prompt", "user message " * 20)
+REQUEST = Request.flat("system prompt", ("user message " * 20,))
 MODES = [
     pytest.param("openai", False, id="openai-whole"),
     pytest.param("openai", True, id="openai-stream"),

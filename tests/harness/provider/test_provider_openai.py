@@ -14,7 +14,9 @@ from tests.conftest import MakeFakeLLM
 from tests.harness.provider.common import GREP, READ, STREAM, TWO_CALLS, call_provider
 from tests.support.fake_llm import FakeLLM, Fault
 
-REQUEST = Request("You are a coding agent.", "Goal: fix the parser.\n" * 10, (READ, GREP))
+REQUEST = Request.flat(
+    "You are a coding agent.", ("Goal: fix the parser.\n" * 10,), tools=(READ, GREP)
+)
 
 
 async def call(
@@ -54,7 +56,7 @@ async def test_request_body_is_chat_completions_with_tools(
     await call(fake, stream=stream, model="gpt-test")
     [body] = fake.requests
     assert body["model"] == "gpt-test"
-    assert body["messages"] == REQUEST.messages()
+    assert body["messages"] == REQUEST.messages_json()
     assert body["tools"][0] == {
         "type": "function",
         "function": {
@@ -71,7 +73,7 @@ async def test_request_body_is_chat_completions_with_tools(
 
 async def test_no_tools_key_when_there_are_no_tools(fake_llm: MakeFakeLLM) -> None:
     fake = fake_llm([{"content": "ok"}])
-    await call(fake, stream=True, request=Request("s", "u"))
+    await call(fake, stream=True, request=Request.flat("s", ("u",)))
     assert "tools" not in fake.requests[0]
 
 

@@ -16,7 +16,7 @@ from harness.provider.openai import OpenAIStream
 from harness.provider.wire import parse_arguments
 from harness.types import Request
 
-REQUEST = Request("s", "u")
+REQUEST = Request.flat("s", ("u",))
 # What HttpProvider turns into a MALFORMED attempt; anything else would be a crash.
 SURVIVABLE = (
     AttemptFailed,
