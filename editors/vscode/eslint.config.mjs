@@ -1,0 +1,20 @@
+// ESLint for the extension: typescript-eslint's type-checked rules (floating promises,
+// unsafe any) on top of ESLint's recommended set.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "out-test/**", "node_modules/**", "scripts/**", "eslint.config.mjs"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false } }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      eqeqeq: ["error", "always"],
+      curly: ["error", "multi-line"],
+    },
+  },
+);

@@ -1,0 +1,80 @@
+/**
+ * The extension's entry point: `activate` only wires things — the output channel, the
+ * status bar item, the commands, the one language client — and never throws. Starting the
+ * server happens in the background; a failure is reported, not thrown.
+ *
+ * The server's own command ids (`harness.run`, `harness.memory.list`, …) are registered by
+ * vscode-languageclient; the ids here (`harness.runTask`, …) never clash with them.
+ */
+import * as vscode from "vscode";
+import { HarnessClient } from "./client";
+import { guarded } from "./errors";
+import { Memory } from "./memory";
+import { announceMissing } from "./missingServer";
+import { Revert } from "./revert";
+import { Runs } from "./runs";
+import { SECTION } from "./settings";
+import { BudgetItem } from "./statusBar";
+import { StatusModel } from "./statusModel";
+import { TraceView } from "./traceView";
+import { trustFolder } from "./trust";
+
+let client: HarnessClient | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  try {
+    wire(context);
+  } catch (error) {
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    console.error(`harness: activation failed: ${text}`);
+    void vscode.window.showErrorMessage(`Harness could not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function wire(context: vscode.ExtensionContext): void {
+  const output = vscode.window.createOutputChannel("Harness", { log: true });
+  const harness = new HarnessClient(output);
+  client = harness;
+  const model = new StatusModel();
+  const item = new BudgetItem(model);
+  const trace = new TraceView(harness, () => model.shownRun());
+  const revert = new Revert(harness);
+  const showTrace = guarded(harness, "Show Trace", (runId?: number) =>
+    Promise.resolve(trace.open(typeof runId === "number" ? runId : undefined)),
+  );
+  const revertRun = guarded(harness, "Revert Run", (runId?: number) => revert.run(typeof runId === "number" ? runId : undefined));
+  const runs = new Runs(harness, model, item, context.workspaceState, { showTrace, revertRun });
+  const memory = new Memory(harness, () => void runs.refreshStatus());
+  const command = (id: string, name: string, fn: () => Promise<unknown>): vscode.Disposable =>
+    vscode.commands.registerCommand(id, guarded(harness, name, fn));
+
+  context.subscriptions.push(
+    output,
+    harness,
+    item,
+    trace,
+    ...runs.wire(),
+    ...trace.wire(),
+    harness.onMissing((missing) => void announceMissing(context.extensionUri, missing)),
+    command("harness.runTask", "Run Task", () => runs.runTask()),
+    command("harness.cancelRun", "Cancel Run", () => runs.cancelRun()),
+    command("harness.showMemory", "Show Memory", () => memory.show()),
+    command("harness.clearMemory", "Clear Memory", () => memory.clear()),
+    command("harness.addMemoryNote", "Add Memory Note", () => memory.add()),
+    vscode.commands.registerCommand("harness.showTrace", showTrace),
+    vscode.commands.registerCommand("harness.revertRun", revertRun),
+    command("harness.trustFolder", "Trust This Folder", () => trustFolder(harness)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SECTION)) void harness.refresh();
+    }),
+    // Trust changes which server may start (the workspace's .venv) and the `trusted` setting.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void harness.refresh()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refreshStatus()),
+  );
+  void harness.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}

@@ -1,0 +1,189 @@
+/**
+ * The server's protocol as the extension sees it (SPEC §7, §8.1; docs/server.md): method and
+ * command names, and the JSON shapes of its notifications and command results.
+ *
+ * Fields the server adds over time (`cachedPromptTokens`, `prefixChars`, `summary`,
+ * `filesChanged`, `refused`, `failed`, `said`) are optional here: an older server does not
+ * send them, and everything that shows them copes with their absence.
+ */
+
+/** Notifications, server → client. */
+export const BUDGET = "harness/budget";
+export const RUN_FINISHED = "harness/runFinished";
+export const DID_WRITE = "harness/didWrite";
+
+/** The server's own command ids (`workspace/executeCommand`). */
+export const Cmd = {
+  run: "harness.run",
+  cancel: "harness.cancel",
+  status: "harness.status",
+  memoryList: "harness.memory.list",
+  memoryGet: "harness.memory.get",
+  memoryDelete: "harness.memory.delete",
+  memoryPin: "harness.memory.pin",
+  memoryWrite: "harness.memory.write",
+  memoryClear: "harness.memory.clear",
+  traceRuns: "harness.trace.runs",
+  traceRun: "harness.trace.run",
+  traceStep: "harness.trace.step",
+  revert: "harness.run.revert",
+  trust: "harness.trust",
+} as const;
+
+/**
+ * A run's outcome: success, finished, step_cap_reached, budget_exhausted, cancelled,
+ * context_overflow, provider_error, verification_failed, interrupted — or one a newer server
+ * adds, which is shown as it comes.
+ */
+export type Outcome = string;
+
+/** `harness/budget`, after every step. */
+export interface Budget {
+  runId: number;
+  step: number;
+  maxSteps: number;
+  spentTokens: number;
+  tokenBudget: number;
+  requestTokens: number;
+  contextCeiling: number;
+  reportedPromptTokens?: number | null;
+  cachedPromptTokens?: number | null;
+  prefixChars?: number | null;
+}
+
+/** `harness/runFinished`, and the run object of §8.1. */
+export interface RunFinished {
+  runId: number;
+  outcome: Outcome;
+  steps: number;
+  spentTokens: number;
+  summary?: string | null;
+  filesChanged?: string[] | null;
+}
+
+export interface ActiveRunStatus {
+  runId: number;
+  goal: string;
+  workspace: string;
+  step: number;
+  maxSteps: number;
+  spentTokens: number;
+  tokenBudget: number;
+  lastBudget: Budget | null;
+  awaitingApproval?: boolean;
+}
+
+export interface MemoryUsage {
+  scope: string;
+  entries: number;
+  chars: number;
+  pinned: number;
+  maxEntries: number;
+  maxChars: number;
+}
+
+/** `harness.status`. */
+export interface Status {
+  runs: ActiveRunStatus[];
+  lastBudget: Budget | null;
+  memory: { workspace: MemoryUsage | null; global: MemoryUsage | null };
+  storePath?: string;
+}
+
+export type Scope = "workspace" | "global";
+
+/** A memory note (§8.1). `runId` null: written by the operator. */
+export interface Note {
+  key: string;
+  value: string;
+  /** "fact" (the agent's) or "decision" (an operator note). */
+  kind: string;
+  pinned: boolean;
+  scope: Scope;
+  runId: number | null;
+  step: number | null;
+  createdAt?: string;
+  updatedAt?: string;
+  recalls?: number;
+}
+
+export interface MemoryWriteResult {
+  note: Note;
+  replaced?: boolean;
+  truncated?: boolean;
+  evicted?: Note[];
+  similar?: { key: string; value: string; jaccard?: number }[];
+}
+
+/** One row of `harness.trace.runs`; `outcome` is null while the run is in progress. */
+export interface RunSummary {
+  runId: number;
+  goal: string;
+  workspace: string;
+  outcome: string | null;
+  steps: number;
+  spentTokens: number;
+  startedAt?: string | null;
+  finishedAt?: string | null;
+  summary?: string | null;
+  filesChanged?: string[] | null;
+}
+
+export interface ToolCallJson {
+  name: string;
+  arguments: unknown;
+}
+
+/** One step of `harness.trace.run`. */
+export interface TraceStepRow {
+  step: number;
+  decision?: string | null;
+  toolCalls?: ToolCallJson[];
+  estTokens: number;
+  reportedPromptTokens?: number | null;
+  cachedPromptTokens?: number | null;
+  prefixChars?: number | null;
+  contextCeiling?: number | null;
+  carried?: number;
+  stubbed?: number;
+  reread?: number;
+  recalled?: number;
+  refused?: number;
+  failed?: number;
+  resultChars?: number;
+  said?: string | null;
+}
+
+/** `harness.trace.run`. */
+export interface TraceRun {
+  run: RunSummary;
+  steps: TraceStepRow[];
+}
+
+/** `harness.trace.step`: the full prompt as sent and the full unelided results. */
+export interface StepDetail {
+  runId: number;
+  step: number;
+  prompt: unknown;
+  result: string;
+  toolCalls?: ToolCallJson[];
+  events?: { kind: string; detail: unknown }[];
+}
+
+export interface RevertFile {
+  path: string;
+  /** restored, deleted, unchanged, refused or failed. */
+  action: string;
+  reason?: string | null;
+}
+
+/** `harness.run.revert`. */
+export interface RevertResult {
+  runId: number;
+  workspace: string;
+  files: RevertFile[];
+  restored?: number;
+  deleted?: number;
+  refused?: number;
+  failed?: number;
+}

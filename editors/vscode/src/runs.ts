@@ -1,0 +1,109 @@
+/**
+ * Runs from the editor: Run Task (the goal, per folder), Cancel Run, the status bar fed by
+ * `harness/budget` and `harness.status`, and the end-of-run notification (outcome, summary,
+ * files changed; Show Trace, Revert).
+ */
+import * as vscode from "vscode";
+import type { HarnessClient } from "./client";
+import { folderArg, pickFolder } from "./folders";
+import { isGoodOutcome, oneLine, runFinishedMessage } from "./format";
+import { Cmd, type RunFinished, type Status } from "./protocol";
+import type { BudgetItem } from "./statusBar";
+import type { StatusModel } from "./statusModel";
+
+const LAST_GOAL = "harness.lastGoal";
+
+export interface RunActions {
+  showTrace(runId?: number): Promise<void>;
+  revertRun(runId?: number): Promise<void>;
+}
+
+export class Runs {
+  constructor(
+    private readonly client: HarnessClient,
+    private readonly model: StatusModel,
+    private readonly item: BudgetItem,
+    private readonly state: vscode.Memento,
+    private readonly actions: RunActions,
+  ) {}
+
+  /** Listen to the server: budgets, run ends, and a fresh status after every (re)start. */
+  wire(): vscode.Disposable[] {
+    return [
+      this.client.onBudget((b) => {
+        this.model.budget(b);
+        this.item.render();
+      }),
+      this.client.onRunFinished((f) => this.finished(f)),
+      this.client.onReady(() => void this.refreshStatus()),
+    ];
+  }
+
+  /** `harness.status`: the notes count, and any run already in progress. */
+  async refreshStatus(): Promise<void> {
+    try {
+      const status = await this.client.command<Status>(Cmd.status);
+      this.model.status(status);
+      this.item.render();
+    } catch (error) {
+      this.client.log(`harness.status: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  async runTask(): Promise<void> {
+    const folder = await pickFolder("Run the task in which folder?");
+    if (!folder) return;
+    const goal = await vscode.window.showInputBox({
+      title: "Harness: Run Task",
+      prompt: `What should the agent do in ${folder.name}?`,
+      placeHolder: "e.g. Fix the failing test in tests/test_parser.py",
+      value: this.state.get<string>(LAST_GOAL, ""),
+      ignoreFocusOut: true,
+      validateInput: (text) => (text.trim() ? undefined : "Describe the task in a few words."),
+    });
+    if (goal === undefined || !goal.trim()) return;
+    await this.state.update(LAST_GOAL, goal);
+    const { runId } = await this.client.command<{ runId: number }>(Cmd.run, { goal, workspaceFolder: folderArg(folder) });
+    this.client.log(`run ${runId} started in ${folder.uri.fsPath}: ${oneLine(goal, 120)}`);
+    this.model.runStarted(runId);
+    this.item.render();
+  }
+
+  async cancelRun(): Promise<void> {
+    const status = await this.client.command<Status>(Cmd.status);
+    const runs = status.runs;
+    if (runs.length === 0) {
+      void vscode.window.showInformationMessage("Harness: no run is in progress.");
+      return;
+    }
+    let runId = runs[0].runId;
+    if (runs.length > 1) {
+      const pick = await vscode.window.showQuickPick(
+        runs.map((r) => ({ label: `Run ${r.runId}`, description: `step ${r.step}/${r.maxSteps}`, detail: oneLine(r.goal), runId: r.runId })),
+        { placeHolder: "Cancel which run?" },
+      );
+      if (!pick) return;
+      runId = pick.runId;
+    }
+    const { cancelled } = await this.client.command<{ cancelled: boolean }>(Cmd.cancel, { runId });
+    if (!cancelled) void vscode.window.showInformationMessage(`Harness: run ${runId} had already ended.`);
+  }
+
+  private finished(f: RunFinished): void {
+    this.model.runFinished(f);
+    this.item.render();
+    void this.refreshStatus();
+    void this.announce(f);
+  }
+
+  private async announce(f: RunFinished): Promise<void> {
+    const text = runFinishedMessage(f);
+    const buttons = ["Show Trace"];
+    // Revert only when the run changed something (or the server does not say).
+    if (!Array.isArray(f.filesChanged) || f.filesChanged.length > 0) buttons.push("Revert");
+    const show = isGoodOutcome(f.outcome) ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const pick = await show(text, ...buttons);
+    if (pick === "Show Trace") await this.actions.showTrace(f.runId);
+    if (pick === "Revert") await this.actions.revertRun(f.runId);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Editor settings → the server's settings object (SPEC §7, camelCase), sent as
+ * `initializationOptions` and with every `workspace/didChangeConfiguration`. Pure: the
+ * configuration is read through an injected function, unit-tested.
+ *
+ * Empty strings mean "not set" and are left out, so the server's own defaults and its
+ * environment (`HARNESS_PROVIDER`, `HARNESS_MODEL`, `HARNESS_BASE_URL`, `HARNESS_STORE`)
+ * apply. `trusted` is VS Code's Workspace Trust verdict for the window.
+ */
+
+export const SECTION = "harness";
+
+/** Every `harness.*` setting the extension contributes, with its default (SPEC §2, §10). */
+export const DEFAULTS = {
+  serverPath: "",
+  storePath: "",
+  "provider.name": "",
+  "provider.model": "",
+  "provider.baseUrl": "",
+  "provider.apiKeyEnv": "",
+  tokenBudget: 2_000_000,
+  maxSteps: 100,
+  "contextBudget.maxTokens": 24_000,
+  "contextBudget.share": 0.5,
+  "contextBudget.lowWater": 0.6,
+  contextWire: "transcript",
+} as const;
+
+export type SettingKey = keyof typeof DEFAULTS;
+
+/** Reads one setting of the `harness` section (e.g. `config.get`). */
+export type ReadSetting = (key: SettingKey) => unknown;
+
+export interface ServerSettings {
+  provider: { name?: string; model?: string; baseUrl?: string; apiKeyEnv?: string };
+  storePath?: string;
+  tokenBudget?: unknown;
+  maxSteps?: unknown;
+  contextBudget: { maxTokens?: unknown; share?: unknown; lowWater?: unknown };
+  contextWire?: unknown;
+  trusted: boolean;
+}
+
+function text(read: ReadSetting, key: SettingKey): string | undefined {
+  const value = read(key);
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+/** A value as the user set it (the server checks its type and range and says what is wrong). */
+function value(read: ReadSetting, key: SettingKey): unknown {
+  const v = read(key);
+  if (v === undefined || v === null) return DEFAULTS[key];
+  if (typeof v === "string" && v.trim() === "") return undefined;
+  return v;
+}
+
+function defined<T extends object>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function serverSettings(read: ReadSetting, trusted: boolean): ServerSettings {
+  return defined({
+    provider: defined({
+      name: text(read, "provider.name"),
+      model: text(read, "provider.model"),
+      baseUrl: text(read, "provider.baseUrl"),
+      apiKeyEnv: text(read, "provider.apiKeyEnv"),
+    }),
+    storePath: text(read, "storePath"),
+    tokenBudget: value(read, "tokenBudget"),
+    maxSteps: value(read, "maxSteps"),
+    contextBudget: defined({
+      maxTokens: value(read, "contextBudget.maxTokens"),
+      share: value(read, "contextBudget.share"),
+      lowWater: value(read, "contextBudget.lowWater"),
+    }),
+    contextWire: value(read, "contextWire"),
+    trusted,
+  });
+}

@@ -1,0 +1,34 @@
+/**
+ * Trust This Folder (SPEC §6.3, §10): record the folder as trusted in the user's harness
+ * config (`harness.trust`), so its `.harness/policy.toml` may allow as well as deny and ask.
+ */
+import * as vscode from "vscode";
+import type { HarnessClient } from "./client";
+import { folderArg, pickFolder } from "./folders";
+import { Cmd } from "./protocol";
+
+export async function trustFolder(client: HarnessClient): Promise<void> {
+  const folder = await pickFolder("Trust which folder?");
+  if (!folder) return;
+  if (!vscode.workspace.isTrusted) {
+    const pick = await vscode.window.showWarningMessage(
+      "VS Code does not trust this workspace (Restricted Mode). Trust it in VS Code first.",
+      "Manage Workspace Trust",
+    );
+    if (pick) await vscode.commands.executeCommand("workbench.trust.manage");
+    return;
+  }
+  const ok = await vscode.window.showWarningMessage(
+    `Trust ${folder.name} for the Harness agent?`,
+    {
+      modal: true,
+      detail:
+        `${folder.uri.fsPath}\n\nIts .harness/policy.toml can then allow acts (such as running commands) that ` +
+        "your own policy would ask about. Until then only its deny and ask rules apply.",
+    },
+    "Trust",
+  );
+  if (ok !== "Trust") return;
+  await client.command(Cmd.trust, { workspaceFolder: folderArg(folder), trusted: true });
+  void vscode.window.showInformationMessage(`Harness: ${folder.name} is trusted from the next run on.`);
+}
