@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 .DEFAULT_GOAL := help
 
 help: ## Show this help
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -35,13 +35,37 @@ fmt: setup ## Apply ruff formatting and safe fixes
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: setup lint ## Lint, then the whole test suite (unit, e2e through the real server)
+test: setup lint vscode-check vscode-deps ## Lint, then the whole test suite (unit, e2e through the real server and editors)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 bench: setup ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
 	$(BIN)/pytest tests/bench -q -s -p no:randomly $(PYTEST_ARGS)
 
+system-deps: ## System packages the tests need (tools/system-deps.sh; installs only as root)
+	bash tools/system-deps.sh
+
+# -- VS Code extension (editors/vscode) ----------------------------------------------------
+VSCODE := editors/vscode
+VSCODE_NPM := $(VSCODE)/node_modules/.package-lock.json
+VSCODE_SOURCES := $(wildcard $(VSCODE)/src/*.ts) $(addprefix $(VSCODE)/,package.json tsconfig.json README.md .vscodeignore)
+
+$(VSCODE_NPM): $(VSCODE)/package.json $(VSCODE)/package-lock.json
+	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+vscode-check: $(VSCODE_NPM) ## VS Code extension: ESLint, tsc --noEmit, unit tests (node --test)
+	cd $(VSCODE) && npm run -s lint && npm run -s typecheck && npm run -s test:unit
+
+$(VSCODE)/harness.vsix: $(VSCODE_NPM) $(VSCODE_SOURCES)
+	cd $(VSCODE) && npm run -s package
+
+vsix: $(VSCODE)/harness.vsix ## Build editors/vscode/harness.vsix with @vscode/vsce
+
+vscode-deps: system-deps vsix ## code-server (npm) and Chromium (apt) for tests/e2e/test_vscode_*.py
+	bash $(VSCODE)/scripts/install-code-server.sh >/dev/null
+
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix
 
-.PHONY: help setup demo lint typecheck fmt test bench clean
+.PHONY: help setup demo lint typecheck fmt test bench clean system-deps vscode-check vsix vscode-deps

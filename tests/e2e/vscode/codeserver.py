@@ -2,7 +2,7 @@
 built ``harness.vsix`` installed, driven by Debian's Chromium through Playwright.
 
 Nothing is downloaded here. The prerequisites are installed by ``make test`` (``make
-vscode-e2e-deps``): Chromium by ``tools/system-deps.sh``, code-server by
+vscode-deps``): Chromium by ``tools/system-deps.sh``, code-server by
 ``editors/vscode/scripts/install-code-server.sh``, the ``.vsix`` by ``make vsix``. A missing
 one fails the test with the command that installs it — never a skip.
 
@@ -61,7 +61,7 @@ def prerequisites() -> Prerequisites:
     code_server = Path(os.environ.get("HARNESS_CODE_SERVER") or default_code_server())
     problems = []
     if not os.access(code_server, os.X_OK):
-        problems.append(f"code-server is not at {code_server} (run: make vscode-e2e-deps)")
+        problems.append(f"code-server is not at {code_server} (run: make vscode-deps)")
     if shutil.which(CHROMIUM) is None:
         problems.append(f"{CHROMIUM} is missing (run as root: tools/system-deps.sh)")
     if not VSIX.is_file():

@@ -1,0 +1,62 @@
+/** package.json against SPEC §10: command ids and titles, settings and defaults, activation. */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { Cmd } from "../protocol";
+import { DEFAULTS } from "../settings";
+
+const root = path.resolve(__dirname, "..");
+const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+  name: string;
+  publisher: string;
+  main: string;
+  activationEvents: string[];
+  contributes: {
+    commands: { command: string; title: string; category: string }[];
+    configuration: { properties: Record<string, { type: string; default: unknown; markdownDescription?: string }> };
+  };
+};
+
+const SPEC_COMMANDS: Record<string, string> = {
+  "harness.runTask": "Harness: Run Task",
+  "harness.cancelRun": "Harness: Cancel Run",
+  "harness.showMemory": "Harness: Show Memory",
+  "harness.clearMemory": "Harness: Clear Memory",
+  "harness.addMemoryNote": "Harness: Add Memory Note",
+  "harness.showTrace": "Harness: Show Trace",
+  "harness.revertRun": "Harness: Revert Run",
+  "harness.trustFolder": "Harness: Trust This Folder",
+};
+
+test("extension id harness-lsp.harness, activated on startup, bundled entry point", () => {
+  assert.equal(`${pkg.publisher}.${pkg.name}`, "harness-lsp.harness");
+  assert.deepEqual(pkg.activationEvents, ["onStartupFinished"]);
+  assert.equal(pkg.main, "./dist/extension.js");
+});
+
+test("the commands of SPEC §10, titled as the palette shows them", () => {
+  const got = Object.fromEntries(pkg.contributes.commands.map((c) => [c.command, `${c.category}: ${c.title}`]));
+  assert.deepEqual(got, SPEC_COMMANDS);
+});
+
+test("no contributed command id is one of the server's (the language client registers those)", () => {
+  const server = fs.readFileSync(path.join(root, "..", "..", "server", "commands.py"), "utf8");
+  const serverIds = new Set([...server.matchAll(/"(harness\.[a-z.]+)": "server\./g)].map((m) => m[1]));
+  assert.ok(serverIds.has("harness.run") && serverIds.has("harness.memory.list"), "read the server's table");
+  for (const id of Object.values(Cmd)) serverIds.add(id);
+  for (const c of pkg.contributes.commands) assert.ok(!serverIds.has(c.command), `${c.command} clashes with a server command`);
+});
+
+test("every setting of SPEC §10 is contributed, typed, described, with the SPEC default", () => {
+  const props = pkg.contributes.configuration.properties;
+  assert.deepEqual(Object.keys(props).sort(), Object.keys(DEFAULTS).map((k) => `harness.${k}`).sort());
+  for (const [key, def] of Object.entries(DEFAULTS)) {
+    const prop = props[`harness.${key}`];
+    assert.deepEqual(prop.default, def, key);
+    assert.ok(prop.type, `${key} has a type`);
+    assert.ok((prop.markdownDescription ?? "").length > 20, `${key} is described`);
+  }
+  assert.equal(props["harness.tokenBudget"].type, "integer");
+  assert.equal(props["harness.contextBudget.share"].type, "number");
+});

@@ -1,0 +1,238 @@
+"""The VS Code extension in real VS Code: code-server with ``editors/vscode/harness.vsix``
+installed, driven through Debian's Chromium, the real ``harness-lsp`` and a Chat Completions
+server on 127.0.0.1 as the model (``tests/support/fake_llm.py``).
+
+One workbench for the module (starting VS Code is the slow part); the tests run in file
+order, each on what the ones before left: a task run from the Command Palette, its memory,
+its trace, a second run (last goal offered, an unsaved file refused, cancelled from the
+progress notification), and a server that cannot be found.
+
+Screenshots for the README are written to ``docs/img/`` (regenerated on every run).
+A missing prerequisite fails the module with the command that installs it; it never skips.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.vscode.codeserver import CHROMIUM_ARGS, ROOT, CodeServer, prerequisites
+from tests.support.fake_llm import FakeLLM
+
+IMG = ROOT / "docs" / "img"
+BIN = Path(sys.executable).parent
+SERVER = BIN / "harness-lsp"
+GOAL = "Fix add() in calc.py: it subtracts"
+SECOND_GOAL = "Add a line to notes.md"
+SUMMARY = "Fixed add() in calc.py: it subtracted. Remembered how to run the tests."
+REMEMBERED = ("test-command", "run the tests with python -m pytest -q")
+SEEDED = ("style", "use type hints everywhere")
+CACHED = 256  # prompt tokens the model server reports as read from its cache, per request
+
+
+def short(n: float) -> str:
+    """The status bar's short form, written out independently of the extension's code."""
+    for size, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if n >= size * 0.99995:
+            text = f"{n / size:.1f}".removesuffix(".0")
+            return text + unit
+    return str(int(n))
+
+
+def first_run_turns() -> list[dict[str, Any]]:
+    edit = {"path": "calc.py", "old": "return a - b", "new": "return a + b"}
+    return [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}]},
+        {"tool_calls": [{"name": "edit_file", "arguments": edit}]},
+        {"tool_calls": [{"name": "remember", "arguments": dict(zip(("key", "value"), REMEMBERED, strict=True))}]},
+        {"content": SUMMARY},
+    ]
+
+
+@dataclass
+class Session:
+    cs: CodeServer
+    wb: Any  # Workbench (imported with playwright, inside the fixture)
+    ws: Path
+    store: Path
+    fake: FakeLLM
+    release: threading.Event
+    settings: dict[str, Any]
+
+    def cli(self, *args: str) -> Any:
+        done = subprocess.run(
+            [str(BIN / "harness"), *args, "--store", str(self.store), "--json"],
+            capture_output=True, text=True, timeout=30, cwd=self.ws, env=self.cs.env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    def notes(self) -> dict[str, str]:
+        return {n["key"]: n["value"] for n in self.cli("memory", "list", "-w", str(self.ws))}
+
+
+@pytest.fixture(scope="module")
+def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    prereq = prerequisites()
+    from playwright.sync_api import sync_playwright
+
+    from tests.e2e.vscode.workbench import Workbench
+
+    home = tmp_path_factory.mktemp("vscode")
+    ws = home / "ws"
+    ws.mkdir()
+    (ws / ".git").mkdir()
+    (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (ws / "notes.md").write_text("# Notes\n")
+    store = home / "store.db"
+    release = threading.Event()
+
+    def blocked(body: dict[str, Any]) -> dict[str, Any]:
+        release.wait(timeout=120)  # until the run is cancelled (or teardown)
+        return {"content": "released"}
+
+    note_edit = {"path": "notes.md", "old": "# Notes", "new": "# Notes\n\n- agent"}
+    turns = [
+        *first_run_turns(),
+        {"tool_calls": [{"name": "edit_file", "arguments": note_edit}]},
+        blocked,
+    ]
+    fake = FakeLLM(turns, cache_tokens=(CACHED, 0)).start()
+    settings = {
+        "harness.serverPath": str(SERVER),
+        "harness.provider.name": "openai",
+        "harness.provider.baseUrl": fake.url,
+        "harness.provider.model": "fake-model",
+        "harness.storePath": str(store),
+        "security.workspace.trust.enabled": False,
+        "workbench.startupEditor": "none",
+        "workbench.colorTheme": "Default Dark Modern",
+        "workbench.tips.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "files.autoSave": "off",
+        "editor.minimap.enabled": False,
+    }
+    cs = CodeServer(prereq, home, settings)
+    try:
+        session_cli = Session(cs, None, ws, store, fake, release, settings)
+        session_cli.cli("memory", "write", *SEEDED, "-w", str(ws))
+        url = cs.start(ws)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            try:
+                page.goto(url)
+                wb = Workbench(page)
+                wb.wait_loaded()
+                session_cli.wb = wb
+                yield session_cli
+            finally:
+                release.set()
+                page.screenshot(path=str(home / "last.png"))
+                browser.close()
+    finally:
+        release.set()
+        cs.stop()
+        fake.stop()
+
+
+def test_the_status_bar_shows_the_notes_count_from_the_start(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    # Activated on startup, the server started, harness.status answered: the seeded note.
+    expect(vscode.wb.status_item).to_have_text(re.compile(r"harness · 1 note$"), timeout=90_000)
+
+
+def test_run_task_from_the_palette(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    from tests.e2e.vscode.workbench import loose
+
+    wb = vscode.wb
+    wb.open_file("calc.py")
+    expect(wb.editor_lines()).to_contain_text(loose("return a - b"))
+    wb.palette("Harness: Run Task")
+    expect(wb.quick_input_box).to_be_visible()
+    wb.quick_input_box.fill(GOAL)
+    wb.page.keyboard.press("Enter")
+    done = wb.toast("Harness run 1 finished")
+    expect(done).to_be_visible()
+
+    trace = vscode.cli("trace", "show", "1")
+    run, last = trace["run"], trace["steps"][-1]
+    assert run["outcome"] == "finished" and run["steps"] == 4
+    # The item shows the last harness/budget: spent/budget · request/ceiling, and the outcome.
+    expected = (
+        f"{short(run['spentTokens'])}/2M · {short(last['estTokens'])}/{short(last['contextCeiling'])}"
+        " · finished"
+    )
+    expect(wb.status_item).to_have_text(expected)
+    # The file on disk changed, and the open editor shows it (VS Code reloads a clean buffer).
+    assert (vscode.ws / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    expect(wb.editor_lines()).to_contain_text(loose("return a + b"))
+    expect(done.get_by_role("button", name="Show Trace")).to_be_visible()
+    expect(done.get_by_role("button", name="Revert")).to_be_visible()
+    # Tooltip: exact figures.
+    wb.status_item.hover()
+    hover = wb.page.locator(".monaco-hover, .workbench-hover").filter(has_text="Spent")
+    expect(hover).to_contain_text(f"Spent {run['spentTokens']:,} of 2,000,000 tokens")
+    expect(hover).to_contain_text(f"ceiling of {last['contextCeiling']:,}")
+    wb.shot(IMG / "vscode-statusbar.png", clip={"x": 0, "y": 560, "width": 1400, "height": 300})
+
+
+def test_show_memory_lists_the_remembered_note_and_deletes_it(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    key, value = REMEMBERED
+    assert vscode.notes() == {SEEDED[0]: SEEDED[1], key: value}  # the run's note is in the store
+    wb.palette("Harness: Show Memory")
+    row = wb.quick_row(key)
+    expect(row).to_be_visible()
+    expect(row).to_contain_text("fact")
+    expect(row).to_contain_text("run 1 step 3")
+    expect(row).to_contain_text(value)
+    seeded = wb.quick_row(SEEDED[0])
+    expect(seeded).to_contain_text("decision")
+    expect(seeded).to_contain_text("operator")
+    wb.shot(IMG / "vscode-memory.png", wb.quick_input, pad=12)
+    row.hover()
+    row.get_by_role("button", name="Delete").click()
+    expect(wb.quick_row(key)).to_have_count(0)
+    expect(wb.quick_input).to_contain_text(f"Deleted {key}")
+    assert vscode.notes() == {SEEDED[0]: SEEDED[1]}  # checked through the CLI
+    wb.page.keyboard.press("Escape")
+    expect(wb.quick_input).to_be_hidden()
+
+
+def test_show_trace_renders_the_run_chart_and_opens_a_step(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    from tests.e2e.vscode.workbench import loose
+
+    wb = vscode.wb
+    wb.palette("Harness: Show Trace")
+    view = wb.webview()
+    chart = view.locator("svg.chart")
+    expect(chart).to_be_visible()
+    expect(view.locator("h1")).to_have_text("Run 1 · finished")
+    expect(chart.locator("g.bar")).to_have_count(4)
+    expect(chart.locator("polyline.ceiling")).to_have_count(1)
+    expect(view.locator("tr.step")).to_have_count(4)
+    expect(view.locator(".run-item.selected")).to_contain_text(GOAL)
+    wb.shot(IMG / "vscode-trace.png", wb.page.locator(".editor-group-container").first)
+    chart.locator('g.bar[data-step="2"]').click()
+    expect(wb.page.locator(".tab", has_text="step-2.md")).to_be_visible()
+    expect(wb.editor_lines()).to_contain_text(loose("Harness run 1 · step 2"))
+

@@ -1,0 +1,100 @@
+"""Driving the VS Code workbench (code-server in Chromium) the way a user does: the Command
+Palette, Quick Open, notifications, the status bar, quick picks and webviews.
+
+Every wait is on something the page shows, with a timeout; editor text is matched with
+``\\s`` because the editor renders spaces as U+00A0.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import FrameLocator, Locator, Page, expect
+
+STATUS_ITEM = "#harness-lsp\\.harness\\.harness\\.budget"
+WAIT_MS = 30_000
+
+
+def loose(text: str) -> re.Pattern[str]:
+    """``text`` as a pattern in which any whitespace matches any whitespace (U+00A0 too)."""
+    return re.compile(r"\s+".join(re.escape(part) for part in text.split()))
+
+
+class Workbench:
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        page.set_default_timeout(WAIT_MS)
+
+    # -- the workbench ----------------------------------------------------------------
+
+    def wait_loaded(self, timeout_ms: int = 90_000) -> None:
+        self.page.locator(".monaco-workbench").wait_for(timeout=timeout_ms)
+
+    @property
+    def status_item(self) -> Locator:
+        return self.page.locator(STATUS_ITEM)
+
+    def status_text(self) -> str:
+        """The item's text as shown (its ``$(pulse)`` icon is a glyph, not text)."""
+        return " ".join(self.status_item.inner_text().split())
+
+    def palette(self, title: str) -> None:
+        """Run a command by its title from the Command Palette (F1)."""
+        self.page.keyboard.press("F1")
+        box = self.quick_input_box
+        expect(box).to_be_visible()
+        box.fill(">" + title)
+        row = self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first
+        expect(row).to_be_visible()
+        expect(self.page.locator(".quick-input-list .monaco-list-row.focused")).to_contain_text(title)
+        self.page.keyboard.press("Enter")
+
+    def open_file(self, name: str) -> None:
+        """Quick Open (Ctrl+P) a file of the workspace; returns once its tab is active."""
+        self.page.keyboard.press("Control+P")
+        box = self.quick_input_box
+        expect(box).to_be_visible()
+        box.fill(name)
+        self.page.locator(".quick-input-list .monaco-list-row", has_text=name).first.wait_for()
+        self.page.keyboard.press("Enter")
+        expect(self.page.locator(".tab.active", has_text=name)).to_be_visible()
+
+    @property
+    def quick_input_box(self) -> Locator:
+        return self.page.locator(".quick-input-widget .quick-input-box input")
+
+    @property
+    def quick_input(self) -> Locator:
+        return self.page.locator(".quick-input-widget")
+
+    def quick_row(self, text: str) -> Locator:
+        return self.page.locator(".quick-input-widget .quick-input-list .monaco-list-row", has_text=text)
+
+    def editor_lines(self) -> Locator:
+        return self.page.locator(".editor-instance .monaco-editor .view-lines").first
+
+    def toast(self, text: str | re.Pattern[str]) -> Locator:
+        return self.page.locator(".notification-toast", has_text=text)
+
+    def webview(self) -> FrameLocator:
+        """The content of the active webview (two iframes deep)."""
+        return self.page.frame_locator("iframe.webview.ready").frame_locator("#active-frame")
+
+    # -- pictures ---------------------------------------------------------------------
+
+    def shot(self, path: Path, locator: Locator | None = None, pad: int = 0, **clip: Any) -> None:
+        """A PNG of the page, or of ``locator``'s box widened by ``pad`` pixels."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if locator is None:
+            self.page.screenshot(path=str(path), **clip)
+            return
+        box = locator.bounding_box()
+        assert box is not None, f"{locator} is not on screen"
+        view = self.page.viewport_size or {"width": 1400, "height": 900}
+        x = max(0.0, box["x"] - pad)
+        y = max(0.0, box["y"] - pad)
+        width = min(view["width"] - x, box["width"] + 2 * pad)
+        height = min(view["height"] - y, box["height"] + 2 * pad)
+        self.page.screenshot(path=str(path), clip={"x": x, "y": y, "width": width, "height": height})
