@@ -181,13 +181,20 @@ def test_run_task_from_the_palette(vscode: Session) -> None:
     # The file on disk changed, and the open editor shows it (VS Code reloads a clean buffer).
     assert (vscode.ws / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     expect(wb.editor_lines()).to_contain_text(loose("return a + b"))
+    # The end of the run: outcome, the model's last words, the files changed; two buttons.
+    expect(done).to_contain_text(f"finished after 4 steps and {run['spentTokens']:,} tokens")
+    expect(done).to_contain_text(f"“{SUMMARY}”")
+    expect(done).to_contain_text("Changed: calc.py.")
     expect(done.get_by_role("button", name="Show Trace")).to_be_visible()
     expect(done.get_by_role("button", name="Revert")).to_be_visible()
-    # Tooltip: exact figures.
+    # The tooltip: exact figures and the cached share of the last request.
     wb.status_item.hover()
     hover = wb.page.locator(".monaco-hover, .workbench-hover").filter(has_text="Spent")
     expect(hover).to_contain_text(f"Spent {run['spentTokens']:,} of 2,000,000 tokens")
     expect(hover).to_contain_text(f"ceiling of {last['contextCeiling']:,}")
+    reported = last["reportedPromptTokens"]
+    share = f"{round(100 * CACHED / reported)}%"
+    expect(hover).to_contain_text(f"{reported:,} prompt tokens, {CACHED} cached ({share})")
     wb.shot(IMG / "vscode-statusbar.png", clip={"x": 0, "y": 560, "width": 1400, "height": 300})
 
 
@@ -236,3 +243,112 @@ def test_show_trace_renders_the_run_chart_and_opens_a_step(vscode: Session) -> N
     expect(wb.page.locator(".tab", has_text="step-2.md")).to_be_visible()
     expect(wb.editor_lines()).to_contain_text(loose("Harness run 1 · step 2"))
 
+
+
+def test_trace_chart_shows_the_cached_share_of_each_request(vscode: Session) -> None:
+    """Waits for ``cachedPromptTokens`` in ``harness.trace.run`` steps (SPEC §8.1)."""
+    from playwright.sync_api import expect
+
+    steps = vscode.cli("trace", "show", "1")["steps"]
+    assert [s.get("cachedPromptTokens") for s in steps] == [CACHED] * 4
+    chart = vscode.wb.webview().locator("svg.chart")
+    expect(chart.locator("rect.cached")).to_have_count(4)
+
+
+def test_second_run_offers_the_last_goal_refuses_an_unsaved_file_and_cancels(
+    vscode: Session,
+) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    wb.clear_notifications()
+    wb.open_file("notes.md")
+    wb.editor_lines().click()
+    wb.page.keyboard.press("Control+End")
+    wb.page.keyboard.type("my draft")
+    expect(wb.page.locator(".tab.active.dirty", has_text="notes.md")).to_be_visible()
+    wb.palette("Harness: Run Task")
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text("Harness: Run Task")
+    expect(wb.quick_input_box).to_have_value(GOAL)  # the last goal is offered
+    wb.quick_input_box.fill(SECOND_GOAL)
+    wb.page.keyboard.press("Enter")
+    # The agent's edit of the unsaved file is refused, and the server says so.
+    expect(wb.toast("which has unsaved changes in the editor")).to_be_visible()
+    assert (vscode.ws / "notes.md").read_text() == "# Notes\n"
+    # The run waits on the model at step 2; its progress has a Cancel that stops the run.
+    progress = wb.page.locator("#status\\.progress")
+    expect(progress).to_contain_text("step 2/100")
+    progress.click()  # brings its notification forward (the notification centre)
+    wb.notification("step 2/100").get_by_role("button", name="Cancel").click()
+    expect(wb.notification("Harness run 2 was cancelled")).to_be_visible()
+    expect(wb.status_item).to_contain_text("· cancelled")
+    assert vscode.cli("trace", "show", "2")["run"]["outcome"] == "cancelled"
+
+
+def test_a_server_that_cannot_be_found_says_how_to_install_it(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    wb.clear_notifications()
+    # A setting that points nowhere: said as such, with the two ways out.
+    wb.set_user_setting("harness.serverPath", "/nonexistent/harness-lsp")
+    missing = wb.toast("harness.serverPath points to /nonexistent/harness-lsp")
+    expect(missing.get_by_role("button", name="Choose…")).to_be_visible()
+    missing.get_by_role("button", name="How to install").click()
+    expect(wb.page.locator(".tab.active", has_text="Preview")).to_be_visible()
+    expect(wb.webview().locator("h2", has_text="Installing the server")).to_be_visible()
+    # No setting, no .venv in the workspace, nothing on PATH: "Choose…" sets the setting.
+    wb.set_user_setting("harness.serverPath", "")
+    missing = wb.toast("The Harness language server (harness-lsp) was not found")
+    missing.get_by_role("button", name="Choose…").click()
+    # VS Code's own file dialog (code-server's is the "simple" one: a path box and a list).
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text("Choose the harness-lsp executable")
+    expect(wb.quick_input_box).to_have_value(re.compile(r"/$"))  # it has put its start folder
+    wb.page.keyboard.press("Control+A")
+    wb.page.keyboard.type(str(SERVER))  # typed: the dialog follows the path as it grows
+    expect(wb.quick_input_box).to_have_value(str(SERVER))
+    expect(wb.quick_row(SERVER.name)).to_be_visible()
+    wb.quick_input.get_by_role("button", name="Use as harness-lsp").click()
+    # The user settings now name the server, and it runs again: its memory answers.
+    expect(wb.toast("Harness: the language server is running.")).to_be_visible()
+    wb.palette("Harness: Show Memory")
+    expect(wb.quick_row(SEEDED[0])).to_be_visible()
+    wb.page.keyboard.press("Escape")
+    saved = json.loads(vscode.cs.settings_file.read_text())
+    assert saved["harness.serverPath"] == str(SERVER)
+
+
+def test_revert_run_lists_the_files_and_asks_before_overwriting_a_changed_one(
+    vscode: Session,
+) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    calc = vscode.ws / "calc.py"
+    calc.write_text("def add(a, b):\n    return b + a\n")  # changed since the run wrote it
+    wb.palette("Harness: Revert Run")
+    expect(wb.quick_row("Run 2")).to_be_visible()
+    wb.quick_row("Run 1").click()
+    ask = wb.dialog("Revert run 1?")
+    expect(ask).to_contain_text("It changed 1 file: calc.py.")
+    ask.get_by_role("button", name="Revert").click()
+    force = wb.dialog("1 file of run 1 changed since the run wrote them")
+    expect(force).to_contain_text("calc.py")
+    assert calc.read_text() == "def add(a, b):\n    return b + a\n"  # nothing overwritten yet
+    force.get_by_role("button", name="Overwrite").click()
+    expect(wb.toast("Harness: revert of run 1: put back calc.py.")).to_be_visible()
+    assert calc.read_text() == "def add(a, b):\n    return a - b\n"
+
+
+def test_trust_this_folder_records_it_through_the_server(vscode: Session) -> None:
+    """Waits for the server command ``harness.trust`` (SPEC §7, §6.3)."""
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    wb.palette("Harness: Trust This Folder")
+    ask = wb.dialog("Trust ws for the Harness agent?")
+    expect(ask).to_contain_text(str(vscode.ws))
+    ask.get_by_role("button", name="Trust").click()
+    answer = wb.toast(re.compile("trusted from the next run on|harness.trust"))  # or its error
+    expect(answer).to_be_visible()
+    expect(answer).to_contain_text("Harness: ws is trusted from the next run on.")

@@ -38,7 +38,7 @@ function wire(context: vscode.ExtensionContext): void {
   const model = new StatusModel();
   const item = new BudgetItem(model);
   const trace = new TraceView(harness, () => model.shownRun());
-  const revert = new Revert(harness);
+  const revert = new Revert(harness, (runId: number): readonly string[] | undefined => runs.filesChanged(runId));
   const showTrace = guarded(harness, "Show Trace", (runId?: number) =>
     Promise.resolve(trace.open(typeof runId === "number" ? runId : undefined)),
   );
@@ -55,7 +55,7 @@ function wire(context: vscode.ExtensionContext): void {
     trace,
     ...runs.wire(),
     ...trace.wire(),
-    harness.onMissing((missing) => void announceMissing(context.extensionUri, missing)),
+    harness.onMissing((missing) => void announceMissing(context.extensionUri, missing, harness)),
     command("harness.runTask", "Run Task", () => runs.runTask()),
     command("harness.cancelRun", "Cancel Run", () => runs.cancelRun()),
     command("harness.showMemory", "Show Memory", () => memory.show()),

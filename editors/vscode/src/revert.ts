@@ -15,7 +15,11 @@ function describe(files: readonly RevertFile[]): string {
 }
 
 export class Revert {
-  constructor(private readonly client: HarnessClient) {}
+  /** `filesChanged(runId)`: what `harness/runFinished` said, for a trace without the field. */
+  constructor(
+    private readonly client: HarnessClient,
+    private readonly filesChanged: (runId: number) => readonly string[] | undefined = () => undefined,
+  ) {}
 
   private async pickRun(): Promise<number | undefined> {
     const runs = await this.client.command<RunSummary[]>(Cmd.traceRuns, { limit: RUNS_LIMIT });
@@ -40,7 +44,7 @@ export class Revert {
     const id = runId ?? (await this.pickRun());
     if (id === undefined) return;
     const trace = await this.client.command<TraceRun>(Cmd.traceRun, { runId: id });
-    const files = trace.run.filesChanged;
+    const files = Array.isArray(trace.run.filesChanged) ? trace.run.filesChanged : this.filesChanged(id);
     const detail = Array.isArray(files)
       ? files.length
         ? `It changed ${plural(files.length, "file")}: ${fileList(files, 20)}. Each goes back to its content before the run; a file it created is deleted.`

@@ -19,6 +19,9 @@ export interface RunActions {
 }
 
 export class Runs {
+  /** The files each run of this window changed, as its `harness/runFinished` said. */
+  private readonly changed = new Map<number, readonly string[]>();
+
   constructor(
     private readonly client: HarnessClient,
     private readonly model: StatusModel,
@@ -89,7 +92,12 @@ export class Runs {
     if (!cancelled) void vscode.window.showInformationMessage(`Harness: run ${runId} had already ended.`);
   }
 
+  filesChanged(runId: number): readonly string[] | undefined {
+    return this.changed.get(runId);
+  }
+
   private finished(f: RunFinished): void {
+    if (Array.isArray(f.filesChanged)) this.changed.set(f.runId, f.filesChanged);
     this.model.runFinished(f);
     this.item.render();
     void this.refreshStatus();

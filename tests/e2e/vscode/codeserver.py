@@ -83,13 +83,17 @@ def free_port() -> int:
 
 def clean_env(home: Path) -> dict[str, str]:
     """The environment of code-server (and so of the server it starts): no API keys, no
-    HARNESS_* from the developer's shell, config and data under the test's own directory."""
+    HARNESS_* from the developer's shell, no harness-lsp on PATH, config and data under the
+    test's own directory."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and not k.startswith(("HARNESS_", "VSCODE_"))
     }
+    # harness-lsp only where a test says (harness.serverPath), never found on PATH by chance.
+    path = [d for d in env.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "harness-lsp").exists()]
     env.update(
+        PATH=os.pathsep.join(path),
         XDG_CONFIG_HOME=str(home / "config"),
         XDG_DATA_HOME=str(home / "data"),
         XDG_STATE_HOME=str(home / "state"),

@@ -26,6 +26,7 @@ class Workbench:
     def __init__(self, page: Page) -> None:
         self.page = page
         page.set_default_timeout(WAIT_MS)
+        expect.set_options(timeout=WAIT_MS)
 
     # -- the workbench ----------------------------------------------------------------
 
@@ -42,6 +43,8 @@ class Workbench:
 
     def palette(self, title: str) -> None:
         """Run a command by its title from the Command Palette (F1)."""
+        # A focused webview (the trace view, a Markdown preview) keeps F1 to itself.
+        self.page.evaluate("() => { if (document.activeElement?.tagName === 'IFRAME') document.activeElement.blur(); }")
         self.page.keyboard.press("F1")
         box = self.quick_input_box
         expect(box).to_be_visible()
@@ -76,7 +79,37 @@ class Workbench:
         return self.page.locator(".editor-instance .monaco-editor .view-lines").first
 
     def toast(self, text: str | re.Pattern[str]) -> Locator:
+        """A notification shown as a toast (while the notification centre is closed)."""
         return self.page.locator(".notification-toast", has_text=text)
+
+    def notification(self, text: str | re.Pattern[str]) -> Locator:
+        """A notification on screen, as a toast or in the open notification centre."""
+        return self.page.locator(".notification-list-item:visible", has_text=text)
+
+    def set_user_setting(self, key: str, value: str) -> None:
+        """Type ``value`` into a string setting in the Settings editor, as a user does."""
+        self.palette("Preferences: Open User Settings")
+        editor = self.page.locator(".editor-group-container.active .settings-editor")
+        search = editor.locator(".settings-header .suggest-input-container")
+        search.click()
+        self.page.keyboard.press("Control+A")
+        self.page.keyboard.type(key)
+        box = editor.locator(f'input[aria-label="{key}"]')
+        expect(box).to_be_visible()
+        box.fill(value)
+        box.press("Tab")  # the Settings editor writes the value when the box loses focus
+
+    def dialog(self, text: str) -> Locator:
+        """A modal dialog (``showWarningMessage(…, {modal: true})``) showing ``text``."""
+        return self.page.locator(".monaco-dialog-box", has_text=text)
+
+    def clear_notifications(self) -> None:
+        """Clear every notification and close the notification centre if it is open."""
+        self.palette("Notifications: Clear All Notifications")
+        centre = self.page.locator(".notifications-center.visible")
+        if centre.count():
+            centre.get_by_role("button", name=re.compile("Hide Notifications")).click()
+        expect(self.page.locator(".notification-list-item:visible")).to_have_count(0)
 
     def webview(self) -> FrameLocator:
         """The content of the active webview (two iframes deep)."""
