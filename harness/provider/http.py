@@ -34,6 +34,7 @@ from harness.provider.wire import ReplyBuilder
 from harness.types import Attempt, AttemptSink, Reply, Request
 
 Sleep = Callable[[float], Awaitable[None]]
+MAX_ANSWER_BYTES = 4_000_000
 
 # Errors a parser may raise on an answer of the wrong shape: a malformed answer, not a crash.
 _SHAPE_ERRORS = (

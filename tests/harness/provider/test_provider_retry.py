@@ -20,7 +20,7 @@ from harness.provider.failure import (
     is_context_overflow,
     redact,
 )
-from harness.provider.retry import backoff_delay, parse_retry_after
+from harness.provider.retry import ATTEMPT_CAPS, UNREACHABLE, backoff_delay, parse_retry_after
 from harness.provider.wire import parse_arguments
 
 
@@ -35,6 +35,15 @@ def test_every_failure_kind_has_a_retryability() -> None:
         FailureKind.TIMEOUT,
         FailureKind.CONNECTION,
     }
+
+
+def test_every_failure_has_an_attempt_cap_and_only_retried_ones_go_past_one() -> None:
+    assert set(ATTEMPT_CAPS) == {*FailureKind, UNREACHABLE}
+    for kind, retryable in RETRYABLE.items():
+        assert (ATTEMPT_CAPS[kind] != 1) is retryable, kind
+    assert ATTEMPT_CAPS[FailureKind.TIMEOUT] == 3  # retried at most twice (§9)
+    assert ATTEMPT_CAPS[UNREACHABLE] == 2  # DNS failure, connection refused: once
+    assert ATTEMPT_CAPS[FailureKind.RATE_LIMITED] is None  # the policy decides
 
 
 @pytest.mark.parametrize(
