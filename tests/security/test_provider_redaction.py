@@ -126,7 +126,9 @@ async def test_a_provider_built_with_a_key_registers_it() -> None:
     assert redact.redact(f"echo {other[:40]}…{other}") == f"echo {other[:40]}…[redacted]"
 
 
-def harness_run(workspace: Path, store: Path, wire: str, url: str) -> subprocess.CompletedProcess[str]:
+def harness_run(
+    workspace: Path, store: Path, wire: str, url: str
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["HARNESS_API_KEY"] = KEY
     argv = [sys.executable, "-m", "harness", "run", "fix the parser", "-w", str(workspace)]

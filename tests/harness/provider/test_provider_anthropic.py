@@ -51,7 +51,15 @@ async def test_request_body_is_messages_with_tools(fake_llm: MakeFakeLLM, stream
     assert body["system"] == [
         {"type": "text", "text": REQUEST.system, "cache_control": {"type": "ephemeral"}}
     ]
-    assert body["messages"] == [{"role": "user", "content": REQUEST.user}]
+    # the flat form: one user message, its part a text block marked as the cached prefix's end
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": REQUEST.user, "cache_control": {"type": "ephemeral"}}
+            ],
+        }
+    ]
     assert body["tools"] == [
         {"name": "read_file", "description": "Read a file.", "input_schema": dict(READ.parameters)}
     ]

@@ -6,6 +6,7 @@ on their own first."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -125,5 +126,5 @@ async def test_recorded_cache_tokens_equal_what_the_fake_reported(
     assert reads[0] == 0 and all(r is not None and r > 0 for r in reads[1:])  # the cache works
     if wire == "anthropic":  # each request writes what it adds, and reads the previous prefix
         assert all(r[2] is not None and r[2] > 0 for r in recorded)
-        for before, after in zip(recorded, recorded[1:], strict=False):
+        for before, after in itertools.pairwise(recorded):
             assert after[1] == (before[1] or 0) + (before[2] or 0)

@@ -218,7 +218,9 @@ async def test_connection_refused_is_retried_once_not_five_times() -> None:
 
 
 async def test_a_dns_failure_is_retried_once_not_five_times() -> None:
-    error, calls = await _unreachable("http://harness-lsp-test.invalid/v1")  # RFC 6761: no such name
+    error, calls = await _unreachable(
+        "http://harness-lsp-test.invalid/v1"
+    )  # RFC 6761: no such name
     assert error.kind is FailureKind.CONNECTION
     assert calls.failures == ["connection", "connection"]
     assert "cannot connect" in str(error)
@@ -246,7 +248,12 @@ async def test_a_retried_attempt_says_when_and_how_many_in_fields(fake_llm: Make
     assert (first.failure, first.retry_in_s, first.max_attempts) == ("rate_limited", 2.0, 3)
     assert second.failure == "server_error" and second.max_attempts == 3
     assert second.retry_in_s is not None and 0.25 <= second.retry_in_s <= 0.5
-    assert (third.failure, third.retry_in_s, third.attempt, third.max_attempts) == (None, None, 3, 3)
+    assert (third.failure, third.retry_in_s, third.attempt, third.max_attempts) == (
+        None,
+        None,
+        3,
+        3,
+    )
 
 
 async def test_the_last_failed_attempt_says_no_retry(fake_llm: MakeFakeLLM) -> None:

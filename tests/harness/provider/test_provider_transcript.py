@@ -6,6 +6,7 @@ Every body is validated against the providers' official schemas (../shared/wire-
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -33,7 +34,9 @@ TRANSCRIPT = Request(
         Message(Role.USER, ("Goal: fix the parser.", "Memory: (none)")),
         Message(Role.ASSISTANT, ("Let me look first.",), tool_calls=(A1, A2)),
         Message(Role.TOOL, ("[read src/parser.py]\ndef parse(x): ...",), tool_call_id="call_a1"),
-        Message(Role.TOOL, ("[grep def parse]\nsrc/parser.py:1: def parse",), "call_a2"),
+        Message(
+            Role.TOOL, ("[grep def parse]\nsrc/parser.py:1: def parse",), tool_call_id="call_a2"
+        ),
         Message(Role.ASSISTANT, (), tool_calls=(B1, B2, B3)),
         Message(Role.TOOL, ("[edit src/parser.py] replaced 1 line",), tool_call_id="call_b1"),
         Message(Role.TOOL, ("[exec pytest -q] exit 0\n3 passed",), tool_call_id="call_b2"),
@@ -86,7 +89,11 @@ async def test_openai_sends_the_transcript_with_tool_messages(
         },
         {"role": "tool", "tool_call_id": "call_a1", "content": m[2].text},
         {"role": "tool", "tool_call_id": "call_a2", "content": m[3].text},
-        {"role": "assistant", "content": None, "tool_calls": [openai_call(c) for c in (B1, B2, B3)]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [openai_call(c) for c in (B1, B2, B3)],
+        },
         {"role": "tool", "tool_call_id": "call_b1", "content": m[5].text},
         {"role": "tool", "tool_call_id": "call_b2", "content": m[6].text},
         {"role": "tool", "tool_call_id": "call_b3", "content": m[7].text},
@@ -186,7 +193,9 @@ def test_empty_texts_are_never_sent_as_blocks() -> None:
         {"role": "assistant", "content": [anthropic_use(A1)]},
         {
             "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": "call_a1", "cache_control": EPHEMERAL}],
+            "content": [
+                {"type": "tool_result", "tool_use_id": "call_a1", "cache_control": EPHEMERAL}
+            ],
         },
     ]
     validate_openai(openai_body(request, model="m", stream=True))
@@ -204,14 +213,18 @@ def transcripts(draw: st.DrawFn) -> Request:
     for turn in range(draw(st.integers(0, 5))):
         n = draw(st.integers(0, 3))
         calls = tuple(
-            ToolCall(f"call_{turn}_{i}", draw(st.sampled_from(["read_file", "grep"])), draw(arguments))
+            ToolCall(
+                f"call_{turn}_{i}", draw(st.sampled_from(["read_file", "grep"])), draw(arguments)
+            )
             for i in range(n)
         )
         said = tuple(draw(st.lists(words, max_size=1)))
         messages.append(Message(Role.ASSISTANT, said, tool_calls=calls))
         messages += [Message(Role.TOOL, (draw(words),), tool_call_id=c.id) for c in calls]
         if not calls or draw(st.booleans()):
-            messages.append(Message(Role.USER, tuple(draw(st.lists(words, min_size=1, max_size=2)))))
+            messages.append(
+                Message(Role.USER, tuple(draw(st.lists(words, min_size=1, max_size=2))))
+            )
     return Request(draw(words), tuple(messages), draw(words), (READ, GREP))
 
 
@@ -225,7 +238,9 @@ def calls_and_answers_openai(messages: list[dict[str, Any]]) -> list[tuple[list[
     return pairs
 
 
-def calls_and_answers_anthropic(messages: list[dict[str, Any]]) -> list[tuple[list[str], list[str]]]:
+def calls_and_answers_anthropic(
+    messages: list[dict[str, Any]],
+) -> list[tuple[list[str], list[str]]]:
     pairs = []
     for i, m in enumerate(messages):
         uses = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
@@ -242,7 +257,9 @@ def test_every_tool_call_is_paired_with_its_answer_on_both_wires(
     request: Request, stream: bool
 ) -> None:
     expected = [
-        [c.id for c in m.tool_calls] for m in request.messages if m.role is Role.ASSISTANT and m.tool_calls
+        [c.id for c in m.tool_calls]
+        for m in request.messages
+        if m.role is Role.ASSISTANT and m.tool_calls
     ]
     openai = openai_body(request, model="gpt-4.1", stream=stream)
     validate_openai(openai)
@@ -251,8 +268,11 @@ def test_every_tool_call_is_paired_with_its_answer_on_both_wires(
     validate_anthropic(anthropic)
     assert calls_and_answers_anthropic(anthropic["messages"]) == [(ids, ids) for ids in expected]
     roles = [m["role"] for m in anthropic["messages"]]
-    assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles  # alternation
-    blocks = [*anthropic.get("system", []), *(b for m in anthropic["messages"] for b in m["content"])]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles  # alternation
+    blocks = [
+        *anthropic.get("system", []),
+        *(b for m in anthropic["messages"] for b in m["content"]),
+    ]
     assert all(b.get("text") != "" for b in blocks if b["type"] == "text")
     marks = [b for b in blocks if "cache_control" in b]
     assert len(marks) <= 4
