@@ -241,23 +241,27 @@ class HttpProvider:
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 # the server ignored "stream": answer as a whole
                 return self._parse_whole(await self._read(response))
-            decoder = self.decoder()
-            # SSE is UTF-8 by definition; the capped bytes are re-read as a bare event stream.
-            capped = httpx.Response(
-                200, headers=_SSE_HEADERS, stream=_Stream(self._capped(response))
-            )
-            try:
-                async for event in EventSource(capped).aiter_sse():
-                    if decoder.done:
-                        continue  # drain to the end so the connection can be reused
-                    decoder.feed(event)
-                    if probe.ttft_ms is None and decoder.builder.has_output:
-                        probe.ttft_ms = probe.elapsed_ms()
-            except (httpx.TransportError, AttemptFailed):
-                if not decoder.done:  # what comes after the end marker does not matter
-                    raise
-            decoder.finish()
-            return decoder.builder
+            return await self.read_stream(response, probe)
+
+    async def read_stream(
+        self, response: httpx.Response, probe: _Probe | None = None
+    ) -> ReplyBuilder:
+        """Decode an SSE answer into a reply, its bytes capped at ``max_answer_bytes``."""
+        decoder = self.decoder()
+        # SSE is UTF-8 by definition; the capped bytes are re-read as a bare event stream.
+        capped = httpx.Response(200, headers=_SSE_HEADERS, stream=_Stream(self._capped(response)))
+        try:
+            async for event in EventSource(capped).aiter_sse():
+                if decoder.done:
+                    continue  # drain to the end so the connection can be reused
+                decoder.feed(event)
+                if probe and probe.ttft_ms is None and decoder.builder.has_output:
+                    probe.ttft_ms = probe.elapsed_ms()
+        except (httpx.TransportError, AttemptFailed):
+            if not decoder.done:  # what comes after the end marker does not matter
+                raise
+        decoder.finish()
+        return decoder.builder
 
     # -- reporting -------------------------------------------------------------------------
 
