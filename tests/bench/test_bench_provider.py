@@ -58,7 +58,8 @@ def _ignore(attempt: Attempt) -> None:
 
 
 def _fake_forever(fake_llm: MakeFakeLLM, wire: str, **options: Any) -> FakeLLM:
-    fake = fake_llm([], wire=wire, **options)
+    # Fixed cache figures: the cache emulation's work would be timed in both arms, as noise.
+    fake = fake_llm([], wire=wire, cache_tokens=(0, 0), **options)
     fake.add_turns(*[TURN] * (3 * N_CALLS + 20))
     return fake
 
@@ -144,7 +145,9 @@ async def _median_s(call: Callable[[], Awaitable[object]], n: int = 5) -> float:
 @pytest.mark.parametrize(("wire", "chars"), [("openai", 1_200_000), ("anthropic", 1_700_000)])
 async def test_sse_parse_throughput(fake_llm: MakeFakeLLM, wire: str, chars: int) -> None:
     content = ("def parse(tokens):\n    return [t for t in tokens if t]\n" * 40_000)[:chars]
-    fake = fake_llm([{"content": content}] * 8, wire=wire, chunk_chars=64, write_size=65536)
+    fake = fake_llm(
+        [{"content": content}] * 8, wire=wire, chunk_chars=64, write_size=65536, cache_tokens=(0, 0)
+    )
     provider = make_provider(fake.config(stream=True, max_answer_bytes=8_000_000), "sk-bench")
     assert isinstance(provider, HttpProvider)
     body = provider.body(REQUEST, True)

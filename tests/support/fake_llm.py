@@ -239,6 +239,7 @@ class FakeLLM:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults: list[Fault] = []
+        self.scheduled: dict[int, Fault] = {}  # request number (1-based) → its fault
         self.disconnects = 0  # clients that went away while the server was hanging
         self.connections = 0  # TCP connections accepted (keep-alive reuse keeps this low)
         self.usages: list[dict[str, Any] | None] = []  # the usage reported, per request
@@ -260,6 +261,11 @@ class FakeLLM:
     def inject(self, *faults: Fault) -> None:
         with self._lock:
             self.faults.extend(faults)
+
+    def inject_at(self, request: int, fault: Fault) -> None:
+        """``fault`` answers the ``request``-th request (1-based), before queued faults."""
+        with self._lock:
+            self.scheduled[request] = fault
 
     def start(self) -> FakeLLM:
         server = _Server(("127.0.0.1", 0), _Handler)
@@ -312,8 +318,11 @@ class FakeLLM:
             self.headers.append(headers)
             self.usages.append(None)
             self.sent_bytes.append(0)
-            fault = self.faults.pop(0) if self.faults else None
-            return len(self.requests), fault
+            number = len(self.requests)
+            fault = self.scheduled.pop(number, None)
+            if fault is None and self.faults:
+                fault = self.faults.pop(0)
+            return number, fault
 
     def _take_turn(self, body: dict[str, Any], consume: bool) -> Mapping[str, Any]:
         with self._lock:
