@@ -164,7 +164,9 @@ def request_body(request: Request, *, model: str, max_tokens: int, stream: bool)
 
 def wire_messages(request: Request) -> list[dict[str, Any]]:
     """The messages, alternating roles, the last block before the trailer marked for caching
-    and the trailer the last text block."""
+    and the trailer the last text block. A request without a trailer (the flat form as the
+    loop sent it before the trailer existed: its last block changes every turn) marks only
+    the system block, since writing a prefix that is never read again costs 1.25×."""
     out: list[dict[str, Any]] = []
     for message in request.messages:
         role, blocks = _blocks(message)
@@ -174,9 +176,9 @@ def wire_messages(request: Request) -> list[dict[str, Any]]:
             out[-1]["content"].extend(blocks)
         else:
             out.append({"role": role, "content": blocks})
-    if out:
-        out[-1]["content"][-1]["cache_control"] = EPHEMERAL
     if request.trailer:
+        if out:  # without a trailer the last block is the volatile one: not worth a write
+            out[-1]["content"][-1]["cache_control"] = EPHEMERAL
         trailer = {"type": "text", "text": request.trailer}
         if out and out[-1]["role"] == "user":
             out[-1]["content"].append(trailer)

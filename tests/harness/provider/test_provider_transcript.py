@@ -191,13 +191,8 @@ def test_empty_texts_are_never_sent_as_blocks() -> None:
     assert body["messages"] == [
         {"role": "user", "content": [text("frame")]},
         {"role": "assistant", "content": [anthropic_use(A1)]},
-        {
-            "role": "user",
-            "content": [
-                {"type": "tool_result", "tool_use_id": "call_a1", "cache_control": EPHEMERAL}
-            ],
-        },
-    ]
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_a1"}]},
+    ]  # no trailer, no system: no breakpoint at all
     validate_openai(openai_body(request, model="m", stream=True))
 
 
