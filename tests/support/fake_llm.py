@@ -13,14 +13,23 @@ A turn is the scripted-provider format (``{"tool_calls": [...]}`` or ``{"content
 a callable receiving the request body and returning one. When the turns run out the server
 answers ``{"content": "done"}``. A turn ``{"sse": b"..."}`` replays those bytes verbatim as
 the SSE body of a streamed answer (the recorded streams in ../shared/wire-schemas/streams).
-Faults are consumed one per request, before turns; a fault that produces no usable answer
-(an error status, a hang, a drop, a truncated, malformed, endless or trickling answer) leaves
-the turn for the next request, so a retry gets it.
+Faults are consumed one per request, before turns (``fake.inject_at(n, fault)`` gives the
+n-th request its own); a fault that produces no usable answer (an error status, a hang, a
+drop, a truncated, malformed, endless or trickling answer) leaves the turn for the next
+request, so a retry gets it. ``Fault.endless(...)`` never stops sending (content deltas,
+argument deltas, both, or one endless line); ``Fault.trickle(s)`` sends a byte every ``s``
+seconds forever; ``Fault.stream_error(..., message=...)`` puts any text in an error event.
 
-Usage is reported as a real server would, prompt caching included (``fake_cache.py``: the
-OpenAI wire's automatic prefix cache, the Anthropic wire's ``cache_control`` breakpoints);
-``fake.usages[i]`` is the usage object reported for ``fake.requests[i]`` (None when the
-request got no answer). ``cache_tokens=(read, write)`` reports fixed figures instead.
+What the fake saw and said, per request (index ``i`` is the ``i+1``-th request):
+``fake.requests[i]`` (the body), ``fake.headers[i]``, ``fake.usages[i]`` (the usage object
+reported, e.g. ``["prompt_tokens_details"]["cached_tokens"]`` or
+``["cache_read_input_tokens"]``; None when the request got no answer) and
+``fake.sent_bytes[i]`` (answer body bytes written).
+
+Usage is reported as a real server would, prompt caching included (``fake_cache.py``
+documents the serialisation and the rules: the OpenAI wire's automatic prefix cache, the
+Anthropic wire's ``cache_control`` breakpoints with the 20-block lookback).
+``cache_tokens=(read, write)`` reports fixed figures instead.
 """
 
 from __future__ import annotations
