@@ -355,7 +355,7 @@ class FakeLLM:
             cache=cache,
             raw_arguments=fault.raw_arguments if fault and fault.kind == "bad_arguments" else None,
         )
-        if self.report_usage:
+        if self.report_usage and consume:  # a faulty answer's usage never reaches the client
             usage = self._openai_usage(answer) if self.wire == "openai" else None
             with self._lock:
                 self.usages[number - 1] = usage or self._anthropic_usage(answer)
