@@ -7,7 +7,8 @@ into one message (the API requires alternation); the trailer the last text block
 user message. Two ``cache_control`` breakpoints mark the stable prefix — the system block and
 the last block before the trailer (only when there is a trailer) — so the next request, which
 starts with the same blocks, reads it back through the lookback over earlier block
-boundaries. An empty text block is never sent. Usage counts the whole prompt (input + cache reads + cache writes).
+boundaries. An empty text block is never sent. Usage counts the whole prompt (input + cache
+reads + cache writes).
 """
 
 from __future__ import annotations
