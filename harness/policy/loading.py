@@ -28,7 +28,8 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from harness.errors import ConfigError
-from harness.policy.rules import Layer, Rule, RuleSet, Verdict, stricter
+from harness.escape import printable
+from harness.policy.rules import Layer, Rule, RuleSet, stricter
 from harness.policy.trust import TRUSTED_KEY, covering, parse_trusted
 from harness.types import Act, Effect, ExecConfig, SandboxMode
 
@@ -126,9 +127,10 @@ def parse_layer(
     )
 
 
-class Policy:
-    """The rules in force for one workspace, how commands run (``exec_config``), and what
-    the user must be told about the workspace's own policy file (``warnings``)."""
+class Policy(RuleSet):
+    """The rules in force for one workspace (``RuleSet``: layers, defaults, ``explain``),
+    how commands run (``exec_config``), and what the user must be told about the
+    workspace's own policy file (``warnings``)."""
 
     def __init__(
         self,
@@ -138,21 +140,9 @@ class Policy:
         exec_config: ExecConfig | None = None,
         warnings: tuple[str, ...] = (),
     ) -> None:
-        self.rules = RuleSet(layers, defaults)
+        super().__init__(layers, defaults)
         self.exec_config = exec_config if exec_config is not None else ExecConfig()
         self.warnings = warnings
-
-    @property
-    def layers(self) -> tuple[Layer, ...]:
-        return self.rules.layers
-
-    @property
-    def defaults(self) -> Mapping[Act, Effect]:
-        return self.rules.defaults
-
-    def explain(self, act: Act, target: str) -> Verdict:
-        """The effect for ``act`` on ``target`` and the rule and layer that decided it."""
-        return self.rules.explain(act, target)
 
     @classmethod
     def load(
@@ -180,16 +170,25 @@ class Policy:
         ws_path = workspace_config(root)
         workspace = parse_layer(_read_toml(ws_path), f"policy file {ws_path}")
         if client_trusted is not None:
-            trust = _Trust(client_trusted, "the editor's workspace trust")
+            trust = _Trust(
+                client_trusted, "the editor does not trust this folder", "trust it in the editor"
+            )
         else:
-            trust = _Trust(covering(root, trusted_folders) is not None, "your trusted folders")
-        return _combine(own, workspace, trust, root, user_path)
+            trust = _Trust(
+                covering(root, trusted_folders) is not None,
+                "this folder is not in your trusted folders",
+                f"run `harness trust {printable(str(root))}` (or the editor's trust command)",
+            )
+        return _combine(own, workspace, trust, ws_path, user_path)
 
 
 @dataclass(frozen=True)
 class _Trust:
+    """Whether the workspace is trusted; if not, why not and how to change that."""
+
     trusted: bool
-    decided_by: str
+    why_not: str
+    remedy: str
 
 
 @dataclass
@@ -204,7 +203,7 @@ def _combine(
     own: list[LayerConfig],
     workspace: LayerConfig,
     trust: _Trust,
-    root: Path,
+    ws_path: Path,
     user_path: Path | None,
 ) -> Policy:
     ignored = _Ignored()
@@ -212,7 +211,9 @@ def _combine(
     if not trust.trusted:
         ws_rules = tuple(r for r in workspace.rules if r.effect is not Effect.ALLOW)
         ignored.untrusted += [
-            f"allow {r.act.value} `{r.glob}`" for r in workspace.rules if r.effect is Effect.ALLOW
+            f"allow {r.act.value} `{printable(r.glob)}`"
+            for r in workspace.rules
+            if r.effect is Effect.ALLOW
         ]
     defaults = _defaults(own, workspace, trust.trusted, ignored)
     exec_config = _exec_config(own, workspace, ignored)
@@ -221,8 +222,8 @@ def _combine(
         Layer(WORKSPACE_LAYER, ws_rules),
         *(c.layer() for c in own if c.name == EDITOR_LAYER),
     ]
-    warning = _warning(workspace.source, ignored, trust, root, user_path)
-    return Policy(layers, defaults, exec_config=exec_config, warnings=warning)
+    warnings = _warnings(ws_path, ignored, trust, user_path)
+    return Policy(layers, defaults, exec_config=exec_config, warnings=warnings)
 
 
 def _defaults(
@@ -263,29 +264,25 @@ def _exec_config(own: list[LayerConfig], workspace: LayerConfig, ignored: _Ignor
     return ExecConfig(sandbox=sandbox, network=network)
 
 
-def _warning(
-    source: str, ignored: _Ignored, trust: _Trust, root: Path, user_path: Path | None
+def _warnings(
+    path: Path, ignored: _Ignored, trust: _Trust, user_path: Path | None
 ) -> tuple[str, ...]:
-    parts: list[str] = []
+    """What to tell the user about the workspace file: at most one line per reason."""
+    out: list[str] = []
     if ignored.untrusted:
-        how = (
-            "trust it in the editor"
-            if trust.decided_by.startswith("the editor")
-            else f"run `harness trust {root}` (or the editor's trust command)"
-        )
-        parts.append(
-            f"this folder is not trusted ({trust.decided_by}), so only its deny and ask "
-            f"rules apply; ignored: {', '.join(ignored.untrusted)}. If you trust this "
-            f"repository, {how}"
+        out.append(
+            f"only the deny and ask rules of {printable(str(path))} apply: {trust.why_not}. "
+            f"Ignored: {', '.join(ignored.untrusted)}. If you trust this repository, "
+            f"{trust.remedy}."
         )
     if ignored.loosening:
-        where = f"your user config ({user_path})" if user_path is not None else "your user config"
-        parts.append(
-            "a workspace may only tighten what you set; ignored: "
-            f"{', '.join(ignored.loosening)}. To change it, set it in {where} or the editor "
-            "settings"
+        where = f" ({printable(str(user_path))})" if user_path is not None else ""
+        out.append(
+            f"{printable(str(path))} may only tighten what you set; ignored: "
+            f"{', '.join(ignored.loosening)}. Set these in your user config{where} or the "
+            "editor settings."
         )
-    return (f"{source}: {'; '.join(parts)}.",) if parts else ()
+    return tuple(out)
 
 
 def _read_user_config(path: Path) -> tuple[LayerConfig, tuple[Path, ...]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from harness.types import Act, Effect
@@ -92,13 +92,36 @@ def stricter(a: Effect, b: Effect) -> Effect:
 class _Compiled:
     layer: str
     rule: Rule
-    pattern: str  # the regex source, also part of the (act, effect) alternation
     regex: re.Pattern[str]
+
+
+_GLOB_META = re.compile(r"[*?\[]")
 
 
 def _fragment(glob: str, ignore_case: bool) -> str:
     # fnmatch.translate gives a full-match regex in which `*` crosses `/`.
     return f"(?{'i' if ignore_case else ''}:{fnmatch.translate(glob)})"
+
+
+def _alternation(globs: Sequence[str], ignore_case: bool) -> str:
+    """A full-match regex for "any of ``globs``" (``fnmatch`` semantics). Plain names, and
+    ``*`` followed by a plain suffix, are merged into one branch each: ``re`` tries
+    alternatives one by one, and most rules (all the secrets) are of these two kinds."""
+    names: list[str] = []
+    suffixes: list[str] = []
+    branches: list[str] = []
+    for glob in globs:
+        if not _GLOB_META.search(glob):
+            names.append(glob)
+        elif glob.startswith("*") and not _GLOB_META.search(glob[1:]):
+            suffixes.append(glob[1:])
+        else:
+            branches.append(fnmatch.translate(glob))
+    if names:
+        branches.append(f"(?:{'|'.join(re.escape(n) for n in names)})\\Z")
+    if suffixes:
+        branches.append(f"(?s:.*(?:{'|'.join(re.escape(x) for x in suffixes)}))\\Z")
+    return f"(?{'i' if ignore_case else ''}:{'|'.join(branches)})"
 
 
 def _matches(regex: re.Pattern[str], subject: str) -> bool:
@@ -123,16 +146,24 @@ class RuleSet:
         }
         for layer in self.layers:
             for rule in layer.rules:
-                pattern = _fragment(rule.glob, layer.ignore_case)
-                compiled = _Compiled(layer.name, rule, pattern, re.compile(pattern))
-                self._rules[rule.act, rule.effect].append(compiled)
+                regex = re.compile(_fragment(rule.glob, layer.ignore_case))
+                self._rules[rule.act, rule.effect].append(_Compiled(layer.name, rule, regex))
         # One regex per (act, effect) answers "does any rule match?" cheaply; grep asks this
         # for every file with a hit, and almost always the answer is no.
         self._any = {
-            key: re.compile("|".join(c.pattern for c in compiled))
-            for key, compiled in self._rules.items()
-            if compiled
+            (act, effect): re.compile("|".join(branches))
+            for act in Act
+            for effect in Effect
+            if (branches := self._branches(act, effect))
         }
+
+    def _branches(self, act: Act, effect: Effect) -> list[str]:
+        out = []
+        for layer in self.layers:
+            globs = [r.glob for r in layer.rules if (r.act, r.effect) == (act, effect)]
+            if globs:
+                out.append(_alternation(globs, layer.ignore_case))
+        return out
 
     def explain(self, act: Act, target: str) -> Verdict:
         """The effect for ``act`` on ``target`` and the rule and layer that decided it."""

@@ -200,9 +200,7 @@ def test_a_loosening_default_is_reported(tmp_path: Path, ws: Path):
     ("user", "workspace", "expected", "ignored"),
     [
         pytest.param("", "", ExecConfig(), None, id="defaults"),
-        pytest.param(
-            'sandbox = "off"', "", ExecConfig(SandboxMode.OFF, True), None, id="user-off"
-        ),
+        pytest.param('sandbox = "off"', "", ExecConfig(SandboxMode.OFF, True), None, id="user-off"),
         pytest.param(
             "network = false", "", ExecConfig(SandboxMode.AUTO, False), None, id="user-offline"
         ),

@@ -5,9 +5,12 @@ semantics (case-sensitive outside the builtin layer)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from harness.policy import SECRET_GLOBS, Layer, Policy, Rule
+from harness.policy import SECRET_GLOBS, Layer, Policy, Rule, RuleSet
 from harness.types import Act, Effect
+from harness.workspace import PathGlob
 
 R, W, X = Act.READ, Act.WRITE, Act.EXEC
 ALLOW, ASK, DENY = Effect.ALLOW, Effect.ASK, Effect.DENY
@@ -202,3 +205,25 @@ def test_defaults(defaults: dict[Act, Effect] | None, act: Act, expected: Effect
 def test_glob_semantics(glob: str, act: Act, target: str, matches: bool):
     policy = Policy([Layer("user", (Rule(act, DENY, glob),))])
     assert (policy.explain(act, target).effect is DENY) is matches
+
+
+GLOB_CHARS = st.sampled_from(["a", "b", ".", "/", "*", "?", "[a]", "[!b]", "A"])
+SUBJECT_CHARS = st.sampled_from(["a", "b", ".", "/", "A", "c"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    globs=st.lists(st.lists(GLOB_CHARS, min_size=1, max_size=5).map("".join), max_size=6),
+    subjects=st.lists(st.lists(SUBJECT_CHARS, min_size=1, max_size=8).map("".join), max_size=8),
+    ignore_case=st.booleans(),
+)
+def test_the_one_regex_fast_path_agrees_with_each_glob(
+    globs: list[str], subjects: list[str], ignore_case: bool
+):
+    """Merging globs into one regex per (act, effect) never changes what matches."""
+    rules = RuleSet([Layer("user", tuple(Rule(R, DENY, g) for g in globs), ignore_case)])
+    for subject in subjects:
+        key = subject.casefold() if ignore_case else subject
+        each = [PathGlob(g.casefold() if ignore_case else g) for g in globs]
+        expected = any(glob.matches(key) for glob in each)
+        assert (rules.explain(R, subject).effect is DENY) is expected, (globs, subject)

@@ -159,7 +159,12 @@ async def test_a_long_command_is_counted_and_shown_whole_on_request(
     assert finished["outcome"] == "finished"
 
     first, second = bare.approvals
-    assert [a.title for a in first.actions or []] == ["Allow", "Allow for this run", "Deny", SHOW_FULL]
+    assert [a.title for a in first.actions or []] == [
+        "Allow",
+        "Allow for this run",
+        "Deny",
+        SHOW_FULL,
+    ]
     assert tail not in first.message
     assert f'… (9,689 more characters hidden — choose "{SHOW_FULL}")' in first.message
     (opened,) = bare.opened
@@ -225,9 +230,7 @@ async def test_harness_trust_records_the_folder_and_its_rules_apply(
     await run(bare)
     assert bare.approvals == [] and (ws / SENTINEL).exists()
 
-    again = await bare.command(
-        "harness.trust", {"workspaceFolder": ws.as_uri(), "trusted": False}
-    )
+    again = await bare.command("harness.trust", {"workspaceFolder": ws.as_uri(), "trusted": False})
     assert again == {"workspaceFolder": str(ws.resolve()), "trusted": False}
     assert str(ws.resolve()) not in USER_CONFIG.read_text()
 

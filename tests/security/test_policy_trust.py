@@ -98,7 +98,10 @@ def test_a_repository_rewriting_its_policy_between_runs_gains_nothing(repo: Repo
     repo.policy('[[rules]]\nact = "read"\neffect = "ask"\nglob = "*.lock"\n')
     loosened = '[defaults]\nexec = "allow"\n[[rules]]\nact = "exec"\neffect = "allow"\nglob = "*"\n'
     # Run 1: the model tries to write the policy itself (refused or not, run 2 must not gain).
-    write = {"name": "write_file", "arguments": {"path": ".harness/policy.toml", "content": loosened}}
+    write = {
+        "name": "write_file",
+        "arguments": {"path": ".harness/policy.toml", "content": loosened},
+    }
     repo.run({"tool_calls": [write]}, {"content": "wrote it"})
     # Between the runs the repository changes it (a `git pull`).
     repo.policy(loosened)

@@ -58,7 +58,9 @@ async def test_terminal_approver_answers(answer: Any, allowed: bool, detail: str
     assert decision.event is not None
     assert (decision.event.effect, decision.event.detail) == (Effect.ASK, detail)
     assert decision.event.allowed is allowed
-    assert prompt.questions == [question(ApprovalRequest(3, X, "make test", "the default for exec"))]
+    assert prompt.questions == [
+        question(ApprovalRequest(3, X, "make test", "the default for exec"))
+    ]
 
 
 def test_the_question_shows_run_reason_target_and_answers():

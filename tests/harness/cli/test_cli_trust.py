@@ -30,7 +30,10 @@ def trust(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str
 
 
 def test_the_default_folder_is_the_git_root(
-    tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    config: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -47,7 +50,10 @@ def test_the_default_folder_is_the_git_root(
 
 
 def test_without_git_the_current_directory(
-    tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    config: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
