@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import shutil
 import stat
-import sys
 import unicodedata
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -293,6 +292,3 @@ async def test_bad_trust_arguments_are_invalid_params(
     assert raised.value.code == INVALID_PARAMS and message in raised.value.message
     assert not USER_CONFIG.exists()
     assert (await bare.command("harness.status"))["runs"] == []
-
-
-assert sys.platform != "win32"  # file modes and pseudo-terminals are POSIX here
