@@ -99,6 +99,7 @@ class Ledger:
         self._lock = threading.Lock()
         self._observations: list[Observation] = []
         self._changes: dict[str, list[Change]] = {}  # path -> its changes, oldest first
+        self._log: list[Change] = []  # every change, in the order noted
         self._known: dict[str, str | None] = {}  # path -> hash of the bytes last seen/written
         self._refreshed: dict[int, Refresh] = {}
         self._seen: dict[int, tuple[int, str]] = {}  # seq -> (mark, file hash) last checked
@@ -154,6 +155,7 @@ class Ledger:
             self._known[path] = new_hash
             change = Change(len(self._observations), step, path, cause, new_hash)
             self._changes.setdefault(path, []).append(change)
+            self._log.append(change)
             return True
 
     def apply_refresh(self, refresh: Refresh) -> None:
@@ -201,6 +203,12 @@ class Ledger:
         if not changes or changes[-1].new_hash == seen:
             return None
         return next(c for c in changes if c.new_hash != seen)
+
+    def changed_since(self, count: int) -> tuple[set[str], int]:
+        """The paths changed after the first ``count`` changes noted, and the count now: an
+        assembler re-checks only the reads of those paths."""
+        with self._lock:
+            return {c.path for c in self._log[count:]}, len(self._log)
 
     def seen_hash(self, obs: Observation) -> str | None:
         """The hash of the whole file when the model's copy of ``obs`` (a read) was taken or

@@ -49,13 +49,39 @@ class Entry:
     call_id: str | None = None
     ref: int | None = None
     covers: int = 0  # COLLAPSED: how many ledger items the line stands for
-    texts: tuple[str, ...] = field(init=False, compare=False)
+    # The calls' arguments as sent (computed from ``calls`` when not given).
+    call_texts: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    texts: tuple[str, ...] = field(init=False, compare=False, repr=False)
     cost: int = field(init=False, compare=False)  # chars, one separator per text included
 
     def __post_init__(self) -> None:
-        texts = ((self.text,) if self.text else ()) + tuple(arguments_text(c) for c in self.calls)
+        calls = self.call_texts
+        if calls is None:
+            calls = tuple(arguments_text(c) for c in self.calls)
+            object.__setattr__(self, "call_texts", calls)
+        texts = (self.text, *calls) if self.text else calls
         object.__setattr__(self, "texts", texts)
-        object.__setattr__(self, "cost", sum(len(t) + len(PART_SEPARATOR) for t in texts))
+        object.__setattr__(self, "cost", sum(map(len, texts)) + len(PART_SEPARATOR) * len(texts))
+
+    def restyled(self, form: Form, text: str, ref: int | None = None) -> Entry:
+        """The same item sent in another form (its calls unchanged)."""
+        return Entry(
+            self.seq,
+            self.step,
+            self.kind,
+            form,
+            text,
+            self.calls,
+            self.call_id,
+            ref,
+            self.covers,
+            self.call_texts,
+        )
+
+    def with_calls(self, calls: tuple[ToolCall, ...]) -> Entry:
+        return Entry(
+            self.seq, self.step, self.kind, self.form, self.text, calls, self.call_id, self.ref
+        )
 
     @property
     def is_turn(self) -> bool:
@@ -83,7 +109,8 @@ class Emission:
     refreshes: tuple[Refresh, ...]
     confirmations: tuple[Confirmation, ...]
     events: tuple[TraceEvent, ...]
-    prefix_chars: int  # chars of ``request.texts()`` shared from the start with the last one
+    texts: tuple[str, ...]  # ``request.texts()``: the system prompt, the frame, … the trailer
+    prefix_chars: int  # chars of ``texts`` shared from the start with the last request's
     breaks: tuple[str, ...]  # what changed already-sent text: slide, stale, superseded, memory
     est_tokens: int
     naive: bool = False

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from harness.context.emission import Emission, Entry
 from harness.context.refresh import Refresher
 from harness.context.turn import State, Turn
-from harness.context.wire import Wire, render, shared_prefix_chars
+from harness.context.wire import MessageCache, Wire, render, request_texts, shared_prefix_chars
 from harness.contract import entry_cap_chars
 from harness.ledger import Ledger
 from harness.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -50,6 +50,7 @@ class BoundedContext:
         self.low_water = low_water
         self._state = State()
         self._pending: tuple[Emission, State] | None = None
+        self._messages: MessageCache = {}
 
     def assemble(
         self,
@@ -92,8 +93,10 @@ class BoundedContext:
         for confirmation in emission.confirmations:
             self.ledger.confirm(confirmation)
         state = self._pending[1]
-        state.texts = tuple(emission.request.texts())
+        state.texts = emission.texts
         self._state, self._pending = state, None
+        # Messages of entries no longer sent as they were are not needed again.
+        self._messages = {q: hit for q, hit in self._messages.items() if state.entries[q] is hit[0]}
 
     def _emit(self, turn: Turn, step: int, effective: int, trailer: str, chosen: bool) -> Emission:
         s, old = turn.state, self._state
@@ -107,8 +110,15 @@ class BoundedContext:
             trailer=trailer,
             tools=self.frame.tools,
             wire=self.frame.wire,
+            cache=self._messages,
         )
-        texts = request.texts()
+        texts = request_texts(
+            entries,
+            system=self.frame.system,
+            frame=self.frame.frame,
+            memory=memory,
+            trailer=trailer,
+        )
         refreshes, confirmations, events = turn.kept()
         return Emission(
             step=step,
@@ -121,6 +131,7 @@ class BoundedContext:
             refreshes=tuple(refreshes),
             confirmations=tuple(confirmations),
             events=tuple(events),
+            texts=tuple(texts),
             prefix_chars=shared_prefix_chars(old.texts, texts),
             breaks=_breaks(turn, old),
             est_tokens=estimate_tokens(sum(map(len, texts)) + self.frame.schema_chars),

@@ -13,7 +13,7 @@ from harness.context.emission import Emission, Entry, Form
 from harness.context.engine import MemorySource, RunFrame
 from harness.context.pairing import pair
 from harness.context.refresh import Refresher
-from harness.context.wire import render, shared_prefix_chars
+from harness.context.wire import MessageCache, render, request_texts, shared_prefix_chars
 from harness.ledger import MESSAGE, Ledger
 from harness.tokens import estimate_tokens
 
@@ -33,6 +33,7 @@ class NaiveContext:
         self.frame = frame
         self._sent = _Sent()
         self._pending: tuple[Emission, _Sent] | None = None
+        self._messages: MessageCache = {}
 
     def assemble(
         self,
@@ -64,8 +65,15 @@ class NaiveContext:
             trailer=trailer,
             tools=self.frame.tools,
             wire=self.frame.wire,
+            cache=self._messages,
         )
-        texts = request.texts()
+        texts = request_texts(
+            entries,
+            system=self.frame.system,
+            frame=self.frame.frame,
+            memory=memory_text,
+            trailer=trailer,
+        )
         emission = Emission(
             step=step,
             effective=effective_tokens,
@@ -77,6 +85,7 @@ class NaiveContext:
             refreshes=(),
             confirmations=(),
             events=(),
+            texts=tuple(texts),
             prefix_chars=shared_prefix_chars(old.texts, texts),
             breaks=(),
             est_tokens=estimate_tokens(sum(map(len, texts)) + self.frame.schema_chars),

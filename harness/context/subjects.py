@@ -27,31 +27,33 @@ def subject(obs: Observation) -> tuple[Key, Range] | None:
     return None
 
 
+Subject = tuple[Key, Range] | None
+
+
 class Subjects:
     """The carried results of each subject, oldest first, as the window holds them."""
 
     def __init__(self) -> None:
         self._carried: dict[Key, dict[Range, list[int]]] = {}
 
-    def add(self, obs: Observation) -> None:
+    def add(self, seq: int, found: Subject) -> None:
         """Register a carried result without comparing it (rebuilding the index)."""
-        found = subject(obs)
         if found is not None:
             key, rng = found
-            self._carried.setdefault(key, {}).setdefault(rng, []).append(obs.seq)
+            self._carried.setdefault(key, {}).setdefault(rng, []).append(seq)
 
     def offer(
         self,
         obs: Observation,
+        found: Subject,
         items: Sequence[Observation],
         whole: Callable[[int], bool],
     ) -> tuple[int | None, list[int]]:
-        """A new result ``obs``: ``(ref, [])`` when it is byte-identical to the latest
-        carried result of its subject and range (``whole(ref)``: carried as observed), so
-        it becomes a stub pointing there; else ``(None, victims)``, the carried results it
-        supersedes (only a successful result supersedes; a range only its own range, a
-        whole read every range of its file)."""
-        found = subject(obs)
+        """A new result ``obs`` of subject ``found``: ``(ref, [])`` when it is
+        byte-identical to the latest carried result of its subject and range
+        (``whole(ref)``: carried as observed), so it becomes a stub pointing there; else
+        ``(None, victims)``, the carried results it supersedes (only a successful result
+        supersedes; a range only its own range, a whole read every range of its file)."""
         if found is None:
             return None, []
         key, rng = found

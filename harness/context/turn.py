@@ -17,7 +17,7 @@ from harness.context.emission import CARRIED, Entry, Form
 from harness.context.folding import Fold
 from harness.context.pairing import pair
 from harness.context.refresh import Check, Refresher, Refused, recheck
-from harness.context.subjects import Subjects
+from harness.context.subjects import Subject, Subjects, subject
 from harness.context.texts import (
     ARGUMENT_KEEP_CHARS,
     cap_entry,
@@ -42,14 +42,21 @@ class State:
     items: list[Observation] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     groups: list[int] = field(default_factory=list)  # seq -> first seq of its turn
+    subjects: list[Subject] = field(default_factory=list)  # seq -> what it is about
     boundary: int = 0  # items before it are older than the window
     fold: Fold = field(default_factory=Fold)  # the items folded into one line
+    cost: int = 0  # chars of the entries after the fold, as sent
+    changes: int = 0  # the ledger's changes already checked against the window
     memory: str | None = None  # None until chosen at the first turn
     texts: tuple[str, ...] = ()
 
     def copy(self) -> State:
         return replace(
-            self, items=list(self.items), entries=list(self.entries), groups=list(self.groups)
+            self,
+            items=list(self.items),
+            entries=list(self.entries),
+            groups=list(self.groups),
+            subjects=list(self.subjects),
         )
 
 
@@ -76,16 +83,20 @@ class Turn:
         self.refreshes: dict[int, Refresh] = {}
         self.confirmations: dict[int, Confirmation] = {}
         self.events: dict[int, TraceEvent] = {}
+        self.changed, self.state.changes = ledger.changed_since(state.changes)
         self.subjects = Subjects()
         s = self.state
         for seq in range(s.boundary, len(s.items)):
             if s.entries[seq].form in CARRIED:
-                self.subjects.add(s.items[seq])
+                self.subjects.add(seq, s.subjects[seq])
 
     # -- changes -----------------------------------------------------------------------------
 
     def put(self, seq: int, entry: Entry, cause: str) -> None:
-        self.state.entries[seq] = entry
+        s = self.state
+        if seq >= s.fold.end:
+            s.cost += entry.cost - s.entries[seq].cost
+        s.entries[seq] = entry
         if seq < self.sent:
             self.causes[seq] = cause
 
@@ -96,36 +107,46 @@ class Turn:
             assert obs.seq == len(s.items), "the ledger is append-only"
             s.items.append(obs)
             s.groups.append(pairing.group[obs.seq])
+            s.subjects.append(subject(obs))
             if obs.kind == MESSAGE:
                 calls = tuple(elide_arguments(c, self.cap) for c in pairing.calls[obs.seq])
                 text = cap_entry(obs.text, self.cap) if obs.text else ""
-                s.entries.append(Entry(obs.seq, obs.step, MESSAGE, Form.WHOLE, text, calls))
-                continue
-            text = cap_entry(obs.text, self.cap)
-            answers = pairing.answers.get(obs.seq)
-            s.entries.append(Entry(obs.seq, obs.step, obs.kind, Form.WHOLE, text, call_id=answers))
-            self.offer(obs, self.subjects, "superseded")
+                entry = Entry(obs.seq, obs.step, MESSAGE, Form.WHOLE, text, calls)
+            else:
+                text = cap_entry(obs.text, self.cap)
+                answers = pairing.answers.get(obs.seq)
+                entry = Entry(obs.seq, obs.step, obs.kind, Form.WHOLE, text, call_id=answers)
+            s.entries.append(entry)
+            s.cost += entry.cost
+            if obs.kind != MESSAGE:
+                self.offer(obs, self.subjects, "superseded")
 
     def offer(self, obs: Observation, subjects: Subjects, cause: str) -> None:
         """Rule 2 for ``obs``, carried whole: it stubs itself if identical to the latest
         carried result of its subject, else it replaces the carried ones."""
         s = self.state
-        ref, victims = subjects.offer(obs, s.items, lambda q: s.entries[q].form is Form.WHOLE)
+        whole = lambda q: s.entries[q].form is Form.WHOLE  # noqa: E731
+        ref, victims = subjects.offer(obs, s.subjects[obs.seq], s.items, whole)
         entry = s.entries[obs.seq]
         if ref is not None:
             stub = unchanged_stub(obs, s.items[ref])
-            self.put(obs.seq, replace(entry, form=Form.UNCHANGED, text=stub, ref=ref), cause)
+            self.put(obs.seq, entry.restyled(Form.UNCHANGED, stub, ref), cause)
             return
         for victim in victims:
             old = s.entries[victim]
             if old.form in CARRIED:
                 stub = superseded_stub(s.items[victim], obs)
-                self.put(victim, replace(old, form=Form.SUPERSEDED, text=stub), cause)
+                self.put(victim, old.restyled(Form.SUPERSEDED, stub), cause)
 
     def recheck_window(self) -> None:
+        """Rule 3 for the carried reads whose file changed since the last turn (each was
+        right as of then: re-read, confirmed or taken after its file's last change)."""
         s = self.state
         for seq in range(s.boundary, len(s.items)):
-            if s.entries[seq].form in CARRIED and s.items[seq].read is not None:
+            about = s.subjects[seq]  # a read's is ("read", its normalised path)
+            if about is None or about[0][0] != "read" or s.entries[seq].form not in CARRIED:
+                continue
+            if seq >= self.sent or about[0][1] in self.changed:
                 check = self.check(seq)
                 self.record(seq, check)
                 entry = self.checked(seq, s.entries[seq], check)
@@ -151,17 +172,16 @@ class Turn:
         obs = self.state.items[seq]
         if isinstance(check, Refresh):
             text = reread_text(obs, self.step, check.invalidated_by, check.text)
-            return replace(entry, form=Form.REREAD, text=cap_entry(text, self.cap), ref=None)
+            return entry.restyled(Form.REREAD, cap_entry(text, self.cap))
         if isinstance(check, Refused):
             text = refused_stub(obs, check.change, check.reason)
-            return replace(entry, form=Form.REFUSED, text=text, ref=None)
+            return entry.restyled(Form.REFUSED, text)
         return entry
 
     # -- the window --------------------------------------------------------------------------
 
     def total(self) -> int:
-        s = self.state
-        return s.fold.cost + sum(e.cost for e in s.entries[s.fold.end :])
+        return self.state.fold.cost + self.state.cost
 
     def slide(self, budget: int, low_water: float) -> None:
         s = self.state
@@ -180,6 +200,7 @@ class Turn:
         s.fold = s.fold.extended(outside[: folded - start])
         s.boundary = boundary
         self.replay(boundary, restored)
+        s.cost = sum(e.cost for e in s.entries[s.fold.end :])
 
     def elide_arguments(self, start: int, stop: int) -> bool:
         """Elide the long arguments of the turns in ``[start, stop)``; True if any was."""
@@ -191,7 +212,7 @@ class Turn:
                 continue
             calls = tuple(elide_arguments(c, ARGUMENT_KEEP_CHARS) for c in entry.calls)
             if any(a is not b for a, b in zip(calls, entry.calls, strict=True)):
-                self.put(q, replace(entry, calls=calls), "slide")
+                self.put(q, entry.with_calls(calls), "slide")
                 changed = True
         return changed
 
@@ -222,13 +243,13 @@ class Turn:
             return entry
         chars = len(entry.text) if entry.form is Form.REREAD else len(obs.text)
         text = window_stub(obs, chars) if obs.text else ""
-        return replace(entry, form=Form.WINDOW, text=text, ref=None)
+        return entry.restyled(Form.WINDOW, text)
 
     def restored(self, seq: int) -> tuple[Entry, Check | None]:
         """An unchanged stub carried whole again (its original left the window), re-checked
         like any read: what the walk must count for it."""
         entry, obs = self.state.entries[seq], self.state.items[seq]
-        whole = replace(entry, form=Form.WHOLE, text=cap_entry(obs.text, self.cap), ref=None)
+        whole = entry.restyled(Form.WHOLE, cap_entry(obs.text, self.cap))
         check = self.check(seq) if obs.read is not None else None
         return self.checked(seq, whole, check), check
 
@@ -247,7 +268,7 @@ class Turn:
             if entry.form is Form.WHOLE:
                 self.offer(s.items[q], subjects, "slide")
             elif entry.form is Form.REREAD:
-                subjects.add(s.items[q])
+                subjects.add(q, s.subjects[q])
         self.subjects = subjects
 
     # -- what is kept ------------------------------------------------------------------------

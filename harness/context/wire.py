@@ -22,6 +22,9 @@ class Wire(StrEnum):
     FLAT = "flat"
 
 
+MessageCache = dict[int, tuple[Entry, Message]]  # seq -> the entry and its message
+
+
 def render(
     entries: Sequence[Entry],
     *,
@@ -31,7 +34,10 @@ def render(
     trailer: str,
     tools: tuple[ToolSchema, ...] = (),
     wire: Wire = Wire.TRANSCRIPT,
+    cache: MessageCache | None = None,
 ) -> Request:
+    """The request for ``entries``. ``cache`` (kept by the caller across turns) reuses the
+    message of an entry that has not changed."""
     lead = [p for p in (frame, memory) if p]
     if wire is Wire.FLAT:
         texts = [t for e in entries for t in e.texts]
@@ -45,7 +51,7 @@ def render(
             if user:
                 messages.append(Message(Role.USER, tuple(user)))
                 user = []
-            messages.append(_message(entry))
+            messages.append(_message(entry, cache))
         else:
             user.append(entry.text)
     if user:
@@ -53,11 +59,27 @@ def render(
     return Request(system, tuple(messages), trailer, tools)
 
 
-def _message(entry: Entry) -> Message:
+def request_texts(
+    entries: Sequence[Entry], *, system: str, frame: str, memory: str, trailer: str
+) -> list[str]:
+    """``render(...).texts()`` without rendering (the same texts in the same order, for
+    either wire): what the shared prefix is measured over."""
+    head = [p for p in (system, frame, memory) if p]
+    return [*head, *(t for e in entries for t in e.texts), *([trailer] if trailer else [])]
+
+
+def _message(entry: Entry, cache: MessageCache | None) -> Message:
+    if cache is not None:
+        hit = cache.get(entry.seq)
+        if hit is not None and hit[0] is entry:
+            return hit[1]
     if entry.is_turn:
-        words = (entry.text,) if entry.text else ()
-        return Message(Role.ASSISTANT, words, entry.calls)
-    return Message(Role.TOOL, (entry.text,), tool_call_id=entry.call_id)
+        message = Message(Role.ASSISTANT, (entry.text,) if entry.text else (), entry.calls)
+    else:
+        message = Message(Role.TOOL, (entry.text,), tool_call_id=entry.call_id)
+    if cache is not None:
+        cache[entry.seq] = (entry, message)
+    return message
 
 
 def shared_prefix_chars(previous: Sequence[str], current: Sequence[str]) -> int:

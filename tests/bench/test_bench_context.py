@@ -104,3 +104,84 @@ def test_assembly_cost_per_turn(n: int) -> None:
         f"p90 {sorted(times)[int(len(times) * 0.9)]:.2f} ms, per observation "
         f"{median * 1000 / n:.1f} µs (carried {out.carried}, stubbed {out.stubbed})",
     )
+
+
+def _turns_ledger_steps(n: int, size: int = 1_000) -> list[list[tuple[str, ToolResult | None]]]:
+    """The same mix as ``_ledger`` as a run: per step the model's turn (one call) and its
+    result; a write every 10 observations."""
+    steps = []
+    for i in range(n):
+        if i % 3 == 0:
+            body = f"grep hit {i} " + "g" * (size - 20)
+            result = ToolResult("grep", f"p{i % 20}", f"[grep p{i % 20}]\n{body}")
+        else:
+            path = f"src/m{i % 50}.py"
+            body = f"read {i} " + "r" * (size - 20)
+            span = ReadSpan(path, None, None, content_hash(body.encode()))
+            result = ToolResult("read_file", path, f"[read {path}]\n{body}", read=span)
+        steps.append([("call", result)] + ([("write", None)] if i % 10 == 9 else []))
+    return steps
+
+
+def test_engine_assembly_cost_per_turn_vs_today() -> None:
+    """Issue 12: assembly per turn at 2,000 observations, the new engine (incremental: one
+    turn's work) and today's ``assemble`` (the whole ledger every turn) on the same ledger
+    in the same run. Durations are printed, never asserted."""
+    from harness.context import BoundedContext, RefreshOutcome, RunFrame
+    from harness.types import ToolCall
+
+    n = 2_000
+    body = "x" * 1_000
+
+    def refresh(span: ReadSpan) -> RefreshOutcome:
+        return RefreshOutcome(ok=True, text=body, content_hash=content_hash(body.encode()))
+
+    ledger = Ledger()
+    engine = BoundedContext(ledger, RunFrame(SYSTEM_PROMPT, "# Task\nbench"))
+    per_turn: list[tuple[int, float, bool]] = []
+    for i, actions in enumerate(_turns_ledger_steps(n)):
+        step = i + 1
+        t0 = time.perf_counter()
+        e = engine.assemble(
+            step=step, effective_tokens=24_000, trailer=f"step {step}", refresh=refresh
+        )
+        engine.commit(e)
+        per_turn.append((len(ledger), (time.perf_counter() - t0) * 1000, "slide" in e.breaks))
+        assert e.section_chars <= 24_000 * 4
+        for kind, result in actions:
+            if kind == "call" and result is not None:
+                call = ToolCall(f"c{step}", result.name, {"target": result.target})
+                ledger.add_turn(step, "", (call,))
+                ledger.add(step, result, call_id=call.id)
+            else:
+                path = f"src/m{i % 50}.py"
+                ledger.note_change(path, Cause.WRITE, step, content_hash(f"v{i}".encode()))
+    tail = [ms for size, ms, _ in per_turn if size >= 2 * (n - 100)]
+    slides = [ms for _, ms, slid in per_turn if slid]
+    observations = sum(1 for o in ledger.observations() if o.kind != "message")
+    cold_engine = BoundedContext(ledger, RunFrame(SYSTEM_PROMPT, "# Task\nbench"))
+    t0 = time.perf_counter()
+    cold = cold_engine.assemble(step=n + 1, effective_tokens=24_000, trailer="t", refresh=refresh)
+    cold_ms = (time.perf_counter() - t0) * 1000
+    today = []
+    for _ in range(15):
+        t0 = time.perf_counter()
+        assemble(
+            ledger,
+            step=n + 1,
+            effective_tokens=24_000,
+            entry_cap_chars=entry_cap_chars(24_000),
+            memory_block="",
+            refresh=refresh,
+        )
+        today.append((time.perf_counter() - t0) * 1000)
+    assert cold.section_chars <= 24_000 * 4 and observations == n
+    record(
+        "context_engine",
+        f"{observations:,} observations + {len(ledger) - observations:,} model turns: engine per "
+        f"turn (last 100 turns) median {statistics.median(tail):.2f} ms, p90 "
+        f"{sorted(tail)[int(len(tail) * 0.9)]:.2f} ms, max {max(tail):.2f} ms; "
+        f"{len(slides)} slides in {n} turns, slowest {max(slides):.2f} ms; cold first "
+        f"assembly of the whole ledger {cold_ms:.2f} ms; today's assemble on the same ledger "
+        f"median {statistics.median(today):.2f} ms",
+    )

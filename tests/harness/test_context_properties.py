@@ -207,7 +207,8 @@ def test_bounded_context_properties(case: tuple[int, list[Any]]) -> None:
             trailer=e.trailer,
             wire=Wire.FLAT,
         )
-        assert flat.texts() == e.request.texts() and flat.user == e.request.user
+        assert list(e.texts) == e.request.texts() == flat.texts()
+        assert flat.user == e.request.user
         assert [m.role for m in flat.messages] == [Role.USER]
         if previous is not None:
             check_prefix(previous, e)
@@ -227,5 +228,6 @@ def test_naive_baseline_properties(case: tuple[int, list[Any]]) -> None:
         if previous is not None:
             before = previous.request.texts()[:-1]
             assert e.request.texts()[: len(before)] == before and e.breaks == ()
+            assert list(e.texts) == e.request.texts()
         previous = e
         r.act(actions, words)
