@@ -5,7 +5,7 @@ listings of one directory are one answer. Paths are compared normalised.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from harness.ledger import Observation
 from harness.types import normalize_path
@@ -46,12 +46,11 @@ class Subjects:
         self,
         obs: Observation,
         found: Subject,
-        items: Sequence[Observation],
-        whole: Callable[[int], bool],
+        same: Callable[[int, Observation], bool],
     ) -> tuple[int | None, list[int]]:
-        """A new result ``obs`` of subject ``found``: ``(ref, [])`` when it is
-        byte-identical to the latest carried result of its subject and range
-        (``whole(ref)``: carried as observed), so it becomes a stub pointing there; else
+        """A new result ``obs`` of subject ``found``: ``(ref, [])`` when it shows exactly
+        what the latest carried result of its subject and range shows (``same(ref, obs)``),
+        so it becomes a stub pointing there; else
         ``(None, victims)``, the carried results it supersedes (only a successful result
         supersedes; a range only its own range, a whole read every range of its file)."""
         if found is None:
@@ -61,11 +60,9 @@ class Subjects:
         if not obs.ok:
             ranges.setdefault(rng, []).append(obs.seq)
             return None, []
-        same = ranges.get(rng)
-        if same:
-            last = items[same[-1]]
-            if whole(last.seq) and last.ok and last.text == obs.text:
-                return last.seq, []
+        carried = ranges.get(rng)
+        if carried and same(carried[-1], obs):
+            return carried[-1], []
         if rng == WHOLE:
             victims = [s for seqs in ranges.values() for s in seqs]
             ranges.clear()

@@ -61,11 +61,14 @@ def verb(kind: str) -> str:
     return LABELS.get(kind, kind)
 
 
-def unchanged_stub(obs: Observation, earlier: Observation) -> str:
-    return (
-        f"{label(obs)} (unchanged since the {verb(earlier.kind)} at step {earlier.step}, "
-        "shown above)"
+def unchanged_stub(obs: Observation, earlier: Observation, reread_at: int | None = None) -> str:
+    """``reread_at``: the earlier copy is carried as re-read at that step."""
+    since = (
+        f"re-read at step {reread_at}"
+        if reread_at
+        else f"{verb(earlier.kind)} at step {earlier.step}"
     )
+    return f"{label(obs)} (unchanged since the {since}, shown above)"
 
 
 def superseded_stub(obs: Observation, by: Observation) -> str:

@@ -125,11 +125,11 @@ class Turn:
         """Rule 2 for ``obs``, carried whole: it stubs itself if identical to the latest
         carried result of its subject, else it replaces the carried ones."""
         s = self.state
-        whole = lambda q: s.entries[q].form is Form.WHOLE  # noqa: E731
-        ref, victims = subjects.offer(obs, s.subjects[obs.seq], s.items, whole)
+        ref, victims = subjects.offer(obs, s.subjects[obs.seq], self.same)
         entry = s.entries[obs.seq]
         if ref is not None:
-            stub = unchanged_stub(obs, s.items[ref])
+            reread = self.refresh_of(ref) if s.entries[ref].form is Form.REREAD else None
+            stub = unchanged_stub(obs, s.items[ref], reread.step if reread else None)
             self.put(obs.seq, entry.restyled(Form.UNCHANGED, stub, ref), cause)
             return
         for victim in victims:
@@ -137,6 +137,22 @@ class Turn:
             if old.form in CARRIED:
                 stub = superseded_stub(s.items[victim], obs)
                 self.put(victim, old.restyled(Form.SUPERSEDED, stub), cause)
+
+    def same(self, seq: int, obs: Observation) -> bool:
+        """Whether ``obs`` shows exactly what the carried ``seq`` shows: the same result,
+        or (a read) the same text as its re-read."""
+        entry, earlier = self.state.entries[seq], self.state.items[seq]
+        if not earlier.ok:
+            return False
+        if entry.form is Form.WHOLE:
+            return earlier.text == obs.text
+        reread = self.refresh_of(seq) if entry.form is Form.REREAD else None
+        shown = obs.read.shown_hash if obs.read is not None else None
+        return reread is not None and shown is not None and reread.shown_hash == shown
+
+    def refresh_of(self, seq: int) -> Refresh | None:
+        """The re-read the model holds for ``seq``: this turn's, or the ledger's."""
+        return self.refreshes.get(seq) or self.ledger.refresh_of(seq)
 
     def recheck_window(self) -> None:
         """Rule 3 for the carried reads whose file changed since the last turn (each was

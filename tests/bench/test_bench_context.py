@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,3 +186,71 @@ def test_engine_assembly_cost_per_turn_vs_today() -> None:
         f"assembly of the whole ledger {cold_ms:.2f} ms; today's assemble on the same ledger "
         f"median {statistics.median(today):.2f} ms",
     )
+
+
+def _module(name: str, version: int = 0) -> str:
+    """A ~7 KB module with numbered sections (like the demo's generated ones)."""
+    lines = [f'"""The {name} module."""', ""]
+    for section in range(1, 41):
+        lines += [f"# section {section}", f"def {name}_{section}(x):", f"    return x + {section}"]
+        lines += [f"    # {name} {section} v{version} " + "." * 100]
+    return "\n".join(lines)
+
+
+def _simulated_run(steps: int, *, naive: bool, wire: Any) -> list[Any]:
+    """An engine-only imitation of the demo's cycle (read two modules, edit one, test,
+    grep, re-read), with the effective budget shrinking as the run spends: the requests
+    the engine would send. Not the demo itself (phase 2 runs that through the loop)."""
+    from harness.context import Wire
+    from harness.contract import ContextBudget, effective_tokens
+    from tests.support.context_run import Session, grep
+
+    names = ["lexer", "parser", "ast", "evaluator"]
+    s = Session(
+        naive=naive,
+        wire=Wire(wire),
+        files={f"src/{n}.py": _module(n) for n in names},
+        memory="## Your notes\n- test-command: python3 -m unittest",
+        max_steps=steps,
+    )
+    spent = 0
+    for k in range(steps):
+        effective = effective_tokens(ContextBudget(), 2_000_000, spent)
+        e = s.send(effective)
+        spent += e.est_tokens + 150
+        a, b, c = (f"src/{names[(k + j) % 4]}.py" for j in range(3))
+        phase = k % 3
+        if phase == 0:
+            s.act(s.disk.read(a), s.disk.read(b), words=f"Reviewing {a} and {b}.")
+            text = s.disk.files[a].replace(f"# section {k // 3 + 1}\n", f"# s{k // 3 + 1} ok\n")
+            s.write(a, text)
+            s.act(ToolResult("edit_file", a, f"[edit {a}] replaced 1 line with 1 line"))
+        elif phase == 1:
+            s.act(s.disk.read(c), ToolResult("exec", "tests", "[exec tests]\nexit 0\n" + "." * 400))
+        else:
+            s.act(s.disk.read(a, 1 + k, 30), grep("ok", f"{a}:1: ok\n" * (1 + k % 7)))
+    return s.sent
+
+
+@pytest.mark.parametrize("steps", [20, 60])
+def test_engine_cache_economics_vs_the_honest_baseline(steps: int) -> None:
+    """Raw chars, shared prefix and cache-priced cost (shared × 0.1 + rest × 1.25) of the
+    bounded engine against the honest append-only baseline, both wires, same run."""
+    for wire in ("transcript", "flat"):
+        runs = {naive: _simulated_run(steps, naive=naive, wire=wire) for naive in (False, True)}
+        figures = {}
+        for naive, sent in runs.items():
+            chars = [sum(map(len, e.texts)) for e in sent]
+            shared = [e.prefix_chars for e in sent]
+            cost = sum(p * 0.1 + (c - p) * 1.25 for c, p in zip(chars, shared, strict=True))
+            slides = sum(1 for e in sent if "slide" in e.breaks)
+            figures[naive] = (sum(chars), sum(shared) / sum(chars), cost, slides)
+            assert all(e.section_chars <= e.effective * 4 for e in sent) or naive
+        bounded, naive_f = figures[False], figures[True]
+        record(
+            "context_cache",
+            f"{steps} steps, {wire}: raw chars bounded/baseline {bounded[0] / naive_f[0]:.3f} "
+            f"({bounded[0]:,} / {naive_f[0]:,}); shared prefix / request chars bounded "
+            f"{bounded[1]:.2f}, baseline {naive_f[1]:.2f}; cache-priced cost bounded/baseline "
+            f"{bounded[2] / naive_f[2]:.3f}; slides {bounded[3]}",
+        )

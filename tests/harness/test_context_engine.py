@@ -572,3 +572,56 @@ def test_the_naive_baseline_appends_everything_and_changes_nothing(wire: Wire) -
     assert "[read a.py]\nv1" in entry_texts(last), "a conventional agent keeps stale text"
     assert "w" * 5_000 in entry_texts(last) and last.refreshes == ()
     assert texts(last)[-1] == s.trailer(last.step) and last.naive
+
+
+def test_low_water_sets_how_far_the_window_slides() -> None:
+    carried = {}
+    for low_water in (0.3, 0.9):
+        s = Session(effective=4_000, low_water=low_water)
+        s.send()
+        while not s.sent[-1].breaks:
+            s.act(grep(f"p{s.step}", "g" * 1_000))
+            s.send()
+        e = s.sent[-1]
+        budget = 16_000 - len(e.trailer) - 2
+        carried[low_water] = sum(x.cost for x in e.entries if x.form is Form.WHOLE)
+        assert carried[low_water] <= low_water * budget
+        assert carried[low_water] > low_water * budget - 1_100  # one entry more would not fit
+    assert carried[0.3] < carried[0.9]
+    with pytest.raises(ValueError, match="low_water"):
+        BoundedContext(Ledger(), RunFrame(SYSTEM, FRAME), low_water=0.0)
+
+
+def test_an_unchanged_stub_whose_original_slid_out_is_carried_whole_again() -> None:
+    s = Session(effective=2_000, files={"a.py": "A" * 1_000})  # 8,000 chars
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    for _ in range(3):
+        s.send()
+        s.act(grep(f"p{s.step}", "g" * 1_600))
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 5: unchanged since step 1
+    assert entry_texts(s.send())[-1] == (
+        "[read a.py] (unchanged since the read at step 1, shown above)"
+    )
+    s.act(grep("big", "b" * 1_950))
+    e = s.send()
+    assert e.breaks[0] == "slide"
+    reads = [x for x in e.entries if x.kind == "read_file"]
+    assert [x.form for x in reads][-1] is Form.WHOLE
+    assert reads[-1].text == "[read a.py]\n" + "A" * 1_000
+    assert all(x.form is not Form.WHOLE for x in reads[:-1])
+
+
+def test_a_read_showing_what_a_reread_shows_is_unchanged_since_the_reread() -> None:
+    s = Session(files={"a.py": "v1"})
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    s.send()
+    s.write("a.py", "v2")
+    s.act(ToolResult("edit_file", "a.py", "[edit a.py] replaced 1 line with 1 line"))  # step 2
+    reread = s.send()  # step 3: re-read
+    s.act(s.disk.read("a.py"))  # step 3: the model reads it again: v2, as re-read
+    e = s.send()
+    assert entry_texts(e)[-1] == "[read a.py] (unchanged since the re-read at step 3, shown above)"
+    assert e.breaks == () and starts_with(texts(reread)[:-1], texts(e))
