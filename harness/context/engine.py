@@ -20,7 +20,7 @@ from harness.context.wire import MessageCache, Wire, render, request_texts, shar
 from harness.contract import entry_cap_chars
 from harness.ledger import Ledger
 from harness.tokens import CHARS_PER_TOKEN, estimate_tokens
-from harness.types import PART_SEPARATOR, ToolSchema
+from harness.types import PART_SEPARATOR, Request, ToolSchema
 
 MemorySource = str | Callable[[], str]
 BREAK_ORDER = ("slide", "stale", "superseded", "memory")
@@ -35,6 +35,25 @@ class RunFrame:
     tools: tuple[ToolSchema, ...] = ()
     schema_chars: int = 0  # the tool schemas' size, for the token estimate
     wire: Wire = Wire.TRANSCRIPT
+
+    def request(
+        self, entries: tuple[Entry, ...], memory: str, trailer: str, cache: MessageCache
+    ) -> tuple[Request, list[str], int]:
+        """The request in this run's wire, its texts, and its estimated tokens."""
+        request = render(
+            entries,
+            system=self.system,
+            frame=self.frame,
+            memory=memory,
+            trailer=trailer,
+            tools=self.tools,
+            wire=self.wire,
+            cache=cache,
+        )
+        texts = request_texts(
+            entries, system=self.system, frame=self.frame, memory=memory, trailer=trailer
+        )
+        return request, texts, estimate_tokens(sum(map(len, texts)) + self.schema_chars)
 
 
 class BoundedContext:
@@ -102,23 +121,7 @@ class BoundedContext:
         s, old = turn.state, self._state
         memory = s.memory or ""
         entries = _visible(s)
-        request = render(
-            entries,
-            system=self.frame.system,
-            frame=self.frame.frame,
-            memory=memory,
-            trailer=trailer,
-            tools=self.frame.tools,
-            wire=self.frame.wire,
-            cache=self._messages,
-        )
-        texts = request_texts(
-            entries,
-            system=self.frame.system,
-            frame=self.frame.frame,
-            memory=memory,
-            trailer=trailer,
-        )
+        request, texts, est = self.frame.request(entries, memory, trailer, self._messages)
         refreshes, confirmations, events = turn.kept()
         return Emission(
             step=step,
@@ -134,7 +137,7 @@ class BoundedContext:
             texts=tuple(texts),
             prefix_chars=shared_prefix_chars(old.texts, texts),
             breaks=_breaks(turn, old),
-            est_tokens=estimate_tokens(sum(map(len, texts)) + self.frame.schema_chars),
+            est_tokens=est,
         )
 
 

@@ -13,9 +13,8 @@ from harness.context.emission import Emission, Entry, Form
 from harness.context.engine import MemorySource, RunFrame
 from harness.context.pairing import pair
 from harness.context.refresh import Refresher
-from harness.context.wire import MessageCache, render, request_texts, shared_prefix_chars
+from harness.context.wire import MessageCache, shared_prefix_chars
 from harness.ledger import MESSAGE, Ledger
-from harness.tokens import estimate_tokens
 
 
 @dataclass
@@ -46,40 +45,18 @@ class NaiveContext:
     ) -> Emission:
         """``refresh`` is ignored: a conventional agent re-reads nothing."""
         old = self._sent
+        chosen = old.memory is None
         memory_text = old.memory
-        chosen = memory_text is None
         if memory_text is None:
             memory_text = memory() if callable(memory) else memory
-        new = self.ledger.since(len(old.entries))
-        pairing = pair(new)
-        entries = list(old.entries)
-        for obs in new:
-            calls = pairing.calls.get(obs.seq, ()) if obs.kind == MESSAGE else ()
-            call_id = pairing.answers.get(obs.seq)
-            entries.append(Entry(obs.seq, obs.step, obs.kind, Form.WHOLE, obs.text, calls, call_id))
-        request = render(
-            entries,
-            system=self.frame.system,
-            frame=self.frame.frame,
-            memory=memory_text,
-            trailer=trailer,
-            tools=self.frame.tools,
-            wire=self.frame.wire,
-            cache=self._messages,
-        )
-        texts = request_texts(
-            entries,
-            system=self.frame.system,
-            frame=self.frame.frame,
-            memory=memory_text,
-            trailer=trailer,
-        )
+        entries = (*old.entries, *self._new_entries(len(old.entries)))
+        request, texts, est = self.frame.request(entries, memory_text, trailer, self._messages)
         emission = Emission(
             step=step,
             effective=effective_tokens,
             memory=memory_text,
             memory_chosen=chosen,
-            entries=tuple(entries),
+            entries=entries,
             trailer=trailer,
             request=request,
             refreshes=(),
@@ -88,11 +65,29 @@ class NaiveContext:
             texts=tuple(texts),
             prefix_chars=shared_prefix_chars(old.texts, texts),
             breaks=(),
-            est_tokens=estimate_tokens(sum(map(len, texts)) + self.frame.schema_chars),
+            est_tokens=est,
             naive=True,
         )
-        self._pending = (emission, _Sent(entries, memory_text, tuple(texts)))
+        self._pending = (emission, _Sent(list(entries), memory_text, tuple(texts)))
         return emission
+
+    def _new_entries(self, start: int) -> list[Entry]:
+        """Every ledger item from ``start`` on, whole: results, and turns with the calls
+        that have their answers."""
+        new = self.ledger.since(start)
+        pairing = pair(new)
+        return [
+            Entry(
+                obs.seq,
+                obs.step,
+                obs.kind,
+                Form.WHOLE,
+                obs.text,
+                pairing.calls.get(obs.seq, ()) if obs.kind == MESSAGE else (),
+                pairing.answers.get(obs.seq),
+            )
+            for obs in new
+        ]
 
     def commit(self, emission: Emission) -> None:
         if self._pending is None or self._pending[0] is not emission:
