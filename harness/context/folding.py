@@ -25,37 +25,34 @@ class Fold:
     def cost(self) -> int:
         return self.line.cost if self.line is not None else 0
 
-    def extended(self, stubs: Sequence[Entry]) -> Fold:
-        """The fold grown over ``stubs``, the entries right after ``end``."""
-        if not stubs:
+    def extended(self, kinds: Sequence[Form | None]) -> Fold:
+        """The fold grown over the items right after ``end``, given the form each is
+        folded as (None: not an observation, such as a turn that said nothing)."""
+        if not kinds:
             return self
-        counts = _add(self.counts, stubs)
-        return Fold(self.end + len(stubs), counts, _line(counts, stubs[-1].seq))
+        counts = _add(self.counts, kinds)
+        return Fold(self.end + len(kinds), counts, _line(counts, self.end + len(kinds) - 1))
 
-    def line_costs(self, stubs: Sequence[Entry]) -> Callable[[int], int]:
-        """``cost(k)``: the fold's line cost once extended over ``stubs[:k]``."""
+    def line_costs(self, kinds: Sequence[Form | None]) -> Callable[[int], int]:
+        """``cost(k)``: the line's cost once the fold is extended over ``kinds[:k]``."""
         prefix: list[Counts] = [self.counts]
-        for entry in stubs:
-            prefix.append(_add(prefix[-1], (entry,)))
+        for kind in kinds:
+            prefix.append(_add(prefix[-1], (kind,)))
 
         def cost(k: int) -> int:
-            if k == 0:
-                return self.cost
-            return _line(prefix[k], stubs[k - 1].seq).cost
+            return self.cost if k == 0 else _line(prefix[k], self.end + k - 1).cost
 
         return cost
 
 
-def _add(counts: Counts, stubs: Sequence[Entry]) -> Counts:
+def _add(counts: Counts, kinds: Sequence[Form | None]) -> Counts:
     superseded, window, stale = counts
-    for entry in stubs:
-        if not entry.counted:
-            continue
-        if entry.form in (Form.SUPERSEDED, Form.UNCHANGED):
+    for kind in kinds:
+        if kind in (Form.SUPERSEDED, Form.UNCHANGED):
             superseded += 1
-        elif entry.form is Form.REFUSED:
+        elif kind is Form.REFUSED:
             stale += 1
-        else:
+        elif kind is not None:
             window += 1
     return superseded, window, stale
 

@@ -30,7 +30,7 @@ from harness.context.texts import (
 )
 from harness.context.window import cut
 from harness.ledger import MESSAGE, Confirmation, Ledger, Observation, Refresh
-from harness.types import TraceEvent
+from harness.types import PART_SEPARATOR, TraceEvent
 
 
 @dataclass
@@ -207,13 +207,17 @@ class Turn:
         restored = {
             q: self.restored(q) for q in range(start, n) if s.entries[q].form is Form.UNCHANGED
         }
-        boundary, folded, outside = self.place(restored, budget, math.floor(low_water * budget))
+        fill = math.floor(low_water * budget)
+        boundary, folded = self.place(restored, budget, fill)
         if boundary == n and newest < n and self.elide_arguments(newest, newest + 1):
-            boundary, folded, outside = self.place(restored, budget, math.floor(low_water * budget))
+            boundary, folded = self.place(restored, budget, fill)
+        kinds = []
         for q in range(start, boundary):
-            if outside[q - start] is not s.entries[q]:
-                self.put(q, outside[q - start], "slide")
-        s.fold = s.fold.extended(outside[: folded - start])
+            entry = self.outside(q)
+            if entry is not s.entries[q]:
+                self.put(q, entry, "slide")
+            kinds.append(entry.form if entry.counted else None)
+        s.fold = s.fold.extended(kinds[: folded - start])
         s.boundary = boundary
         self.replay(boundary, restored)
         s.cost = sum(e.cost for e in s.entries[s.fold.end :])
@@ -224,8 +228,8 @@ class Turn:
         changed = False
         for q in range(start, stop):
             entry = s.entries[q]
-            if not entry.calls:
-                continue
+            if not entry.call_texts or max(map(len, entry.call_texts)) <= ARGUMENT_KEEP_CHARS:
+                continue  # no argument is that long when the whole call is not
             calls = tuple(elide_arguments(c, ARGUMENT_KEEP_CHARS) for c in entry.calls)
             if any(a is not b for a, b in zip(calls, entry.calls, strict=True)):
                 self.put(q, entry.with_calls(calls), "slide")
@@ -234,32 +238,56 @@ class Turn:
 
     def place(
         self, restored: dict[int, tuple[Entry, Check | None]], budget: int, fill: int
-    ) -> tuple[int, int, list[Entry]]:
-        """Where the window starts and what is folded, as seqs, and each item's stub."""
+    ) -> tuple[int, int]:
+        """Where the window starts and where the fold ends, as seqs."""
         s = self.state
         start, n = s.fold.end, len(s.items)
         inside = [(restored[q][0] if q in restored else s.entries[q]).cost for q in range(start, n)]
-        outside = [self.outside(q) for q in range(start, n)]
+        outside = [self.outside_cost(q) for q in range(start, n)]
+        kinds = [self.outside_kind(q) for q in range(start, n)]
         groups = [s.groups[q] - start for q in range(start, n)]
         found = cut(
             inside,
-            [e.cost for e in outside],
+            outside,
             groups,
             walk_from=max(0, s.boundary - start),
             budget=budget,
             fill=fill,
-            line=s.fold.line_costs(outside),
+            line=s.fold.line_costs(kinds),
         )
-        return start + found.boundary, start + found.folded, outside
+        return start + found.boundary, start + found.folded
+
+    def _goes_stub(self, entry: Entry) -> bool:
+        return entry.form in CARRIED or entry.form is Form.UNCHANGED
 
     def outside(self, seq: int) -> Entry:
         """The entry as it is sent once older than the window."""
-        entry, obs = self.state.entries[seq], self.state.items[seq]
-        if entry.form not in CARRIED and entry.form is not Form.UNCHANGED:
+        entry = self.state.entries[seq]
+        if not self._goes_stub(entry):
             return entry
+        return entry.restyled(Form.WINDOW, self._window_text(seq))
+
+    def outside_cost(self, seq: int) -> int:
+        """What ``outside(seq)`` costs, without building it."""
+        entry = self.state.entries[seq]
+        if not self._goes_stub(entry):
+            return entry.cost
+        text = self._window_text(seq)
+        calls = sum(len(t) for t in entry.call_texts or ())
+        n = len(entry.call_texts or ()) + (1 if text else 0)
+        return len(text) + calls + n * len(PART_SEPARATOR)
+
+    def outside_kind(self, seq: int) -> Form | None:
+        """The form ``outside(seq)`` has, for the fold's counts (None: not counted)."""
+        entry = self.state.entries[seq]
+        if not entry.counted:
+            return None
+        return Form.WINDOW if self._goes_stub(entry) else entry.form
+
+    def _window_text(self, seq: int) -> str:
+        entry, obs = self.state.entries[seq], self.state.items[seq]
         chars = len(entry.text) if entry.form is Form.REREAD else len(obs.text)
-        text = window_stub(obs, chars) if obs.text else ""
-        return entry.restyled(Form.WINDOW, text)
+        return window_stub(obs, chars) if obs.text else ""
 
     def restored(self, seq: int) -> tuple[Entry, Check | None]:
         """An unchanged stub carried whole again (its original left the window), re-checked
