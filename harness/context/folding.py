@@ -35,9 +35,16 @@ class Fold:
 
     def line_costs(self, kinds: Sequence[Form | None]) -> Callable[[int], int]:
         """``cost(k)``: the line's cost once the fold is extended over ``kinds[:k]``."""
+        superseded, window, stale = self.counts
         prefix: list[Counts] = [self.counts]
         for kind in kinds:
-            prefix.append(_add(prefix[-1], (kind,)))
+            if kind is Form.SUPERSEDED or kind is Form.UNCHANGED:
+                superseded += 1
+            elif kind is Form.REFUSED:
+                stale += 1
+            elif kind is not None:
+                window += 1
+            prefix.append((superseded, window, stale))
 
         def cost(k: int) -> int:
             return self.cost if k == 0 else _line(prefix[k], self.end + k - 1).cost

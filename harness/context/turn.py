@@ -301,17 +301,19 @@ class Turn:
         """Rule 2 again over the new window: an unchanged stub whose original left it is
         carried whole again (or stubs itself against a copy still in the window)."""
         s = self.state
+        back = {q for q in restored if q >= boundary and _points_before(s.entries[q], boundary)}
+        first = min(back, default=len(s.items))
         subjects = Subjects()
         for q in range(boundary, len(s.items)):
-            entry = s.entries[q]
-            ref = entry.ref if entry.form is Form.UNCHANGED else None
-            if q in restored and ref is not None and ref < boundary:
+            if q in back:
                 entry, check = restored[q]
                 self.record(q, check)
                 self.put(q, entry, "slide")
-            if entry.form is Form.WHOLE:
+            form = s.entries[q].form
+            if q >= first and form is Form.WHOLE:
+                # From the first one carried again on, rule 2 decides anew.
                 self.offer(s.items[q], subjects, "slide")
-            elif entry.form is Form.REREAD:
+            elif form in CARRIED:
                 subjects.add(q, s.subjects[q])
         self.subjects = subjects
 
@@ -329,6 +331,11 @@ class Turn:
             if entries[q].form is (Form.REREAD if q in self.refreshes else Form.REFUSED)
         ]
         return refreshes, confirmations, events
+
+
+def _points_before(entry: Entry, boundary: int) -> bool:
+    """An unchanged stub whose original is older than the window."""
+    return entry.form is Form.UNCHANGED and entry.ref is not None and entry.ref < boundary
 
 
 def _reread_event(obs: Observation, refresh: Refresh) -> TraceEvent:
