@@ -1,7 +1,8 @@
 """Properties of the bounded context over random runs (issue 12 acceptance), derandomized:
-the ceiling is never exceeded; stale text is never sent; between slides each request
-starts with the last one minus its trailer unless ``breaks`` says what changed; the
-transcript's texts are the flat section's; every tool call sent has its answer."""
+the ceiling is never exceeded; stale text is never sent, and no re-read re-sends unchanged
+text; between slides each request starts with the last one minus its trailer unless
+``breaks`` says what changed; the transcript's texts are the flat section's; every tool
+call sent has its answer."""
 
 from __future__ import annotations
 
@@ -161,6 +162,17 @@ def check_nothing_stale(run: Run, e: Emission) -> None:
 BREAK_OF_FORM = {Form.REREAD: "stale", Form.REFUSED: "stale", Form.SUPERSEDED: "superseded"}
 
 
+def check_rereads_change_text(run: Run, e: Emission, shown: dict[int, str | None]) -> None:
+    """Issue 12 seen 1 (target 0): no re-read re-sends the text the model already holds."""
+    observations = run.s.ledger.observations()
+    for refresh in e.refreshes:
+        read = observations[refresh.seq].read
+        assert read is not None
+        held = shown.get(refresh.seq, read.shown_hash)
+        assert refresh.shown_hash != held, "a re-read re-sent unchanged text"
+        shown[refresh.seq] = refresh.shown_hash
+
+
 def check_prefix(previous: Emission, e: Emission) -> None:
     """Unless ``breaks`` says so, request i+1 starts with request i minus its trailer; and
     the first text that changed is explained by a break that is reported."""
@@ -194,9 +206,11 @@ def test_bounded_context_properties(case: tuple[int, list[Any]]) -> None:
     effective, steps = case
     r = Run(effective)
     previous: Emission | None = None
+    shown: dict[int, str | None] = {}
     for actions, words, shrink, retry in steps:
         e = r.send(shrink, retry)
         assert e.section_chars <= e.effective * 4, "over the ceiling"
+        check_rereads_change_text(r, e, shown)
         check_calls_answered(e.request)
         check_nothing_stale(r, e)
         flat = render(
