@@ -114,6 +114,7 @@ class ReadSpan:
     offset: int | None
     limit: int | None
     content_hash: str
+    shown_hash: str | None = None
 
     @property
     def whole(self) -> bool:
@@ -319,6 +320,11 @@ class Attempt:
     finish_reason: str | None = None
     failure: str | None = None  # a FailureKind value
     error: str | None = None
+    # For a host to show "retry 2 of 3 in 1.0 s after 429": the wait before the next attempt
+    # (None: this attempt is the call's last), and the most attempts the call may make as
+    # known after this one (lowered for timeouts and unreachable servers).
+    retry_in_s: float | None = None
+    max_attempts: int = 1
 
 
 class AttemptSink(Protocol):
