@@ -50,10 +50,11 @@ def short(n: float) -> str:
 
 def first_run_turns() -> list[dict[str, Any]]:
     edit = {"path": "calc.py", "old": "return a - b", "new": "return a + b"}
+    key, value = REMEMBERED
     return [
         {"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}]},
         {"tool_calls": [{"name": "edit_file", "arguments": edit}]},
-        {"tool_calls": [{"name": "remember", "arguments": dict(zip(("key", "value"), REMEMBERED, strict=True))}]},
+        {"tool_calls": [{"name": "remember", "arguments": {"key": key, "value": value}}]},
         {"content": SUMMARY},
     ]
 
@@ -129,7 +130,9 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         session_cli.cli("memory", "write", *SEEDED, "-w", str(ws))
         url = cs.start(ws)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(
+                executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS
+            )
             page = browser.new_page(viewport={"width": 1400, "height": 860})
             try:
                 page.goto(url)
@@ -229,6 +232,7 @@ def test_show_trace_renders_the_run_chart_and_opens_a_step(vscode: Session) -> N
     from tests.e2e.vscode.workbench import loose
 
     wb = vscode.wb
+    wb.clear_notifications()
     wb.palette("Harness: Show Trace")
     view = wb.webview()
     chart = view.locator("svg.chart")
@@ -242,7 +246,6 @@ def test_show_trace_renders_the_run_chart_and_opens_a_step(vscode: Session) -> N
     chart.locator('g.bar[data-step="2"]').click()
     expect(wb.page.locator(".tab", has_text="step-2.md")).to_be_visible()
     expect(wb.editor_lines()).to_contain_text(loose("Harness run 1 · step 2"))
-
 
 
 def test_trace_chart_shows_the_cached_share_of_each_request(vscode: Session) -> None:
@@ -268,7 +271,9 @@ def test_second_run_offers_the_last_goal_refuses_an_unsaved_file_and_cancels(
     wb.page.keyboard.type("my draft")
     expect(wb.page.locator(".tab.active.dirty", has_text="notes.md")).to_be_visible()
     wb.palette("Harness: Run Task")
-    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text("Harness: Run Task")
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text(
+        "Harness: Run Task"
+    )
     expect(wb.quick_input_box).to_have_value(GOAL)  # the last goal is offered
     wb.quick_input_box.fill(SECOND_GOAL)
     wb.page.keyboard.press("Enter")
@@ -302,7 +307,9 @@ def test_a_server_that_cannot_be_found_says_how_to_install_it(vscode: Session) -
     missing = wb.toast("The Harness language server (harness-lsp) was not found")
     missing.get_by_role("button", name="Choose…").click()
     # VS Code's own file dialog (code-server's is the "simple" one: a path box and a list).
-    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text("Choose the harness-lsp executable")
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text(
+        "Choose the harness-lsp executable"
+    )
     expect(wb.quick_input_box).to_have_value(re.compile(r"/$"))  # it has put its start folder
     wb.page.keyboard.press("Control+A")
     wb.page.keyboard.type(str(SERVER))  # typed: the dialog follows the path as it grows
@@ -341,7 +348,8 @@ def test_revert_run_lists_the_files_and_asks_before_overwriting_a_changed_one(
 
 
 def test_trust_this_folder_records_it_through_the_server(vscode: Session) -> None:
-    """Waits for the server command ``harness.trust`` (SPEC §7, §6.3)."""
+    import tomllib
+
     from playwright.sync_api import expect
 
     wb = vscode.wb
@@ -352,3 +360,7 @@ def test_trust_this_folder_records_it_through_the_server(vscode: Session) -> Non
     answer = wb.toast(re.compile("trusted from the next run on|harness.trust"))  # or its error
     expect(answer).to_be_visible()
     expect(answer).to_contain_text("Harness: ws is trusted from the next run on.")
+    # The user's policy file (under the XDG_CONFIG_HOME the server was started with).
+    config = vscode.cs.home / "config" / "harness" / "policy.toml"
+    trusted = tomllib.loads(config.read_text())["trusted"]
+    assert [Path(p).expanduser().resolve() for p in trusted] == [vscode.ws.resolve()]

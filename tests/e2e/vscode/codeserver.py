@@ -12,6 +12,7 @@ process group at exit: code-server, its extension hosts and the ``harness-lsp`` 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -46,7 +47,14 @@ START_TIMEOUT_S = 60.0
 
 def default_code_server() -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "harness-lsp" / f"code-server-{CODE_SERVER_VERSION}" / "node_modules" / ".bin" / "code-server"
+    return (
+        cache
+        / "harness-lsp"
+        / f"code-server-{CODE_SERVER_VERSION}"
+        / "node_modules"
+        / ".bin"
+        / "code-server"
+    )
 
 
 @dataclass(frozen=True)
@@ -91,7 +99,11 @@ def clean_env(home: Path) -> dict[str, str]:
         if not k.endswith("_API_KEY") and not k.startswith(("HARNESS_", "VSCODE_"))
     }
     # harness-lsp only where a test says (harness.serverPath), never found on PATH by chance.
-    path = [d for d in env.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "harness-lsp").exists()]
+    path = [
+        d
+        for d in env.get("PATH", "").split(os.pathsep)
+        if d and not (Path(d) / "harness-lsp").exists()
+    ]
     env.update(
         PATH=os.pathsep.join(path),
         XDG_CONFIG_HOME=str(home / "config"),
@@ -176,14 +188,11 @@ class CodeServer:
             os.killpg(proc.pid, signal.SIGTERM)
         except ProcessLookupError:
             return
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        try:  # whatever ignored SIGTERM in the group (an extension host, the server)
+        # whatever ignored SIGTERM in the group (an extension host, the server)
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait(timeout=10)
 
     def __enter__(self) -> CodeServer:

@@ -44,14 +44,18 @@ class Workbench:
     def palette(self, title: str) -> None:
         """Run a command by its title from the Command Palette (F1)."""
         # A focused webview (the trace view, a Markdown preview) keeps F1 to itself.
-        self.page.evaluate("() => { if (document.activeElement?.tagName === 'IFRAME') document.activeElement.blur(); }")
+        self.page.evaluate(
+            "() => { if (document.activeElement?.tagName === 'IFRAME') document.activeElement.blur(); }"
+        )
         self.page.keyboard.press("F1")
         box = self.quick_input_box
         expect(box).to_be_visible()
         box.fill(">" + title)
         row = self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first
         expect(row).to_be_visible()
-        expect(self.page.locator(".quick-input-list .monaco-list-row.focused")).to_contain_text(title)
+        expect(self.page.locator(".quick-input-list .monaco-list-row.focused")).to_contain_text(
+            title
+        )
         self.page.keyboard.press("Enter")
 
     def open_file(self, name: str) -> None:
@@ -73,7 +77,9 @@ class Workbench:
         return self.page.locator(".quick-input-widget")
 
     def quick_row(self, text: str) -> Locator:
-        return self.page.locator(".quick-input-widget .quick-input-list .monaco-list-row", has_text=text)
+        return self.page.locator(
+            ".quick-input-widget .quick-input-list .monaco-list-row", has_text=text
+        )
 
     def editor_lines(self) -> Locator:
         return self.page.locator(".editor-instance .monaco-editor .view-lines").first
@@ -130,4 +136,6 @@ class Workbench:
         y = max(0.0, box["y"] - pad)
         width = min(view["width"] - x, box["width"] + 2 * pad)
         height = min(view["height"] - y, box["height"] + 2 * pad)
-        self.page.screenshot(path=str(path), clip={"x": x, "y": y, "width": width, "height": height})
+        self.page.screenshot(
+            path=str(path), clip={"x": x, "y": y, "width": width, "height": height}
+        )
