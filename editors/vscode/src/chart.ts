@@ -43,7 +43,8 @@ function known(value: unknown): number | null {
 export function barOf(s: TraceStepRow): Bar {
   const reported = known(s.reportedPromptTokens);
   const cached = known(s.cachedPromptTokens);
-  const share = reported !== null && cached !== null && reported > 0 ? Math.min(1, Math.max(0, cached / reported)) : null;
+  const share =
+    reported !== null && cached !== null && reported > 0 ? Math.min(1, Math.max(0, cached / reported)) : null;
   return {
     step: s.step,
     request: count(s.estTokens),
@@ -75,7 +76,9 @@ const PAD = { left: 48, right: 12, top: 18, bottom: 34 };
 /** A bar's hover text: every figure, exactly. */
 export function barTitle(b: Bar): string {
   const lines = [`Step ${b.step}${b.tools.length ? ` · ${b.tools.join(", ")}` : ""}`];
-  lines.push(`Request: ${exact(b.request)} tokens (estimated)${b.ceiling !== null ? ` of a ${exact(b.ceiling)} ceiling` : ""}`);
+  lines.push(
+    `Request: ${exact(b.request)} tokens (estimated)${b.ceiling !== null ? ` of a ${exact(b.ceiling)} ceiling` : ""}`,
+  );
   if (b.reported !== null) {
     const cached = b.cachedShare !== null ? `, ${exact(b.cached ?? 0)} cached (${percent(b.cachedShare)})` : "";
     lines.push(`Provider: ${exact(b.reported)} prompt tokens${cached}`);
@@ -126,11 +129,17 @@ function axes(data: ChartData, width: number, height: number, y: (v: number) => 
 function bar(b: Bar, left: number, w: number, y: (v: number) => number): string {
   const top = y(b.request);
   const bottom = y(0);
-  const out = [`<g class="bar" data-step="${b.step}" tabindex="0" role="button"><title>${escapeHtml(barTitle(b))}</title>`];
-  out.push(`<rect class="request" x="${left.toFixed(1)}" y="${top.toFixed(1)}" width="${w.toFixed(1)}" height="${(bottom - top).toFixed(1)}"/>`);
+  const out = [
+    `<g class="bar" data-step="${b.step}" tabindex="0" role="button"><title>${escapeHtml(barTitle(b))}</title>`,
+  ];
+  out.push(
+    `<rect class="request" x="${left.toFixed(1)}" y="${top.toFixed(1)}" width="${w.toFixed(1)}" height="${(bottom - top).toFixed(1)}"/>`,
+  );
   if (b.cachedShare !== null && b.cachedShare > 0) {
     const h = (bottom - top) * b.cachedShare;
-    out.push(`<rect class="cached" x="${left.toFixed(1)}" y="${(bottom - h).toFixed(1)}" width="${w.toFixed(1)}" height="${h.toFixed(1)}"/>`);
+    out.push(
+      `<rect class="cached" x="${left.toFixed(1)}" y="${(bottom - h).toFixed(1)}" width="${w.toFixed(1)}" height="${h.toFixed(1)}"/>`,
+    );
   }
   const cx = left + w / 2;
   let markY = top - 6;
@@ -138,7 +147,11 @@ function bar(b: Bar, left: number, w: number, y: (v: number) => number): string 
     out.push(`<path class="mark reread" d="M${(cx - 4).toFixed(1)} ${markY.toFixed(1)} l4 -7 l4 7 z"/>`);
     markY -= 10;
   }
-  if (b.stubbed) out.push(`<rect class="mark stubbed" x="${(cx - 3.5).toFixed(1)}" y="${(markY - 7).toFixed(1)}" width="7" height="7"/>`);
+  if (b.stubbed) {
+    out.push(
+      `<rect class="mark stubbed" x="${(cx - 3.5).toFixed(1)}" y="${(markY - 7).toFixed(1)}" width="7" height="7"/>`,
+    );
+  }
   out.push("</g>");
   return out.join("");
 }
@@ -148,9 +161,14 @@ function ceilingLine(data: ChartData, slot: number, y: (v: number) => number): s
   data.bars.forEach((b, i) => {
     if (b.ceiling === null) return;
     const left = PAD.left + i * slot;
-    points.push(`${left.toFixed(1)},${y(b.ceiling).toFixed(1)}`, `${(left + slot).toFixed(1)},${y(b.ceiling).toFixed(1)}`);
+    points.push(
+      `${left.toFixed(1)},${y(b.ceiling).toFixed(1)}`,
+      `${(left + slot).toFixed(1)},${y(b.ceiling).toFixed(1)}`,
+    );
   });
-  return points.length ? `<polyline class="ceiling" points="${points.join(" ")}"><title>ceiling per request</title></polyline>` : "";
+  return points.length
+    ? `<polyline class="ceiling" points="${points.join(" ")}"><title>ceiling per request</title></polyline>`
+    : "";
 }
 
 function stepLabels(data: ChartData, slot: number, height: number): string {

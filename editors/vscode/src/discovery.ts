@@ -26,8 +26,7 @@ export interface DiscoveryInput {
 export type Source = "setting" | "workspace" | "path";
 
 export type Discovery =
-  | { found: true; command: string; source: Source }
-  | { found: false; problem: string; tried: string[] };
+  { found: true; command: string; source: Source } | { found: false; problem: string; tried: string[] };
 
 export function isExecutableFile(file: string): boolean {
   try {

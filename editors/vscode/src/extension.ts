@@ -27,7 +27,9 @@ export function activate(context: vscode.ExtensionContext): void {
   } catch (error) {
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     console.error(`harness: activation failed: ${text}`);
-    void vscode.window.showErrorMessage(`Harness could not start: ${error instanceof Error ? error.message : String(error)}`);
+    void vscode.window.showErrorMessage(
+      `Harness could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -42,7 +44,9 @@ function wire(context: vscode.ExtensionContext): void {
   const showTrace = guarded(harness, "Show Trace", (runId?: number) =>
     Promise.resolve(trace.open(typeof runId === "number" ? runId : undefined)),
   );
-  const revertRun = guarded(harness, "Revert Run", (runId?: number) => revert.run(typeof runId === "number" ? runId : undefined));
+  const revertRun = guarded(harness, "Revert Run", (runId?: number) =>
+    revert.run(typeof runId === "number" ? runId : undefined),
+  );
   const runs = new Runs(harness, model, item, context.workspaceState, { showTrace, revertRun });
   const memory = new Memory(harness, () => void runs.refreshStatus());
   const command = (id: string, name: string, fn: () => Promise<unknown>): vscode.Disposable =>

@@ -13,7 +13,10 @@ interface NoteItem extends vscode.QuickPickItem {
 }
 
 const COPY: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("copy"), tooltip: "Copy value" };
-const PIN: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("pin"), tooltip: "Pin (the agent cannot change it)" };
+const PIN: vscode.QuickInputButton = {
+  iconPath: new vscode.ThemeIcon("pin"),
+  tooltip: "Pin (the agent cannot change it)",
+};
 const UNPIN: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("pinned"), tooltip: "Unpin" };
 const DELETE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("trash"), tooltip: "Delete" };
 
@@ -32,7 +35,9 @@ export class Memory {
     const rows = (notes: Note[]): NoteItem[] =>
       notes.map((note) => ({ ...noteRow(note), note, buttons: [COPY, note.pinned ? UNPIN : PIN, DELETE] }));
     const out: NoteItem[] = [];
-    if (workspace.length) out.push({ label: folder.name, kind: vscode.QuickPickItemKind.Separator }, ...rows(workspace));
+    if (workspace.length) {
+      out.push({ label: folder.name, kind: vscode.QuickPickItemKind.Separator }, ...rows(workspace));
+    }
     if (global.length) out.push({ label: "global", kind: vscode.QuickPickItemKind.Separator }, ...rows(global));
     return out;
   }
@@ -116,7 +121,10 @@ export class Memory {
     );
     if (pick === undefined) return;
     const scope: Scope = pick === clearGlobal ? "global" : "workspace";
-    const { deleted } = await this.client.command<{ deleted: number }>(Cmd.memoryClear, { scope, workspaceFolder: folderArg(folder) });
+    const { deleted } = await this.client.command<{ deleted: number }>(Cmd.memoryClear, {
+      scope,
+      workspaceFolder: folderArg(folder),
+    });
     this.changed();
     void vscode.window.showInformationMessage(`Harness: deleted ${plural(deleted, "note")} (${scope}).`);
   }
@@ -149,7 +157,9 @@ export class Memory {
     this.changed();
     const notes = [`Harness: ${result.replaced ? "replaced" : "saved"} the note ${result.note.key}.`];
     if (result.truncated) notes.push("It was cut to the longest a note may be.");
-    if (result.evicted?.length) notes.push(`To stay under the caps, ${result.evicted.map((n) => n.key).join(", ")} went.`);
+    if (result.evicted?.length) {
+      notes.push(`To stay under the caps, ${result.evicted.map((n) => n.key).join(", ")} went.`);
+    }
     for (const s of result.similar ?? []) notes.push(`It overlaps ${s.key}: “${oneLine(s.value, 80)}”.`);
     const warn = Boolean(result.truncated || result.evicted?.length || result.similar?.length);
     void (warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(notes.join(" "));

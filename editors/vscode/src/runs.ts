@@ -66,7 +66,10 @@ export class Runs {
     });
     if (goal === undefined || !goal.trim()) return;
     await this.state.update(LAST_GOAL, goal);
-    const { runId } = await this.client.command<{ runId: number }>(Cmd.run, { goal, workspaceFolder: folderArg(folder) });
+    const { runId } = await this.client.command<{ runId: number }>(Cmd.run, {
+      goal,
+      workspaceFolder: folderArg(folder),
+    });
     this.client.log(`run ${runId} started in ${folder.uri.fsPath}: ${oneLine(goal, 120)}`);
     this.model.runStarted(runId);
     this.item.render();
@@ -82,7 +85,12 @@ export class Runs {
     let runId = runs[0].runId;
     if (runs.length > 1) {
       const pick = await vscode.window.showQuickPick(
-        runs.map((r) => ({ label: `Run ${r.runId}`, description: `step ${r.step}/${r.maxSteps}`, detail: oneLine(r.goal), runId: r.runId })),
+        runs.map((r) => ({
+          label: `Run ${r.runId}`,
+          description: `step ${r.step}/${r.maxSteps}`,
+          detail: oneLine(r.goal),
+          runId: r.runId,
+        })),
         { placeHolder: "Cancel which run?" },
       );
       if (!pick) return;

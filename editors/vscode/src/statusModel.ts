@@ -3,15 +3,7 @@
  * the notes count before any run, spent/budget and request/ceiling while a run is active,
  * the same with the run's outcome after it (until the next run starts). Pure: no `vscode`.
  */
-import {
-  budgetText,
-  budgetTooltip,
-  ICON,
-  idleText,
-  idleTooltip,
-  isWarning,
-  type NotesCount,
-} from "./format";
+import { budgetText, budgetTooltip, ICON, idleText, idleTooltip, isWarning, type NotesCount } from "./format";
 import type { ActiveRunStatus, Budget, RunFinished, Status } from "./protocol";
 
 export interface StatusView {
@@ -47,10 +39,13 @@ export class StatusModel {
   }
 
   runFinished(f: RunFinished): void {
-    const last = this.active.get(f.runId) ?? (this.finished?.result.runId === f.runId ? this.finished.budget : undefined);
+    const last =
+      this.active.get(f.runId) ?? (this.finished?.result.runId === f.runId ? this.finished.budget : undefined);
     this.active.delete(f.runId);
     if (this.current === f.runId) this.current = this.latestActive();
-    if (this.current === undefined) this.finished = { result: f, budget: last && { ...last, spentTokens: f.spentTokens } };
+    if (this.current === undefined) {
+      this.finished = { result: f, budget: last && { ...last, spentTokens: f.spentTokens } };
+    }
   }
 
   /** `harness.status`: the notes count, and runs already in progress (a window opened mid-run). */

@@ -129,7 +129,9 @@ export function runHtml(trace: TraceRun): string {
   ];
   if (r.summary) parts.push(`<p class="summary">“${h(r.summary)}”</p>`);
   if (Array.isArray(r.filesChanged)) {
-    parts.push(`<p class="files">${r.filesChanged.length ? `Changed: ${h(fileList(r.filesChanged, 20))}` : "No files changed."}</p>`);
+    parts.push(
+      `<p class="files">${r.filesChanged.length ? `Changed: ${h(fileList(r.filesChanged, 20))}` : "No files changed."}</p>`,
+    );
   }
   if (trace.steps.length === 0) {
     parts.push(`<p class="muted">No step recorded yet.</p>`);
@@ -139,7 +141,10 @@ export function runHtml(trace: TraceRun): string {
   parts.push(
     `<table class="steps"><thead><tr><th>step</th><th>tools</th><th>request</th><th>ceiling</th><th>reported</th>` +
       `<th>cached</th><th>carried</th><th>stubbed</th><th>re-read</th><th>refused</th><th>failed</th></tr></thead><tbody>` +
-      [...trace.steps].sort((a, b) => a.step - b.step).map(stepRow).join("") +
+      [...trace.steps]
+        .sort((a, b) => a.step - b.step)
+        .map(stepRow)
+        .join("") +
       `</tbody></table>`,
   );
   return parts.join("");

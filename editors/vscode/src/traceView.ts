@@ -11,7 +11,8 @@ import { Cmd, type RunSummary, type StepDetail, type TraceRun } from "./protocol
 import { parseStepPath, SCHEME, stepDocument, stepPath } from "./stepDocument";
 import { runHtml, runsHtml, shellHtml } from "./traceHtml";
 
-type FromView = { type: "ready" } | { type: "openRun"; runId: number } | { type: "openStep"; runId: number; step: number };
+type FromView =
+  { type: "ready" } | { type: "openRun"; runId: number } | { type: "openStep"; runId: number; step: number };
 
 const RUNS_LIMIT = 50;
 
@@ -77,7 +78,11 @@ export class TraceView implements vscode.Disposable {
       .catch((error: unknown) => {
         const text = error instanceof Error ? error.message : String(error);
         this.client.log(`trace view: ${text}`);
-        void this.panel?.webview.postMessage({ type: "run", runId: -1, html: `<p class="muted">${escapeHtml(text)}</p>` });
+        void this.panel?.webview.postMessage({
+          type: "run",
+          runId: -1,
+          html: `<p class="muted">${escapeHtml(text)}</p>`,
+        });
       })
       .finally(() => {
         this.reloading = false;

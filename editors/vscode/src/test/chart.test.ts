@@ -4,11 +4,23 @@ import { barOf, barTitle, chartData, renderChart } from "../chart";
 import type { TraceRun, TraceStepRow } from "../protocol";
 
 function step(n: number, extra: Partial<TraceStepRow> = {}): TraceStepRow {
-  return { step: n, estTokens: 1000 * n, contextCeiling: 24_000, reportedPromptTokens: 1100 * n, carried: n, stubbed: 0, reread: 0, ...extra };
+  return {
+    step: n,
+    estTokens: 1000 * n,
+    contextCeiling: 24_000,
+    reportedPromptTokens: 1100 * n,
+    carried: n,
+    stubbed: 0,
+    reread: 0,
+    ...extra,
+  };
 }
 
 function trace(steps: TraceStepRow[]): TraceRun {
-  return { run: { runId: 7, goal: "g", workspace: "/ws", outcome: "finished", steps: steps.length, spentTokens: 1 }, steps };
+  return {
+    run: { runId: 7, goal: "g", workspace: "/ws", outcome: "finished", steps: steps.length, spentTokens: 1 },
+    steps,
+  };
 }
 
 test("a bar per step, in step order, request vs ceiling, cached share when reported", () => {
@@ -34,8 +46,17 @@ test("a bar per step, in step order, request vs ceiling, cached share when repor
 test("fields an older server does not send: no ceiling, no cache, no refused/failed", () => {
   const bar = barOf({ step: 1, estTokens: 500 });
   assert.deepEqual(bar, {
-    step: 1, request: 500, reported: null, cached: null, cachedShare: null, ceiling: null,
-    stubbed: 0, reread: 0, refused: 0, failed: 0, tools: [],
+    step: 1,
+    request: 500,
+    reported: null,
+    cached: null,
+    cachedShare: null,
+    ceiling: null,
+    stubbed: 0,
+    reread: 0,
+    refused: 0,
+    failed: 0,
+    tools: [],
   });
   assert.equal(chartData(trace([{ step: 1, estTokens: 0 }])).max, 1, "never a zero scale");
 });
@@ -50,7 +71,9 @@ test("cached share is clamped to [0, 1]", () => {
 });
 
 test("the SVG: one clickable bar per step, cached segments, marks, the ceiling line", () => {
-  const svg = renderChart(chartData(trace([step(1), step(2, { cachedPromptTokens: 2200, stubbed: 1 }), step(3, { reread: 1 })])));
+  const svg = renderChart(
+    chartData(trace([step(1), step(2, { cachedPromptTokens: 2200, stubbed: 1 }), step(3, { reread: 1 })])),
+  );
   assert.equal(svg.match(/<g class="bar" data-step="\d+"/g)?.length, 3);
   assert.equal(svg.match(/class="cached"/g)?.length, 1);
   assert.equal(svg.match(/class="mark stubbed"/g)?.length, 1);
@@ -60,8 +83,13 @@ test("the SVG: one clickable bar per step, cached segments, marks, the ceiling l
 });
 
 test("bar heights follow the scale: a request at the ceiling reaches the top line", () => {
-  const svg = renderChart(chartData(trace([step(1, { estTokens: 24_000 }), step(2, { estTokens: 12_000 })])), { width: 400, height: 200 });
-  const heights = [...svg.matchAll(/class="request" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)"/g)].map((m) => Number(m[1]));
+  const svg = renderChart(chartData(trace([step(1, { estTokens: 24_000 }), step(2, { estTokens: 12_000 })])), {
+    width: 400,
+    height: 200,
+  });
+  const heights = [...svg.matchAll(/class="request" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)"/g)].map(
+    (m) => Number(m[1]),
+  );
   const plot = 200 - 18 - 34;
   assert.deepEqual(heights, [plot, plot / 2]);
 });

@@ -26,7 +26,14 @@ test("the setting wins over the workspace .venv and PATH", () => {
   const chosen = exe(path.join(t.root, "custom", "harness-lsp"));
   exe(path.join(t.ws, ".venv", "bin", "harness-lsp"));
   exe(path.join(t.bin, "harness-lsp"));
-  const found = findServer({ setting: chosen, folders: [t.ws], trusted: true, envPath: t.bin, home: t.home, platform: "linux" });
+  const found = findServer({
+    setting: chosen,
+    folders: [t.ws],
+    trusted: true,
+    envPath: t.bin,
+    home: t.home,
+    platform: "linux",
+  });
   assert.deepEqual(found, { found: true, command: chosen, source: "setting" });
 });
 
@@ -34,7 +41,14 @@ test("then the workspace's .venv, then PATH", () => {
   const t = tree();
   const venv = exe(path.join(t.ws, ".venv", "bin", "harness-lsp"));
   const onPath = exe(path.join(t.bin, "harness-lsp"));
-  const input = { setting: "", folders: [t.ws], trusted: true, envPath: `/nonexistent:${t.bin}`, home: t.home, platform: "linux" as const };
+  const input = {
+    setting: "",
+    folders: [t.ws],
+    trusted: true,
+    envPath: `/nonexistent:${t.bin}`,
+    home: t.home,
+    platform: "linux" as const,
+  };
   assert.deepEqual(findServer(input), { found: true, command: venv, source: "workspace" });
   fs.rmSync(venv);
   assert.deepEqual(findServer(input), { found: true, command: onPath, source: "path" });
@@ -61,7 +75,14 @@ test("nothing found: a clear problem and what was tried", () => {
 test("a setting that points nowhere is reported as such, not silently replaced", () => {
   const t = tree();
   exe(path.join(t.bin, "harness-lsp"));
-  const found = findServer({ setting: "/nope/harness-lsp", folders: [], trusted: true, envPath: t.bin, home: t.home, platform: "linux" });
+  const found = findServer({
+    setting: "/nope/harness-lsp",
+    folders: [],
+    trusted: true,
+    envPath: t.bin,
+    home: t.home,
+    platform: "linux",
+  });
   assert.equal(found.found, false);
   assert.ok(!found.found && found.problem.includes("harness.serverPath points to /nope/harness-lsp"));
 });
@@ -86,6 +107,13 @@ test("~, ${userHome}, ${workspaceFolder} and relative settings", () => {
 test("Windows names: Scripts\\harness-lsp.exe and PATH with ;", () => {
   const t = tree();
   const venv = exe(path.join(t.ws, ".venv", "Scripts", "harness-lsp.exe"));
-  const found = findServer({ folders: [t.ws], trusted: true, envPath: "", home: t.home, platform: "win32", isExecutable: (f) => f === venv });
+  const found = findServer({
+    folders: [t.ws],
+    trusted: true,
+    envPath: "",
+    home: t.home,
+    platform: "win32",
+    isExecutable: (f) => f === venv,
+  });
   assert.deepEqual(found, { found: true, command: venv, source: "workspace" });
 });

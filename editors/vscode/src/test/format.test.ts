@@ -109,7 +109,10 @@ test("end-of-run message: outcome, steps, tokens, summary, files", () => {
     "Harness run 1 ran out of token budget after 1 step and 10 tokens. No files changed.",
   );
   // An older server sends neither summary nor filesChanged.
-  assert.equal(runFinishedMessage({ runId: 2, outcome: "new_outcome", steps: 2, spentTokens: 3 }), "Harness run 2 ended: new outcome after 2 steps and 3 tokens.");
+  assert.equal(
+    runFinishedMessage({ runId: 2, outcome: "new_outcome", steps: 2, spentTokens: 3 }),
+    "Harness run 2 ended: new outcome after 2 steps and 3 tokens.",
+  );
 });
 
 test("long lists and lines are cut visibly", () => {
@@ -128,8 +131,20 @@ test("memory rows: key, kind, pin, run/step, scope", () => {
     runId: 7,
     step: 3,
   });
-  assert.deepEqual(row, { label: "$(pinned) retries", description: "fact · pinned · run 7 step 3", detail: "3 retries with backoff" });
-  const operator = noteRow({ key: "k", value: "v", kind: "decision", pinned: false, scope: "global", runId: null, step: null });
+  assert.deepEqual(row, {
+    label: "$(pinned) retries",
+    description: "fact · pinned · run 7 step 3",
+    detail: "3 retries with backoff",
+  });
+  const operator = noteRow({
+    key: "k",
+    value: "v",
+    kind: "decision",
+    pinned: false,
+    scope: "global",
+    runId: null,
+    step: null,
+  });
   assert.equal(operator.description, "decision · operator · global");
   assert.equal(operator.label, "$(note) k");
 });

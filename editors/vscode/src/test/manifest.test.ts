@@ -45,12 +45,19 @@ test("no contributed command id is one of the server's (the language client regi
   const serverIds = new Set([...server.matchAll(/"(harness\.[a-z.]+)": "server\./g)].map((m) => m[1]));
   assert.ok(serverIds.has("harness.run") && serverIds.has("harness.memory.list"), "read the server's table");
   for (const id of Object.values(Cmd)) serverIds.add(id);
-  for (const c of pkg.contributes.commands) assert.ok(!serverIds.has(c.command), `${c.command} clashes with a server command`);
+  for (const c of pkg.contributes.commands) {
+    assert.ok(!serverIds.has(c.command), `${c.command} clashes with a server command`);
+  }
 });
 
 test("every setting of SPEC §10 is contributed, typed, described, with the SPEC default", () => {
   const props = pkg.contributes.configuration.properties;
-  assert.deepEqual(Object.keys(props).sort(), Object.keys(DEFAULTS).map((k) => `harness.${k}`).sort());
+  assert.deepEqual(
+    Object.keys(props).sort(),
+    Object.keys(DEFAULTS)
+      .map((k) => `harness.${k}`)
+      .sort(),
+  );
   for (const [key, def] of Object.entries(DEFAULTS)) {
     const prop = props[`harness.${key}`];
     assert.deepEqual(prop.default, def, key);

@@ -4,7 +4,15 @@ import type { Budget, Status } from "../protocol";
 import { StatusModel } from "../statusModel";
 
 function budget(runId: number, spent: number, step = 1): Budget {
-  return { runId, step, maxSteps: 100, spentTokens: spent, tokenBudget: 2_000_000, requestTokens: 900, contextCeiling: 24_000 };
+  return {
+    runId,
+    step,
+    maxSteps: 100,
+    spentTokens: spent,
+    tokenBudget: 2_000_000,
+    requestTokens: 900,
+    contextCeiling: 24_000,
+  };
 }
 
 function status(partial: Partial<Status> = {}): Status {
@@ -25,7 +33,8 @@ test("before any run: the notes count from harness.status", () => {
   m.status(status());
   assert.deepEqual(m.view(), {
     text: "$(pulse) harness · 3 notes",
-    tooltip: "Harness: 2 notes for this workspace (at most 64), 1 global.\nNo run yet in this window. Click to open the trace.",
+    tooltip:
+      "Harness: 2 notes for this workspace (at most 64), 1 global.\nNo run yet in this window. Click to open the trace.",
     warning: false,
   });
 });
@@ -57,14 +66,44 @@ test("warning colour past 80% of the budget", () => {
 test("a window that starts mid-run shows the run from harness.status", () => {
   const m = new StatusModel();
   const last = budget(4, 12_000, 2);
-  m.status(status({ runs: [{ runId: 4, goal: "g", workspace: "/ws", step: 2, maxSteps: 100, spentTokens: 12_000, tokenBudget: 2_000_000, lastBudget: last }] }));
+  m.status(
+    status({
+      runs: [
+        {
+          runId: 4,
+          goal: "g",
+          workspace: "/ws",
+          step: 2,
+          maxSteps: 100,
+          spentTokens: 12_000,
+          tokenBudget: 2_000_000,
+          lastBudget: last,
+        },
+      ],
+    }),
+  );
   assert.equal(m.view().text, "$(pulse) 12k/2M · 900/24k");
   assert.deepEqual(m.activeRuns(), [4]);
 });
 
 test("a run without a budget yet in harness.status shows as starting", () => {
   const m = new StatusModel();
-  m.status(status({ runs: [{ runId: 5, goal: "g", workspace: "/ws", step: 0, maxSteps: 100, spentTokens: 0, tokenBudget: 2_000_000, lastBudget: null }] }));
+  m.status(
+    status({
+      runs: [
+        {
+          runId: 5,
+          goal: "g",
+          workspace: "/ws",
+          step: 0,
+          maxSteps: 100,
+          spentTokens: 0,
+          tokenBudget: 2_000_000,
+          lastBudget: null,
+        },
+      ],
+    }),
+  );
   assert.equal(m.view().text, "$(pulse) run 5 · starting");
 });
 

@@ -32,9 +32,25 @@ test("runs list: newest first as given, running runs say so, goals escaped", () 
 
 test("a run: header, summary, files, chart and a row per step; store text escaped", () => {
   const trace: TraceRun = {
-    run: { runId: 3, goal: hostile, workspace: "/ws", outcome: "finished", steps: 2, spentTokens: 5000, summary: hostile, filesChanged: ["a.py", hostile] },
+    run: {
+      runId: 3,
+      goal: hostile,
+      workspace: "/ws",
+      outcome: "finished",
+      steps: 2,
+      spentTokens: 5000,
+      summary: hostile,
+      filesChanged: ["a.py", hostile],
+    },
     steps: [
-      { step: 2, estTokens: 2000, contextCeiling: 24_000, reportedPromptTokens: 2000, cachedPromptTokens: 1000, toolCalls: [{ name: "edit_file", arguments: {} }] },
+      {
+        step: 2,
+        estTokens: 2000,
+        contextCeiling: 24_000,
+        reportedPromptTokens: 2000,
+        cachedPromptTokens: 1000,
+        toolCalls: [{ name: "edit_file", arguments: {} }],
+      },
       { step: 1, estTokens: 1000, contextCeiling: 24_000, decision: "<b>thinking</b>" },
     ],
   };
@@ -49,7 +65,10 @@ test("a run: header, summary, files, chart and a row per step; store text escape
 });
 
 test("a run without steps, and without the newer fields", () => {
-  const html = runHtml({ run: { runId: 4, goal: "g", workspace: "/ws", outcome: null, steps: 0, spentTokens: 0 }, steps: [] });
+  const html = runHtml({
+    run: { runId: 4, goal: "g", workspace: "/ws", outcome: null, steps: 0, spentTokens: 0 },
+    steps: [],
+  });
   assert.match(html, /Run 4 · running/);
   assert.match(html, /No step recorded yet/);
   assert.doesNotMatch(html, /Changed:|No files changed/);
