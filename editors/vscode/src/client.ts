@@ -54,7 +54,7 @@ export class HarnessClient implements vscode.Disposable {
 
   readonly onBudget = this.budgetEvents.event;
   readonly onRunFinished = this.finishedEvents.event;
-  /** The server answered `initialize` (after every start and restart). */
+  /** A new server process answered `initialize` (after every start and restart). */
   readonly onReady = this.readyEvents.event;
   readonly onMissing = this.missingEvents.event;
 
@@ -91,7 +91,6 @@ export class HarnessClient implements vscode.Disposable {
     try {
       await client.start();
       this.problem = undefined;
-      this.readyEvents.fire();
     } catch (error) {
       this.problem = `The Harness language server (${found.command}) did not start: ${message(error)}`;
       this.log(this.problem);
@@ -122,6 +121,10 @@ export class HarnessClient implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("harness", "Harness", serverOptions, clientOptions);
+    // Running after our start and after the client's own restart of a crashed server.
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) this.readyEvents.fire();
+    });
     client.onNotification(BUDGET, (b: Budget) => this.budgetEvents.fire(b));
     client.onNotification(RUN_FINISHED, (f: RunFinished) => this.finishedEvents.fire(f));
     // VS Code reloads clean editors from disk by itself; a dirty one the agent was kept

@@ -93,7 +93,12 @@ export class Memory {
     pick.onDidHide(() => pick.dispose());
     pick.busy = true;
     pick.show();
-    await refresh();
+    try {
+      await refresh();
+    } catch (error) {
+      pick.hide();
+      throw error;
+    }
   }
 
   async clear(): Promise<void> {

@@ -38,7 +38,12 @@ export class Runs {
         this.item.render();
       }),
       this.client.onRunFinished((f) => this.finished(f)),
-      this.client.onReady(() => void this.refreshStatus()),
+      this.client.onReady(() => {
+        // A new server process: the runs of the last one ended with it.
+        this.model.serverStarted();
+        this.item.render();
+        void this.refreshStatus();
+      }),
     ];
   }
 

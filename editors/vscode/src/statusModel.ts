@@ -48,6 +48,12 @@ export class StatusModel {
     }
   }
 
+  /** A new server process: runs the window saw active belonged to the one before. */
+  serverStarted(): void {
+    this.active.clear();
+    this.current = undefined;
+  }
+
   /** `harness.status`: the notes count, and runs already in progress (a window opened mid-run). */
   status(s: Status): void {
     const ws = s.memory.workspace;

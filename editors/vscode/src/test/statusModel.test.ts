@@ -124,3 +124,15 @@ test("a run that ends before its first budget", () => {
   m.runFinished({ runId: 3, outcome: "provider_error", steps: 0, spentTokens: 0 });
   assert.equal(m.view().text, "$(pulse) run 3 · provider error");
 });
+
+test("a new server process forgets the runs of the one before", () => {
+  const m = new StatusModel();
+  m.budget(budget(1, 1_000));
+  m.runFinished({ runId: 1, outcome: "finished", steps: 1, spentTokens: 1_000 });
+  m.budget(budget(2, 2_000));
+  m.serverStarted();
+  assert.deepEqual(m.activeRuns(), []);
+  assert.equal(m.view().text, "$(pulse) harness", "run 2 was never seen to finish, nothing to show");
+  m.status(status());
+  assert.equal(m.view().text, "$(pulse) harness · 3 notes");
+});
