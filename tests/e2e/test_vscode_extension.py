@@ -133,7 +133,9 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
             browser = p.chromium.launch(
                 executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS
             )
-            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            context = browser.new_context(viewport={"width": 1400, "height": 860})
+            context.grant_permissions(["clipboard-read", "clipboard-write"])
+            page = context.new_page()
             try:
                 page.goto(url)
                 wb = Workbench(page)
@@ -222,6 +224,16 @@ def test_show_memory_lists_the_remembered_note_and_deletes_it(vscode: Session) -
     expect(wb.quick_row(key)).to_have_count(0)
     expect(wb.quick_input).to_contain_text(f"Deleted {key}")
     assert vscode.notes() == {SEEDED[0]: SEEDED[1]}  # checked through the CLI
+    # The other buttons: pin (the CLI sees it pinned) and copy (the clipboard has the value).
+    seeded.hover()
+    seeded.get_by_role("button", name="Pin (the agent cannot change it)").click()
+    expect(wb.quick_input).to_contain_text(f"Pinned {SEEDED[0]}")
+    expect(seeded).to_contain_text("pinned")
+    assert [n["pinned"] for n in vscode.cli("memory", "list", "-w", str(vscode.ws))] == [True]
+    seeded.hover()
+    seeded.get_by_role("button", name="Copy value").click()
+    expect(wb.quick_input).to_contain_text(f"Copied the value of {SEEDED[0]}")
+    assert wb.page.evaluate("() => navigator.clipboard.readText()") == SEEDED[1]
     wb.page.keyboard.press("Escape")
     expect(wb.quick_input).to_be_hidden()
 
@@ -371,3 +383,29 @@ def test_trust_this_folder_records_it_through_the_server(vscode: Session) -> Non
     config = vscode.cs.home / "config" / "harness" / "policy.toml"
     trusted = tomllib.loads(config.read_text())["trusted"]
     assert [Path(p).expanduser().resolve() for p in trusted] == [vscode.ws.resolve()]
+
+
+def test_add_memory_note_then_clear_memory_after_a_modal_question(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    wb.palette("Harness: Add Memory Note")
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_contain_text("(1/2)")
+    wb.quick_input_box.fill("deploy")
+    wb.page.keyboard.press("Enter")
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_contain_text("(2/2)")
+    wb.quick_input_box.fill("never deploy on Fridays")
+    wb.page.keyboard.press("Enter")
+    expect(wb.toast("Harness: saved the note deploy.")).to_be_visible()
+    notes = vscode.cli("memory", "list", "-w", str(vscode.ws))
+    assert {n["key"]: (n["value"], n["kind"], n["runId"]) for n in notes} == {
+        SEEDED[0]: (SEEDED[1], "decision", None),
+        "deploy": ("never deploy on Fridays", "decision", None),
+    }
+    wb.palette("Harness: Clear Memory")
+    ask = wb.dialog("Delete the agent's notes for ws?")
+    expect(ask).to_contain_text("2 notes for this workspace")
+    expect(ask).to_contain_text("Pinned notes go too (1).")
+    ask.get_by_role("button", name="Clear 2 Workspace Notes").click()
+    expect(wb.toast("Harness: deleted 2 notes (workspace).")).to_be_visible()
+    assert vscode.notes() == {}
