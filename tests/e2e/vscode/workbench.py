@@ -11,10 +11,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 STATUS_ITEM = "#harness-lsp\\.harness\\.harness\\.budget"
 WAIT_MS = 30_000
+BLUR_IFRAME = (
+    "() => { if (document.activeElement?.tagName === 'IFRAME') document.activeElement.blur(); }"
+)
 
 
 def loose(text: str) -> re.Pattern[str]:
@@ -37,33 +41,34 @@ class Workbench:
     def status_item(self) -> Locator:
         return self.page.locator(STATUS_ITEM)
 
-    def status_text(self) -> str:
-        """The item's text as shown (its ``$(pulse)`` icon is a glyph, not text)."""
-        return " ".join(self.status_item.inner_text().split())
-
     def palette(self, title: str) -> None:
-        """Run a command by its title from the Command Palette (F1)."""
-        # A focused webview (the trace view, a Markdown preview) keeps F1 to itself.
-        self.page.evaluate(
-            "() => { if (document.activeElement?.tagName === 'IFRAME') document.activeElement.blur(); }"
-        )
-        self.page.keyboard.press("F1")
-        box = self.quick_input_box
-        expect(box).to_be_visible()
-        box.fill(">" + title)
-        row = self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first
-        expect(row).to_be_visible()
-        expect(self.page.locator(".quick-input-list .monaco-list-row.focused")).to_contain_text(
-            title
-        )
-        self.page.keyboard.press("Enter")
+        """Run a command by its title from the Command Palette (F1).
+
+        Tried up to three times: right after a dialog, a webview or the Settings editor
+        changes, the workbench may not have the keyboard yet, or may move the focus and so
+        close the palette before the command is picked; a second try gets it."""
+        for attempt in range(3):
+            try:
+                self._open_quick_input("F1")
+                self.quick_input_box.fill(">" + title, timeout=5_000)
+                focused = self.page.locator(".quick-input-list .monaco-list-row.focused")
+                expect(focused).to_contain_text(title, timeout=5_000)
+                self.page.keyboard.press("Enter")
+                return
+            except (AssertionError, PlaywrightError):
+                if attempt == 2:
+                    raise
+
+    def _open_quick_input(self, key: str) -> None:
+        # A focused webview (the trace view, a Markdown preview) keeps keys to itself.
+        self.page.evaluate(BLUR_IFRAME)
+        self.page.keyboard.press(key)
+        expect(self.quick_input_box).to_be_visible(timeout=5_000)
 
     def open_file(self, name: str) -> None:
         """Quick Open (Ctrl+P) a file of the workspace; returns once its tab is active."""
-        self.page.keyboard.press("Control+P")
-        box = self.quick_input_box
-        expect(box).to_be_visible()
-        box.fill(name)
+        self._open_quick_input("Control+P")
+        self.quick_input_box.fill(name)
         self.page.locator(".quick-input-list .monaco-list-row", has_text=name).first.wait_for()
         self.page.keyboard.press("Enter")
         expect(self.page.locator(".tab.active", has_text=name)).to_be_visible()
