@@ -106,6 +106,8 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         *first_run_turns(),
         {"tool_calls": [{"name": "edit_file", "arguments": note_edit}]},
         blocked,
+        {"tool_calls": [{"name": "exec", "arguments": {"argv": ["echo", "hi"]}}]},
+        {"content": "Said hi."},
     ]
     fake = FakeLLM(turns, cache_tokens=(CACHED, 0)).start()
     settings = {
@@ -385,6 +387,40 @@ def test_trust_this_folder_records_it_through_the_server(vscode: Session) -> Non
     config = vscode.cs.home / "config" / "harness" / "policy.toml"
     trusted = tomllib.loads(config.read_text())["trusted"]
     assert [Path(p).expanduser().resolve() for p in trusted] == [vscode.ws.resolve()]
+
+
+def test_a_changed_setting_reaches_the_server_and_an_exec_asks_first(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    wb.clear_notifications()
+    wb.set_user_setting("harness.tokenBudget", "2500")
+    wb.palette("Harness: Run Task")
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text(
+        "Harness: Run Task"
+    )
+    # The prompt names the budget the run gets: the new setting has reached the extension
+    # (and, pushed before this command, the server).
+    expect(wb.page.locator(".quick-input-widget .quick-input-message")).to_contain_text(
+        "Budget: 2,500 tokens, 100 steps."
+    )
+    wb.quick_input_box.fill("Say hi")
+    wb.page.keyboard.press("Enter")
+    # The policy asks before exec: the standard message request, with the server's buttons.
+    ask = wb.toast("Harness run 3 wants to exec")
+    expect(ask).to_contain_text("echo hi")
+    for button in ("Allow", "Allow for this run", "Deny"):
+        expect(ask.get_by_role("button", name=button, exact=True)).to_be_visible()
+    ask.get_by_role("button", name="Allow", exact=True).click()
+    expect(wb.toast("Harness run 3")).to_contain_text("tokens.")
+    run = vscode.cli("trace", "show", "3")
+    assert run["steps"][0]["toolCalls"] == [{"name": "exec", "arguments": {"argv": ["echo", "hi"]}}]
+    step = vscode.cli("trace", "step", "3", "1")
+    assert "hi" in step["result"]
+    # The new budget came through didChangeConfiguration; past 80% the item warns.
+    expect(wb.status_item).to_contain_text("/2.5k ·")
+    expect(wb.status_item).to_have_class(re.compile(r"warning-kind"))
+    wb.set_user_setting("harness.tokenBudget", "2000000")
 
 
 def test_add_memory_note_then_clear_memory_after_a_modal_question(vscode: Session) -> None:

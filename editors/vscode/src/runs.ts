@@ -4,14 +4,57 @@
  * files changed; Show Trace, Revert).
  */
 import * as vscode from "vscode";
-import type { HarnessClient } from "./client";
+import { currentSettings, type HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
-import { isGoodOutcome, oneLine, runFinishedMessage } from "./format";
+import { exact, isGoodOutcome, oneLine, runFinishedMessage } from "./format";
 import { Cmd, type RunFinished, type Status } from "./protocol";
+import { SECTION } from "./settings";
 import type { BudgetItem } from "./statusBar";
 import type { StatusModel } from "./statusModel";
 
 const LAST_GOAL = "harness.lastGoal";
+
+/**
+ * The goal, in an input box that offers the last one and says what budget the run gets
+ * (kept current if the settings change while the box is open).
+ */
+function askGoal(folder: vscode.WorkspaceFolder, last: string): Promise<string | undefined> {
+  const box = vscode.window.createInputBox();
+  box.title = "Harness: Run Task";
+  box.placeholder = "e.g. Fix the failing test in tests/test_parser.py";
+  box.value = last;
+  box.ignoreFocusOut = true;
+  const prompt = (): string => `What should the agent do in ${folder.name}? ${budgetLine()}`;
+  box.prompt = prompt();
+  return new Promise((resolve) => {
+    const listeners = [
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SECTION)) box.prompt = prompt();
+      }),
+      box.onDidChangeValue((text) => {
+        box.validationMessage = text.trim() ? undefined : "Describe the task in a few words.";
+      }),
+      box.onDidAccept(() => {
+        if (!box.value.trim()) return;
+        resolve(box.value);
+        box.hide();
+      }),
+      box.onDidHide(() => {
+        resolve(undefined);
+        for (const l of listeners) l.dispose();
+        box.dispose();
+      }),
+    ];
+    box.show();
+  });
+}
+
+/** "Budget: 2,000,000 tokens, 100 steps." — what the settings give the run. */
+function budgetLine(): string {
+  const s = currentSettings();
+  const n = (v: unknown): string => (typeof v === "number" ? exact(v) : String(v));
+  return `Budget: ${n(s.tokenBudget)} tokens, ${n(s.maxSteps)} steps.`;
+}
 
 export interface RunActions {
   showTrace(runId?: number): Promise<void>;
@@ -61,14 +104,7 @@ export class Runs {
   async runTask(): Promise<void> {
     const folder = await pickFolder("Run the task in which folder?");
     if (!folder) return;
-    const goal = await vscode.window.showInputBox({
-      title: "Harness: Run Task",
-      prompt: `What should the agent do in ${folder.name}?`,
-      placeHolder: "e.g. Fix the failing test in tests/test_parser.py",
-      value: this.state.get<string>(LAST_GOAL, ""),
-      ignoreFocusOut: true,
-      validateInput: (text) => (text.trim() ? undefined : "Describe the task in a few words."),
-    });
+    const goal = await askGoal(folder, this.state.get<string>(LAST_GOAL, ""));
     if (goal === undefined || !goal.trim()) return;
     await this.state.update(LAST_GOAL, goal);
     const { runId } = await this.client.command<{ runId: number }>(Cmd.run, {
