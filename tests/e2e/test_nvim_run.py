@@ -9,41 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import MakeFakeLLM
+from tests.e2e.nvim.scenario import FIXED, GOAL, SUMMARY, fix_turns, short
 from tests.e2e.nvim.session import make_workspace, needs_nvim, session, settings
 
 pytestmark = needs_nvim
-
-FIXED = "def add(a, b):\n    return a + b\n"
-SUMMARY = "Fixed add(): it subtracted instead of adding."
-
-
-def short(n: int) -> str:
-    """The statusline's token format, as documented (:help harness-statusline)."""
-    if n < 1000:
-        return str(n)
-    if n < 999_950:
-        return f"{n / 1000:.1f}".removesuffix(".0") + "k"
-    return f"{n / 1e6:.1f}".removesuffix(".0") + "M"
-
-
-def fix_turns() -> list[dict[str, object]]:
-    return [
-        {"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}]},
-        {
-            "tool_calls": [
-                {
-                    "name": "edit_file",
-                    "arguments": {"path": "calc.py", "old": "return a - b", "new": "return a + b"},
-                },
-                {
-                    "name": "remember",
-                    "arguments": {"key": "add-bug", "value": "add() used to subtract"},
-                },
-            ]
-        },
-        {"content": SUMMARY},
-    ]
-
 
 def test_a_run_from_a_toml_buffer_edits_an_open_file(
     tmp_path: Path, fake_llm: MakeFakeLLM
@@ -57,7 +26,7 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(
         nvim.wait_attached(toml)
         nvim.wait_statusline("harness · 0 notes")  # harness.status, asked on attach
 
-        nvim.type(":HarnessRun Fix the add function<CR>")
+        nvim.type(f":HarnessRun {GOAL}<CR>")
         end = nvim.wait_message("run 1 finished")
 
         # the open buffer shows the agent's text, with no :checktime

@@ -69,20 +69,36 @@ function M.cancel()
   end)
 end
 
+--- Ask a yes/no question with vim.ui.select (your picker, if you have one); the safe
+--- answer comes first. `on_yes` runs only on an explicit yes.
+--- @param question string
+--- @param yes string
+--- @param no string
+--- @param on_yes fun()
+--- @param on_no fun()?
+function M.confirm(question, yes, no, on_yes, on_no)
+  vim.ui.select({ no, yes }, { prompt = question }, function(choice)
+    if choice == yes then
+      on_yes()
+    elseif on_no then
+      on_no()
+    end
+  end)
+end
+
 --- :HarnessMemoryClear [global] — after a confirmation.
 --- @param scope string?
 function M.memory_clear(scope)
   scope = (scope and scope ~= '') and scope or 'workspace'
   rpc.with_client(function(client)
     local where = scope == 'global' and 'the global notes' or ('the notes of ' .. folder(client))
-    local choice = vim.fn.confirm(('Delete all %s (pinned ones too)?'):format(where), '&Yes\n&No', 2)
-    if choice ~= 1 then
+    M.confirm(('Delete all %s (pinned ones too)?'):format(where), 'Yes, delete them', 'No, keep them', function()
+      rpc.request(client, 'harness.memory.clear', with_folder(client, { scope = scope }), function(r)
+        notify.info(('deleted %d %s'):format(r.deleted, r.deleted == 1 and 'note' or 'notes'))
+        require('harness.events').refresh(client.id)
+      end)
+    end, function()
       notify.info('nothing deleted')
-      return
-    end
-    rpc.request(client, 'harness.memory.clear', with_folder(client, { scope = scope }), function(r)
-      notify.info(('deleted %d %s'):format(r.deleted, r.deleted == 1 and 'note' or 'notes'))
-      require('harness.events').refresh(client.id)
     end)
   end)
 end
@@ -124,9 +140,9 @@ local function revert(client, run_id, force)
         refused == 1 and 'file was' or 'files were',
         run_id
       )
-      if vim.fn.confirm(question, '&Overwrite\n&Keep them', 2) == 1 then
+      M.confirm(question, 'Overwrite them', 'Keep them', function()
         revert(client, run_id, true)
-      end
+      end)
     end
   end)
 end

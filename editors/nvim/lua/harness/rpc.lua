@@ -57,23 +57,24 @@ end
 --- @param fn fun(client: vim.lsp.Client)
 --- @param bufnr integer?
 function M.with_client(fn, bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
   local client, why = M.client(bufnr)
-  if not client then
+  -- A buffer just opened gets its client a moment later (root_dir runs first).
+  local root = not client and require('harness.attach').root(bufnr)
+  local coming = root and require('harness.server').find(root) ~= nil
+  if not client and not coming then
     notify.error(why)
-    return
-  end
-  if client.initialized then
-    fn(client)
     return
   end
   local waited = 0
   local function retry()
-    if client:is_stopped() then
+    client = client or M.client(bufnr)
+    if client and client:is_stopped() then
       notify.error('harness-lsp stopped before it was ready (see :checkhealth harness)')
-    elseif client.initialized then
+    elseif client and client.initialized then
       fn(client)
     elseif waited >= WAIT_FOR_INIT_MS then
-      notify.error('harness-lsp did not answer initialize in time (see :checkhealth harness)')
+      notify.error(client and 'harness-lsp did not answer initialize in time' or why)
     else
       waited = waited + 50
       vim.defer_fn(retry, 50)
