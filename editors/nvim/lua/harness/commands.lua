@@ -110,7 +110,8 @@ function M.revert_text(result)
   local by = {}
   for _, file in ipairs(result.files or {}) do
     by[file.action] = by[file.action] or {}
-    table.insert(by[file.action], file.path .. (file.reason and (' (' .. file.reason .. ')') or ''))
+    local reason = type(file.reason) == 'string' and file.reason ~= '' and (' (' .. file.reason .. ')')
+    table.insert(by[file.action], file.path .. (reason or ''))
   end
   local parts = {}
   for _, action in ipairs({ 'restored', 'deleted', 'unchanged', 'refused', 'failed' }) do

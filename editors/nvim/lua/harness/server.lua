@@ -53,7 +53,10 @@ function M.report_missing(root, why)
     return
   end
   told[root] = true
-  notify.error(('%s. %s'):format(why, M.install_hint))
+  -- Scheduled: not part of the :edit (or FileType autocommand) that found it out.
+  vim.schedule(function()
+    notify.error(('%s. %s'):format(why, M.install_hint))
+  end)
 end
 
 --- `cmd` of the LSP config: start the server found for the client's root.
