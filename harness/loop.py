@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,8 @@ from harness.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
+MAX_CALLS_PER_TURN = 32  # §6.1: the rest of a turn's calls are answered "not run"
+
 
 @dataclass
 class _Turn:
@@ -58,6 +60,8 @@ class _Turn:
     est_tokens: int
     recalled: tuple[tuple[str, str], ...]
     events: list[TraceEvent]
+    memory_text: str = ""
+    prefix_chars: int = 0
 
 
 class _Cancelled(Exception):
@@ -119,6 +123,9 @@ class Run:
         self._pending_events: list[TraceEvent] = []
         self._verify_failed = False
         self._overflow_cap: int | None = None
+        self._sent: _Turn | None = None  # the last request the provider answered
+        self._last_words: str | None = None
+        self._files_changed: dict[str, None] = {}  # an ordered set
 
     # -- control -------------------------------------------------------------------------
 
@@ -197,7 +204,15 @@ class Run:
             spent_tokens=self.spent,
             error=error,
         )
-        self.result = RunResult(self.run_id, outcome, self.step, self.spent, error)
+        self.result = RunResult(
+            self.run_id,
+            outcome,
+            self.step,
+            self.spent,
+            error,
+            summary=self._last_words,
+            files_changed=tuple(self._files_changed),
+        )
         self.observer.run_finished(self, self.result)
         return self.result
 
@@ -206,6 +221,7 @@ class Run:
         started = now_iso()
         self.observer.step_started(self, step)
         turn, reply = await self._ask(step)
+        self._sent = turn
         self.step = step
         self.spent += _total_tokens(reply, turn.request)
         for refresh in turn.assembly.refreshes if turn.assembly else ():
@@ -310,8 +326,14 @@ class Run:
             events += assembly.events
         request = Request.flat(SYSTEM_PROMPT, (self._frame, section), tools=self.schemas)
         est = estimate_tokens(request.chars + self._schema_chars)
+        previous = self._sent
+        prefix = shared_prefix_chars(previous.request, request) if previous else 0
+        breaks = ["memory"] if previous and previous.memory_text != block_text else []
         events.append(_assembled_event(assembly, len(self.ledger), est, effective, recalled))
-        return _Turn(request, assembly, effective, est, recalled, events)
+        events[-1] = TraceEvent(
+            "assembled", {**events[-1].detail, "prefixChars": prefix, "breaks": breaks}
+        )
+        return _Turn(request, assembly, effective, est, recalled, events, block_text, prefix)
 
     def _tool_context(self, step: int, effective: int) -> ToolContext:
         return ToolContext(
@@ -326,9 +348,9 @@ class Run:
         )
 
     async def _run_calls(
-        self, step: int, calls: Iterable[ToolCall], ctx: ToolContext, results: list[ToolResult]
+        self, step: int, calls: Sequence[ToolCall], ctx: ToolContext, results: list[ToolResult]
     ) -> None:
-        for call in calls:
+        for call in calls[:MAX_CALLS_PER_TURN]:
             if self._cancel_requested:
                 raise asyncio.CancelledError
             self.observer.tool_started(self, step, call, _label(call))
@@ -338,10 +360,15 @@ class Run:
             results.append(result)
             if before is not None:
                 self._detect_exec_changes(step, before)
+        for call in calls[MAX_CALLS_PER_TURN:]:
+            result = not_run(call, len(calls))
+            self._observe(step, result)
+            results.append(result)
 
     def _observe(self, step: int, result: ToolResult) -> None:
         self.ledger.add(step, result)
         for write in result.writes:
+            self._files_changed.setdefault(write.path)
             self.ledger.note_change(write.path, Cause.WRITE, step, write.after_hash)
             self.observer.file_written(self, self.workspace.root / write.path)
         for notice in result.notices:
@@ -420,6 +447,7 @@ class Run:
             recalls=turn.recalled,
         )
         self.store.commit_step(record)
+        self._last_words = reply.content if reply.content.strip() else None
         self.last_summary = StepSummary(
             run_id=self.run_id,
             step=step,
@@ -432,6 +460,8 @@ class Run:
             carried=record.carried,
             stubbed=record.stubbed,
             reread=record.reread,
+            cached_prompt_tokens=reply.usage.cache_read_tokens,
+            prefix_chars=turn.prefix_chars,
         )
         self.observer.step_finished(self, self.last_summary)
 
@@ -456,7 +486,9 @@ def _label(call: ToolCall) -> str:
 
 def _decision(reply: Reply, results: list[ToolResult]) -> str:
     if reply.tool_calls:
-        return "; ".join(_label(c) for c in reply.tool_calls)
+        ran = "; ".join(_label(c) for c in reply.tool_calls[:MAX_CALLS_PER_TURN])
+        skipped = len(reply.tool_calls) - MAX_CALLS_PER_TURN
+        return f"{ran}; (+{skipped:,} not run)" if skipped > 0 else ran
     verdicts = [r for r in results if r.name == "verify"]
     if verdicts:
         return f"stop → verify {'passed' if verdicts[-1].ok else 'failed'}"
@@ -483,3 +515,45 @@ def _assembled_event(
             "naive": assembly is None,
         },
     )
+
+
+def not_run(call: ToolCall, made: int) -> ToolResult:
+    """The answer to a call past the per-turn limit: not run, and why (§6.1)."""
+    target = _label(call).removeprefix(LABELS.get(call.name, call.name)).strip()[:200]
+    return ToolResult(
+        name=call.name,
+        target=target,
+        text=(
+            f"{header(call.name, target)}\nerror: not run: this turn made {made:,} tool calls "
+            f"and at most {MAX_CALLS_PER_TURN} run per turn; call it again in a later turn "
+            "if you still need it"
+        ),
+        ok=False,
+    )
+
+
+def shared_prefix_chars(previous: Request, request: Request) -> int:
+    """The characters of ``request.texts()``, in order, that ``request`` shares from the
+    start with ``previous``: whole texts while they are equal, then the common start of the
+    first pair that differs (a text boundary is a message or block boundary on the wire)."""
+    shared = 0
+    for old, new in zip(previous.texts(), request.texts(), strict=False):
+        if old == new:
+            shared += len(new)
+            continue
+        shared += common_start(old, new)
+        break
+    return shared
+
+
+def common_start(a: str, b: str) -> int:
+    """Length of the common start of ``a`` and ``b`` (binary search over slice compares, so
+    long texts cost C comparisons, not a Python loop per character)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low

@@ -28,6 +28,8 @@ class StepSummary:
     carried: int
     stubbed: int
     reread: int
+    cached_prompt_tokens: int | None = None  # the provider's reported cache reads
+    prefix_chars: int = 0  # characters shared from the start with the previous request
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -39,16 +41,24 @@ class StepSummary:
             "requestTokens": self.request_tokens,
             "contextCeiling": self.context_ceiling,
             "reportedPromptTokens": self.reported_prompt_tokens,
+            "cachedPromptTokens": self.cached_prompt_tokens,
+            "prefixChars": self.prefix_chars,
         }
 
 
 @dataclass(frozen=True)
 class RunResult:
+    """How a run ended. ``summary`` is the model's last words (None when its last reply said
+    nothing); ``files_changed`` the workspace-relative paths it wrote, in first-write order.
+    ``error`` is for the host's log and message, not part of the §8.1 object."""
+
     run_id: int
     outcome: Outcome
     steps: int
     spent_tokens: int
     error: str | None = None
+    summary: str | None = None
+    files_changed: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +66,8 @@ class RunResult:
             "outcome": self.outcome.value,
             "steps": self.steps,
             "spentTokens": self.spent_tokens,
+            "summary": self.summary,
+            "filesChanged": list(self.files_changed),
         }
 
 

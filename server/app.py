@@ -30,6 +30,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from harness import __version__
+from harness.redact import redact
 from server import commands
 from server.documents import DocumentTracker
 from server.folders import folder_roots, pick_folder, uri_to_path
@@ -90,7 +91,9 @@ class HarnessServer(LanguageServer):
         notify(self.protocol, method, params)
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        self.notify(types.WINDOW_SHOW_MESSAGE, types.ShowMessageParams(type=kind, message=message))
+        """``window/showMessage``, redacted of every registered key (§6.7)."""
+        params = types.ShowMessageParams(type=kind, message=redact(message))
+        self.notify(types.WINDOW_SHOW_MESSAGE, params)
 
     def set_settings(self, raw: object, source: str) -> None:
         """New settings from the client; parsed (and reported) when next needed."""

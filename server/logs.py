@@ -1,6 +1,9 @@
 """Logging: stderr for everything (stdout is the JSON-RPC stream), and the ``server`` and
 ``harness`` loggers also to the client's ``window/logMessage``.
 
+Both handlers carry ``harness.redact.RedactingFilter``: a registered API key never reaches
+stderr or the client (§6.7).
+
 A record may be emitted on another thread (the watcher's, a worker's); the message is then
 handed to the event loop, because only the loop writes to stdout — two writers would
 interleave frames.
@@ -14,11 +17,12 @@ import logging
 import os
 import sys
 import threading
-from typing import Self
+from typing import Self, TextIO
 
 from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
+from harness.redact import RedactingFilter
 from server.rpc import notify
 
 FORWARDED_LOGGERS = ("server", "harness")
@@ -36,14 +40,20 @@ def configure_stderr() -> None:
     level = logging.getLevelNamesMapping().get(
         os.environ.get(LEVEL_ENV, "").upper(), logging.WARNING
     )
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setLevel(level)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
-    root.addHandler(handler)
+    root.addHandler(stderr_handler(level))
     root.setLevel(level)
     for name in FORWARDED_LOGGERS:
         logging.getLogger(name).setLevel(min(level, logging.INFO))
+
+
+def stderr_handler(level: int, stream: TextIO | None = None) -> logging.Handler:
+    """The stderr handler (``stream`` for tests), redacting."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setLevel(level)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())
+    return handler
 
 
 class LspLogHandler(logging.Handler):
@@ -55,6 +65,7 @@ class LspLogHandler(logging.Handler):
         self.loop = loop
         self._local = threading.local()
         self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        self.addFilter(RedactingFilter())
 
     @classmethod
     def install(cls, protocol: JsonRPCProtocol, loop: asyncio.AbstractEventLoop) -> Self:
@@ -102,4 +113,4 @@ def _type(level: int) -> types.MessageType:
     return types.MessageType.Log
 
 
-__all__ = ["LspLogHandler", "configure_stderr"]
+__all__ = ["LspLogHandler", "configure_stderr", "stderr_handler"]

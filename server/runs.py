@@ -100,6 +100,7 @@ class RunManager:
         from harness.loop import Run
         from harness.policy import Policy
         from harness.provider import make_provider, resolve_api_key
+        from harness.redact import register
 
         ls = self.ls
         settings = ls.settings
@@ -107,6 +108,7 @@ class RunManager:
         policy = Policy.load(root, editor=settings.policy)
         config = settings.provider_config(os.environ)
         api_key = resolve_api_key(config, os.environ)
+        register(api_key)
         store = ls.store()
         provider = make_provider(config, api_key)
         approver = LspApprover(ls.protocol)

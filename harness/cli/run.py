@@ -15,9 +15,11 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
+from harness import redact
 from harness.cli.common import add_store_arg, open_store
 from harness.contract import ContextBudget, TaskContract, Verification
 from harness.errors import ConfigError
+from harness.escape import printable
 from harness.loop import Run
 from harness.policy import Policy, default_approver
 from harness.provider import (
@@ -116,6 +118,7 @@ def command(args: argparse.Namespace) -> int:
     contract = build_contract(args)
     config = provider_config(args)
     api_key = resolve_api_key(config, os.environ)
+    redact.register(api_key)
     policy = Policy.load(contract.root)
     return asyncio.run(_execute(args, contract, config, api_key, policy))
 
@@ -166,9 +169,11 @@ class TerminalObserver(RunObserver):
         self._status: Status | None = None
 
     def _say(self, text: str) -> None:
+        """One progress line. Much of it was chosen by the model (paths, commands): every
+        control character is escaped so it cannot redraw the terminal (§6.7)."""
         self._stop_status()
         if not self.quiet:
-            self.console.print(text, highlight=False, markup=False)
+            self.console.print(printable(text), highlight=False, markup=False)
 
     def _stop_status(self) -> None:
         if self._status is not None:

@@ -205,8 +205,8 @@ def turn(*calls: dict[str, Any]) -> dict[str, Any]:
     return {"tool_calls": list(calls)}
 
 
-# -- fixtures: import the ``*_fixture`` functions into a test module, then ask for them by
-# -- their names (``client``, ``bare``, ``ws``, ``fake``, ``store``) ---------------------
+# -- fixtures: registered for tests/e2e by its conftest.py (and imported by the server
+# -- benchmarks); tests ask for them by name: ``client``, ``bare``, ``ws``, ``fake``, ``store``
 
 
 @pytest.fixture(name="ws")

@@ -62,6 +62,8 @@ def test_a_multi_step_task_reads_greps_edits_and_verifies(
         "outcome": "success",
         "steps": 4,
         "spentTokens": result["spentTokens"],
+        "summary": "Fixed add().",
+        "filesChanged": ["src/a.py"],
     }
     assert result["spentTokens"] > 0
     assert (project / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b\n"

@@ -6,14 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+from tests.e2e.lsp import (
     HarnessClient,
     call,
-    client_fixture,
-    fake_fixture,
-    store_fixture,
     turn,
-    ws_fixture,
 )
 from tests.support.fake_llm import FakeLLM
 

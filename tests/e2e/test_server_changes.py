@@ -10,14 +10,10 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+from tests.e2e.lsp import (
     HarnessClient,
     call,
-    client_fixture,
-    fake_fixture,
-    store_fixture,
     turn,
-    ws_fixture,
 )
 from tests.support.fake_llm import FakeLLM
 

@@ -13,14 +13,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.e2e.cli import harness
-from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+from tests.e2e.lsp import (
     HarnessClient,
     call,
-    client_fixture,
-    fake_fixture,
-    store_fixture,
     turn,
-    ws_fixture,
 )
 from tests.support.fake_llm import FakeLLM
 

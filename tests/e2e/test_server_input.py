@@ -15,19 +15,12 @@ import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+from tests.e2e.lsp import (
     CONFIG,
     HarnessClient,
-    bare_fixture,
-    call,
-    client_fixture,
     close,
-    fake_fixture,
     initialize_params,
     settings,
-    store_fixture,
-    turn,
-    ws_fixture,
 )
 from tests.support.fake_llm import FakeLLM
 

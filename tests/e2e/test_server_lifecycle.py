@@ -13,21 +13,16 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+from tests.e2e.lsp import (
     SERVER_COMMAND,
     HarnessClient,
-    bare_fixture,
     call,
     client_factory,
-    client_fixture,
     close,
-    fake_fixture,
     initialize_params,
     server_env,
     settings,
-    store_fixture,
     turn,
-    ws_fixture,
 )
 from tests.support.fake_llm import FakeLLM
 

@@ -10,14 +10,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+from tests.e2e.lsp import (
     HarnessClient,
     call,
-    client_fixture,
-    fake_fixture,
-    store_fixture,
     turn,
-    ws_fixture,
 )
 from tests.support.fake_llm import FakeLLM
 
@@ -29,6 +25,7 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
         turn(call("edit_file", path="src/a.py", old="return a - b  # BUG", new="return a + b")),
         {"content": "Fixed add()."},
     )
+    fake.cache_tokens = (128, 0)
     started = await client.command("harness.run", {"goal": "Fix add()", "maxSteps": 10})
     assert set(started) == {"runId"}
     run_id = started["runId"]
@@ -40,6 +37,8 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
         "outcome": "finished",
         "steps": 4,
         "spentTokens": finished["spentTokens"],
+        "summary": "Fixed add().",
+        "filesChanged": ["src/a.py"],
     }
     assert (ws / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b\n"
     assert client.did_write == [(ws / "src" / "a.py").resolve().as_uri()]
@@ -71,6 +70,8 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
             "requestTokens",
             "contextCeiling",
             "reportedPromptTokens",
+            "cachedPromptTokens",
+            "prefixChars",
         }
         assert budget["runId"] == run_id
         assert budget["step"] == step["step"]
@@ -78,6 +79,9 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
         assert budget["contextCeiling"] == step["contextCeiling"]
         assert budget["reportedPromptTokens"] == step["reportedPromptTokens"] is not None
         assert budget["maxSteps"] == 10 and budget["tokenBudget"] == 400_000
+        assert budget["cachedPromptTokens"] == 128, "the provider's reported cache reads"
+    assert client.budgets[0]["prefixChars"] == 0
+    assert all(b["prefixChars"] > 0 for b in client.budgets[1:])
     assert client.budgets[-1]["spentTokens"] == trace["run"]["spentTokens"]
     assert finished["spentTokens"] == trace["run"]["spentTokens"]
     spent = [b["spentTokens"] for b in client.budgets]

@@ -320,3 +320,107 @@ async def test_a_dead_provider_is_a_provider_error(ws: Path, tmp_path: Path) -> 
     assert result.outcome is Outcome.PROVIDER_ERROR
     assert result.error is not None and "auth" in result.error
     assert run.store.get_run(run.run_id).error == result.error  # type: ignore[union-attr]
+
+
+async def test_the_result_carries_the_last_words_and_the_files_written(
+    ws: Path, tmp_path: Path
+) -> None:
+    provider = ScriptedProvider(
+        [
+            turn(call("write_file", path="new.txt", content="n"), call("read_file", path="a.py")),
+            turn(call("edit_file", path="a.py", old="x = 1", new="x = 2")),
+            turn(call("write_file", path="new.txt", content="m")),
+            {"content": "Changed a.py and new.txt."},
+        ]
+    )
+    result = await make_run(ws, tmp_path, provider).execute()
+    assert result.summary == "Changed a.py and new.txt."
+    assert result.files_changed == ("new.txt", "a.py"), "first-write order, once each"
+    assert result.to_json() == {
+        "runId": result.run_id,
+        "outcome": "finished",
+        "steps": 4,
+        "spentTokens": result.spent_tokens,
+        "summary": "Changed a.py and new.txt.",
+        "filesChanged": ["new.txt", "a.py"],
+    }
+
+
+async def test_a_run_whose_last_reply_said_nothing_has_no_summary(ws: Path, tmp_path: Path) -> None:
+    contract = TaskContract.workspace("loop", ws).with_max_steps(2)
+    turns = [{"content": "Looking.", **turn(call("list_dir"))}, turn(call("list_dir"))]
+    result = await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract).execute()
+    assert (result.outcome, result.summary, result.files_changed) == (
+        Outcome.STEP_CAP_REACHED,
+        None,
+        (),
+    )
+
+
+async def test_each_step_reports_the_prefix_it_shares_with_the_previous_request(
+    ws: Path, tmp_path: Path
+) -> None:
+    rec = Recorder()
+    provider = ScriptedProvider(
+        [
+            turn(call("read_file", path="a.py")),
+            turn(call("remember", key="k", value="a note")),
+            turn(call("list_dir")),
+            {"content": "ok"},
+        ]
+    )
+    run = make_run(ws, tmp_path, provider, observer=rec)
+    await run.execute()
+    texts = [r.texts() for r in provider.requests]
+
+    def shared(old: list[str], new: list[str]) -> int:
+        a, b = "\x00".join(old), "\x00".join(new)  # NUL never occurs in these texts
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n - a[:n].count("\x00")
+
+    expected = [0] + [shared(texts[i - 1], texts[i]) for i in range(1, len(texts))]
+    assert [s.prefix_chars for s in rec.summaries] == expected
+    assert 0 < expected[1] < provider.requests[1].chars
+    assembled = run.store.context_events(run.run_id, "assembled")
+    assert [e["detail"]["prefixChars"] for e in assembled] == expected
+    # the note written at step 2 changes the memory block of step 3's request, nothing else
+    assert [e["detail"]["breaks"] for e in assembled] == [[], [], ["memory"], []]
+    assert [s.cached_prompt_tokens for s in rec.summaries] == [None] * 4  # scripted: none
+    assert set(rec.summaries[0].to_json()) == {
+        "runId",
+        "step",
+        "maxSteps",
+        "spentTokens",
+        "tokenBudget",
+        "requestTokens",
+        "contextCeiling",
+        "reportedPromptTokens",
+        "cachedPromptTokens",
+        "prefixChars",
+    }
+
+
+async def test_a_turn_of_100_000_calls_runs_32_and_answers_the_rest(
+    ws: Path, tmp_path: Path
+) -> None:
+    """Issue 11: 100,000 ``remember`` calls in one turn took 67 s and 547 MB. At most 32 run
+    (§6.1); every other call is answered "not run" and the run goes on."""
+    calls = [call("remember", key=f"k{i}", value=f"note {i}") for i in range(100_000)]
+    provider = ScriptedProvider([turn(*calls), {"content": "ok"}])
+    # the scripted model's usage counts the 100,000 calls it "wrote": give it the budget
+    contract = TaskContract.workspace("remember", ws).with_token_budget(10**9)
+    run = make_run(ws, tmp_path, provider, contract=contract)
+    result = await run.execute()
+    assert (result.outcome, result.steps) == (Outcome.FINISHED, 2)
+    notes = run.store.memory_list(ws.resolve())
+    assert sorted(n.key for n in notes) == sorted(f"k{i}" for i in range(32))
+    detail = run.store.step_detail(run.run_id, 1)
+    assert detail is not None
+    assert detail.result.count("error: not run: this turn made 100,000 tool calls") == 99_968
+    [step1, _] = run.store.run_steps(run.run_id)
+    assert step1.decision.endswith("(+99,968 not run)") and step1.decision.count(";") == 32
+    second = provider.requests[1]
+    assert "not run: this turn made 100,000 tool calls" in second.user
+    assert second.chars < 24_000 * 4 * 2, "the next request stays within its ceiling"

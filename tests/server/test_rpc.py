@@ -5,6 +5,7 @@ and log records forwarded to ``window/logMessage`` from any thread."""
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import threading
 from concurrent.futures import Future
@@ -13,9 +14,10 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from harness.redact import register
 from harness.types import Act, Approval, ApprovalRequest
 from server.approvals import LspApprover, approval_message
-from server.logs import LspLogHandler
+from server.logs import LspLogHandler, stderr_handler
 
 
 class FakeProtocol:
@@ -99,3 +101,24 @@ async def test_logs_reach_the_client_from_any_thread() -> None:
         (types.MessageType.Warning, "server.test: on the loop"),
         (types.MessageType.Error, "harness.test: away"),
     ]
+
+
+SECRET = "sk-test-server-logs-9c41d7e2"
+
+
+async def test_log_records_reach_the_client_and_stderr_redacted() -> None:
+    register(SECRET)
+    protocol = FakeProtocol()
+    handler = LspLogHandler.install(protocol, asyncio.get_running_loop())  # type: ignore[arg-type]
+    stream = io.StringIO()
+    stderr = stderr_handler(logging.INFO, stream)
+    logger = logging.getLogger("server.test")
+    logger.addHandler(stderr)
+    try:
+        logger.warning("the provider said: bad key %s (%s)", SECRET, "again " + SECRET)
+    finally:
+        logger.removeHandler(stderr)
+        handler.uninstall()
+    ((_, params),) = protocol.notifications
+    assert params.message == "server.test: the provider said: bad key [redacted] (again [redacted])"
+    assert SECRET not in stream.getvalue() and "bad key [redacted]" in stream.getvalue()
