@@ -1,42 +1,12 @@
--- The user config of the end-to-end tests: the plugin on the runtimepath (as lazy.nvim or
--- vim.pack put it) and require('harness').setup($HARNESS_SETUP). What is recorded here is
--- only what a user sees: messages (vim.notify), progress events and statusline changes.
+-- The user config of the end-to-end tests: the plugin on the runtimepath (as a plugin
+-- manager puts it) and require('harness').setup($HARNESS_SETUP) — or, for "enable-only",
+-- nothing but vim.lsp.enable('harness'). recorders.lua keeps what the user sees.
 vim.opt.runtimepath:prepend(vim.env.HARNESS_PLUGIN)
 vim.o.swapfile = false
-vim.o.shortmess = vim.o.shortmess .. 'I'
-
-_G.seen = { notes = {}, progress = {}, status = {} }
-
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(_G.seen.notes, { msg = tostring(msg), level = level })
-  return notify(msg, level, opts)
-end
-
-vim.api.nvim_create_autocmd('LspProgress', {
-  callback = function(args)
-    local value = args.data.params.value
-    table.insert(_G.seen.progress, {
-      kind = value.kind,
-      message = value.message or value.title,
-      status = vim.lsp.status(),
-    })
-  end,
-})
-
-vim.api.nvim_create_autocmd('User', {
-  pattern = 'HarnessStatus',
-  callback = function(args)
-    table.insert(_G.seen.status, {
-      kind = args.data.kind,
-      params = args.data.params,
-      line = require('harness').statusline(),
-    })
-  end,
-})
+dofile(vim.fs.joinpath(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)), 'recorders.lua'))
 
 local setup = vim.json.decode(vim.env.HARNESS_SETUP or '{}')
-if setup == 'enable-only' then -- the plugin installed, and only this line in the config
+if setup == 'enable-only' then
   vim.lsp.enable('harness')
 else
   require('harness').setup(setup)

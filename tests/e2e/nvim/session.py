@@ -208,6 +208,7 @@ def start(
     *,
     env: dict[str, str] | None = None,
     server_on_path: bool = True,
+    init: Path = INIT,
 ) -> Nvim:
     """Neovim in ``ws`` with ``require('harness').setup(setup)`` (``"enable-only"``: with
     only ``vim.lsp.enable('harness')``)."""
@@ -219,7 +220,7 @@ def start(
     )
     stderr = log.open("ab")
     proc = subprocess.Popen(
-        [NVIM, "--headless", "--listen", str(sock), "-i", "NONE", "-n", "-u", str(INIT)],
+        [NVIM, "--headless", "--listen", str(sock), "-i", "NONE", "-n", "-u", str(init)],
         cwd=ws,
         env=environ,
         stdin=subprocess.DEVNULL,
@@ -244,6 +245,7 @@ def start(
             time.sleep(0.02)
     given = setup.get("settings", {}).get("storePath") if isinstance(setup, dict) else None
     store = Path(given or environ["HARNESS_STORE"])
+    api.command("set columns=120 lines=40")  # a usual terminal (headless starts at 80x24)
     watchdog = threading.Timer(SESSION_S, _kill, args=(proc,))
     watchdog.daemon = True
     watchdog.start()

@@ -44,14 +44,19 @@ end
 --- @param kind string 'budget'|'run'|'finished'|'notes'|'approval'
 --- @param data table?
 function M.changed(kind, data)
-  vim.schedule(function()
+  local function fire()
     vim.cmd('redrawstatus!')
     vim.api.nvim_exec_autocmds('User', {
       pattern = 'HarnessStatus',
       modeline = false,
       data = { kind = kind, params = data },
     })
-  end)
+  end
+  if vim.in_fast_event() then
+    vim.schedule(fire)
+  else
+    fire()
+  end
 end
 
 --- A run started by this client.
