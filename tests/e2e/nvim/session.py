@@ -245,11 +245,14 @@ def start(
             time.sleep(0.02)
     given = setup.get("settings", {}).get("storePath") if isinstance(setup, dict) else None
     store = Path(given or environ["HARNESS_STORE"])
-    api.command("set columns=120 lines=40")  # a usual terminal (headless starts at 80x24)
     watchdog = threading.Timer(SESSION_S, _kill, args=(proc,))
     watchdog.daemon = True
     watchdog.start()
-    return Nvim(api=api, proc=proc, ws=ws, store=store, log=log, watchdog=watchdog)
+    nvim = Nvim(api=api, proc=proc, ws=ws, store=store, log=log, watchdog=watchdog)
+    # RPC is served while init.lua still runs (vim.pack installing): wait for its end.
+    nvim.wait("vim.v.vim_did_enter == 1", what="startup to finish")
+    api.command("set columns=120 lines=40")  # a usual terminal (headless starts at 80x24)
+    return nvim
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
