@@ -66,14 +66,14 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(
 
         # on a narrow screen the announcement stays one line (a longer one would make the
         # message area wait for ENTER and swallow the next key) and says where the rest is
-        narrow = nvim.lua(
+        narrow, room = nvim.lua(
             "vim.o.columns = 60"
-            " return require('harness.events').announcement(...)",
+            " return { require('harness.events').announcement(...), vim.v.echospace }",
             {"runId": 1, "outcome": "finished", "steps": 3, "spentTokens": 6900,
              "summary": SUMMARY, "filesChanged": ["calc.py"]},
         )
-        assert len(narrow) <= 60 - 12 and narrow.endswith(" (:HarnessTrace 1)"), narrow
-        assert narrow.startswith("run 1 finished · Fixed add()")
+        assert len("harness: " + narrow) <= room and narrow.endswith(" (:HarnessTrace 1)"), narrow
+        assert narrow.startswith("run 1 finished · Fix"), "the summary comes before the counts"
 
 
 def test_a_run_started_right_after_opening_waits_for_the_server(

@@ -35,7 +35,7 @@ function M.announcement(result)
   local line = notify.one_line(text)
   if line ~= text then -- cut: say where the whole of it is
     local tail = (' (:HarnessTrace %s)'):format(tostring(result.runId))
-    line = notify.one_line(text, math.max(20, vim.o.columns - 12 - #tail)) .. tail
+    line = notify.one_line(text, math.max(20, notify.room() - #tail)) .. tail
   end
   return line
 end

@@ -33,14 +33,22 @@ function M.error(message)
   M.show(message, levels.ERROR)
 end
 
---- One line that fits the screen (a longer message makes Neovim's message area wait for
---- ENTER, which would swallow the next key the user types), cut with … when needed.
+local PREFIX = #'harness: '
+
+--- The columns a message may take without making Neovim's message area wait for ENTER
+--- (which would swallow the next key the user types), less the "harness: " prefix.
+--- @return integer
+function M.room()
+  return math.max(20, vim.v.echospace - PREFIX)
+end
+
+--- One line that fits the message area, cut with … when needed.
 --- @param text string
---- @param room integer? columns available (default: the screen width less a margin)
+--- @param room integer? columns available (default: M.room())
 --- @return string
 function M.one_line(text, room)
   local line = (text:gsub('%s+', ' ')):gsub('^ ', ''):gsub(' $', '')
-  room = room or math.max(20, vim.o.columns - 12)
+  room = room or M.room()
   if vim.fn.strdisplaywidth(line) <= room then
     return line
   end
