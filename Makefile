@@ -5,6 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+NVIM_LUA := editors/nvim tests/e2e/nvim
+STYLUA := $(VENV)/lua-tools/node_modules/.bin/stylua
 
 .DEFAULT_GOAL := help
 
@@ -22,7 +24,7 @@ setup: $(STAMP) ## Create .venv and install the package with its dev dependencie
 demo: setup ## Run the scripted demo: bounded vs naive context, and memory recalled by a second run
 	$(BIN)/harness demo
 
-lint: setup ## ruff (lint + format check), the import contract, mypy strict
+lint: setup nvim-lint ## ruff (lint + format check), the import contract, mypy strict; Lua
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python tools/check_imports.py
@@ -31,9 +33,10 @@ lint: setup ## ruff (lint + format check), the import contract, mypy strict
 typecheck: setup ## mypy strict on harness and server
 	$(BIN)/mypy
 
-fmt: setup ## Apply ruff formatting and safe fixes
+fmt: setup $(STYLUA) ## Apply ruff formatting and safe fixes; stylua
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+	$(STYLUA) --config-path editors/nvim/stylua.toml $(NVIM_LUA)
 
 test: setup lint ## Lint, then the whole test suite (unit, e2e through the real server)
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -41,7 +44,19 @@ test: setup lint ## Lint, then the whole test suite (unit, e2e through the real 
 bench: setup ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
 	$(BIN)/pytest tests/bench -q -s -p no:randomly $(PYTEST_ARGS)
 
+system-deps: ## System packages the tests need (tools/system-deps.sh; installs only as root)
+	bash tools/system-deps.sh
+
+# -- Neovim plugin (editors/nvim): stylua (npm) and luacheck (Debian's lua-check) ----------
+$(STYLUA):
+	npm install --prefix $(VENV)/lua-tools --no-audit --no-fund --loglevel=error \
+		@johnnymorganz/stylua-bin@2.5.2
+
+nvim-lint: $(STYLUA) system-deps ## Neovim plugin: stylua --check, luacheck
+	$(STYLUA) --check --config-path editors/nvim/stylua.toml $(NVIM_LUA)
+	luacheck -q --config editors/nvim/.luacheckrc $(NVIM_LUA)
+
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 
-.PHONY: help setup demo lint typecheck fmt test bench clean
+.PHONY: help setup demo lint typecheck fmt test bench clean system-deps nvim-lint

@@ -14,9 +14,8 @@ from tests.e2e.nvim.session import make_workspace, needs_nvim, session, settings
 
 pytestmark = needs_nvim
 
-def test_a_run_from_a_toml_buffer_edits_an_open_file(
-    tmp_path: Path, fake_llm: MakeFakeLLM
-) -> None:
+
+def test_a_run_from_a_toml_buffer_edits_an_open_file(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
     ws = make_workspace(tmp_path)
     fake = fake_llm(fix_turns())
     with session(tmp_path, ws, {"settings": settings(fake, tmp_path / "store.db")}) as nvim:
@@ -69,8 +68,14 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(
         narrow, room = nvim.lua(
             "vim.o.columns = 60"
             " return { require('harness.events').announcement(...), vim.v.echospace }",
-            {"runId": 1, "outcome": "finished", "steps": 3, "spentTokens": 6900,
-             "summary": SUMMARY, "filesChanged": ["calc.py"]},
+            {
+                "runId": 1,
+                "outcome": "finished",
+                "steps": 3,
+                "spentTokens": 6900,
+                "summary": SUMMARY,
+                "filesChanged": ["calc.py"],
+            },
         )
         assert len("harness: " + narrow) <= room and narrow.endswith(" (:HarnessTrace 1)"), narrow
         assert narrow.startswith("run 1 finished · Fix"), "the summary comes before the counts"

@@ -33,7 +33,9 @@ def test_enable_alone_serves_every_buffer_of_the_workspace(
         "HARNESS_STORE": str(tmp_path / "store.db"),
     }
     with session(tmp_path, ws, "enable-only", env=env) as nvim:
-        default_statusline = nvim.lua("return vim.api.nvim_get_option_info2('statusline', {}).default")
+        default_statusline = nvim.lua(
+            "return vim.api.nvim_get_option_info2('statusline', {}).default"
+        )
         notes = nvim.edit(ws / "NOTES")
         assert nvim.lua("return vim.bo.filetype") == ""
         client = nvim.wait_attached(notes)

@@ -92,14 +92,25 @@ function M.memory_clear(scope)
   scope = (scope and scope ~= '') and scope or 'workspace'
   rpc.with_client(function(client)
     local where = scope == 'global' and 'the global notes' or ('the notes of ' .. folder(client))
-    M.confirm(('Delete all %s (pinned ones too)?'):format(where), 'Yes, delete them', 'No, keep them', function()
-      rpc.request(client, 'harness.memory.clear', with_folder(client, { scope = scope }), function(r)
-        notify.info(('deleted %d %s'):format(r.deleted, r.deleted == 1 and 'note' or 'notes'))
-        require('harness.events').refresh(client.id)
-      end)
-    end, function()
-      notify.info('nothing deleted')
-    end)
+    M.confirm(
+      ('Delete all %s (pinned ones too)?'):format(where),
+      'Yes, delete them',
+      'No, keep them',
+      function()
+        rpc.request(
+          client,
+          'harness.memory.clear',
+          with_folder(client, { scope = scope }),
+          function(r)
+            notify.info(('deleted %d %s'):format(r.deleted, r.deleted == 1 and 'note' or 'notes'))
+            require('harness.events').refresh(client.id)
+          end
+        )
+      end,
+      function()
+        notify.info('nothing deleted')
+      end
+    )
   end)
 end
 
@@ -110,7 +121,9 @@ function M.revert_text(result)
   local by = {}
   for _, file in ipairs(result.files or {}) do
     by[file.action] = by[file.action] or {}
-    local reason = type(file.reason) == 'string' and file.reason ~= '' and (' (' .. file.reason .. ')')
+    local reason = type(file.reason) == 'string'
+      and file.reason ~= ''
+      and (' (' .. file.reason .. ')')
     table.insert(by[file.action], file.path .. (reason or ''))
   end
   local parts = {}
@@ -160,7 +173,9 @@ function M.revert(run)
     rpc.request(client, 'harness.trace.runs', { limit = 20 }, function(runs)
       local root = folder(client)
       local done = vim.tbl_filter(function(r)
-        return r.outcome ~= vim.NIL and r.outcome ~= nil and (not root or rpc.same_path(r.workspace, root))
+        return r.outcome ~= vim.NIL
+          and r.outcome ~= nil
+          and (not root or rpc.same_path(r.workspace, root))
       end, runs)
       if not done[1] then
         notify.info('no finished run to revert')

@@ -58,12 +58,13 @@ local function check_provider(status)
   end
   local key_env = provider.apiKeyEnv ~= vim.NIL and provider.apiKeyEnv or KEY_VARS[name]
   if vim.env.HARNESS_API_KEY or (key_env and vim.env[key_env]) then
-    health.ok(('an API key is set (%s)'):format(vim.env.HARNESS_API_KEY and 'HARNESS_API_KEY' or key_env))
-  else
-    health.warn(
-      'no API key in the environment: runs will fail to start',
-      { ('export HARNESS_API_KEY or %s before starting Neovim'):format(key_env or 'the key variable') }
+    health.ok(
+      ('an API key is set (%s)'):format(vim.env.HARNESS_API_KEY and 'HARNESS_API_KEY' or key_env)
     )
+  else
+    health.warn('no API key in the environment: runs will fail to start', {
+      ('export HARNESS_API_KEY or %s before starting Neovim'):format(key_env or 'the key variable'),
+    })
   end
 end
 
@@ -127,9 +128,12 @@ function M.check()
     if vim.fn.executable('bwrap') == 1 then
       health.ok('bubblewrap (bwrap) is installed: commands run sandboxed')
     else
-      health.warn('bubblewrap (bwrap) is not installed: commands the agent runs are not sandboxed', {
-        'install bubblewrap (Debian/Ubuntu: apt install bubblewrap)',
-      })
+      health.warn(
+        'bubblewrap (bwrap) is not installed: commands the agent runs are not sandboxed',
+        {
+          'install bubblewrap (Debian/Ubuntu: apt install bubblewrap)',
+        }
+      )
     end
   end
 end

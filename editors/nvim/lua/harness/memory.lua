@@ -9,7 +9,13 @@ local M = {}
 
 local view = { win = nil, buf = nil, rows = {}, client = nil } ---@type table
 local HEADER_LINES = 2
-local KEY_WIDTH, VALUE_WIDTH = 24, 56
+local KEY_WIDTH = 24
+local FIXED_WIDTH = KEY_WIDTH + 8 + 6 + 12 + 9 + 5 * 2 -- every column but the value
+
+-- The value column: what the screen leaves, between 20 and 56 columns.
+local function value_width()
+  return math.max(20, math.min(56, vim.o.columns - 4 - FIXED_WIDTH))
+end
 
 local function cell(text, width)
   text = notify.one_line(tostring(text or ''), width)
@@ -20,12 +26,13 @@ end
 --- @param note table
 --- @return string
 function M.row(note)
-  local origin = note.runId ~= vim.NIL and note.runId ~= nil
+  local origin = note.runId ~= vim.NIL
+      and note.runId ~= nil
       and ('run %s/%s'):format(tostring(note.runId), tostring(note.step))
     or 'you'
   return table.concat({
     cell(note.key, KEY_WIDTH),
-    cell(note.value, VALUE_WIDTH),
+    cell(note.value, value_width()),
     cell(note.kind, 8),
     cell(note.pinned and 'pinned' or '', 6),
     cell(origin, 12),
@@ -36,7 +43,7 @@ end
 local function header()
   return table.concat({
     cell('key', KEY_WIDTH),
-    cell('value', VALUE_WIDTH),
+    cell('value', value_width()),
     cell('kind', 8),
     cell('pin', 6),
     cell('run/step', 12),
@@ -68,7 +75,11 @@ local function draw(notes, root)
   vim.bo[view.buf].modifiable = true
   vim.api.nvim_buf_set_lines(view.buf, 0, -1, false, lines)
   vim.bo[view.buf].modifiable = false
-  local width = math.min(vim.o.columns - 4, vim.fn.strdisplaywidth(lines[1]) + 1)
+  local widest = 0
+  for _, line in ipairs(lines) do
+    widest = math.max(widest, vim.fn.strdisplaywidth(line))
+  end
+  local width = math.min(vim.o.columns - 4, widest + 1)
   local height = math.min(vim.o.lines - 6, math.max(#lines, 3))
   local win_config = {
     relative = 'editor',
@@ -90,6 +101,7 @@ local function draw(notes, root)
   else
     view.win = vim.api.nvim_open_win(view.buf, true, win_config)
     vim.wo[view.win].cursorline = true
+    vim.wo[view.win].wrap = false
   end
   local cursor = vim.api.nvim_win_get_cursor(view.win)[1]
   local last = math.max(HEADER_LINES + 1, #lines)
@@ -140,10 +152,15 @@ function M.toggle_pin()
   if not note then
     return
   end
-  rpc.request(view.client, 'harness.memory.pin', scoped(note, { pinned = not note.pinned }), function()
-    notify.info(('%s note `%s`'):format(note.pinned and 'unpinned' or 'pinned', note.key))
-    M.refresh()
-  end)
+  rpc.request(
+    view.client,
+    'harness.memory.pin',
+    scoped(note, { pinned = not note.pinned }),
+    function()
+      notify.info(('%s note `%s`'):format(note.pinned and 'unpinned' or 'pinned', note.key))
+      M.refresh()
+    end
+  )
 end
 
 function M.add()

@@ -33,8 +33,10 @@ local function figures(budget)
     ('%s/%s'):format(M.tokens(budget.spentTokens), M.tokens(budget.tokenBudget)),
   }
   if budget.requestTokens and budget.contextCeiling then
-    parts[#parts + 1] =
-      ('%s/%s'):format(M.tokens(budget.requestTokens), M.tokens(budget.contextCeiling))
+    parts[#parts + 1] = ('%s/%s'):format(
+      M.tokens(budget.requestTokens),
+      M.tokens(budget.contextCeiling)
+    )
   end
   if budget.step then
     parts[#parts + 1] = budget.maxSteps and ('step %d/%d'):format(budget.step, budget.maxSteps)
