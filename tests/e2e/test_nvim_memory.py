@@ -74,19 +74,15 @@ def test_the_memory_float_lists_deletes_pins_and_adds(
         wait_float(nvim, "deploy")
         assert "decision" in row_of(nvim, "deploy") and "you" in row_of(nvim, "deploy")
 
-        # p on the deploy row pins it
+        # p on the deploy row pins it; d on the run's note deletes it
         nvim.type("/^deploy<CR>p")
         nvim.wait_message("pinned note `deploy`")
         wait_float(nvim, "pinned")
-        by_key = {n["key"]: n for n in notes(nvim)}
-        assert by_key["deploy"]["pinned"] is True and by_key["deploy"]["value"] == "make release"
-        assert by_key[NOTE_KEY]["pinned"] is False
-
-        # d on the run's note deletes it
         nvim.type(f"/^{NOTE_KEY}<CR>d")
         nvim.wait_message(f"deleted note `{NOTE_KEY}`")
         wait_float(nvim, NOTE_KEY, present=False)
-        assert [n["key"] for n in notes(nvim)] == ["deploy"]
+        (left,) = notes(nvim)  # through the CLI, on the same store
+        assert (left["key"], left["value"], left["pinned"]) == ("deploy", "make release", True)
 
         nvim.type("q")
         nvim.wait("require('harness.memory').window() == nil")
@@ -94,7 +90,6 @@ def test_the_memory_float_lists_deletes_pins_and_adds(
         # :HarnessMemoryClear asks (1: keep them, 2: delete them), and also deletes pinned notes
         nvim.type(":HarnessMemoryClear<CR>1<CR>")
         nvim.wait_message("nothing deleted")
-        assert [n["key"] for n in notes(nvim)] == ["deploy"]
         nvim.type(":HarnessMemoryClear<CR>2<CR>")
         nvim.wait_message("deleted 1 note")
         assert notes(nvim) == []

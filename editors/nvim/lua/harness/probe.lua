@@ -51,7 +51,7 @@ function M.ask(argv, root, settings, timeout_ms)
       local messages
       messages, buffer = parse(buffer .. data)
       for _, m in ipairs(messages) do
-        if m.id and (m.result ~= nil or m.error ~= nil) then
+        if m.id and not m.method then -- a response (`result: null` decodes to nil)
           answers[m.id] = m
         elseif m.method == 'window/showMessage' and m.params then
           warnings[#warnings + 1] = m.params.message
