@@ -111,6 +111,16 @@ end
 --- @param on_result fun(result: any)?
 --- @param on_error fun(err: table)?
 function M.request(client, command, args, on_result, on_error)
+  local provider = (client.server_capabilities or {}).executeCommandProvider
+  local offered = type(provider) == 'table' and provider.commands
+  if type(offered) == 'table' and not vim.list_contains(offered, command) then
+    local version = client.server_info and client.server_info.version or '?'
+    notify.error(('harness-lsp %s has no command %s: update the server'):format(version, command))
+    if on_error then
+      on_error({ code = -32601, message = command .. ' is not offered by the server' })
+    end
+    return
+  end
   local params = { command = command, arguments = { M.object(args) } }
   local ok = client:request('workspace/executeCommand', params, function(err, result)
     if err then
