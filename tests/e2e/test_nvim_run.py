@@ -84,10 +84,15 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(tmp_path: Path, fake_llm: M
 def test_a_run_started_right_after_opening_waits_for_the_server(
     tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
-    """:HarnessRun typed before initialize was answered: no error, the run starts."""
+    """:HarnessRun with no goal asks for one; typed before initialize was answered, it
+    waits for the server instead of failing."""
     ws = make_workspace(tmp_path)
     fake = fake_llm([{"content": "nothing to do"}])
     with session(tmp_path, ws, {"settings": settings(fake, tmp_path / "store.db")}) as nvim:
-        nvim.type(":edit pyproject.toml<CR>:HarnessRun look around<CR>")
+        nvim.type(":edit pyproject.toml<CR>:HarnessRun<CR>")
+        nvim.wait_prompt()
+        nvim.type("look around<CR>")
+        assert "look around" in nvim.wait_message("run 1 started")
         nvim.wait_message("run 1 finished")
         assert not [m for m in nvim.messages() if "no harness-lsp" in m]
+        assert fake.requests[0]["messages"][1]["content"].count("look around") >= 1
