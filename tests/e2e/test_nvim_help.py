@@ -3,6 +3,7 @@ harness`, and has a tag for every user command the plugin defines and every opti
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -46,4 +47,4 @@ def test_helptags_and_help_harness(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    assert proc.stdout == '{"file":"harness.txt","missing":[]}'
+    assert json.loads(proc.stdout) == {"file": "harness.txt", "missing": []}
