@@ -30,8 +30,61 @@ local function parse(buffer)
   return messages, buffer
 end
 
---- Start `argv` in `root` and ask it. Returns { version, name, status, warnings } or nil
---- and an error message.
+--- A started server and the JSON-RPC conversation with it.
+--- @param argv string[]
+--- @param root string
+--- @param timeout_ms integer
+--- @return table? conn { send, ask, notify, close, warnings, stderr }
+--- @return string? err
+local function connect(argv, root, timeout_ms)
+  local conn = { answers = {}, warnings = {}, stderr = {}, next_id = 0 }
+  local buffer = ''
+  local ok, proc = pcall(vim.system, argv, {
+    cwd = root,
+    stdin = true,
+    stdout = function(_, data)
+      local messages
+      messages, buffer = parse(buffer .. (data or ''))
+      for _, m in ipairs(messages) do
+        if m.id and not m.method then -- a response (`result: null` decodes to nil)
+          conn.answers[m.id] = m
+        elseif m.method == 'window/showMessage' and m.params then
+          conn.warnings[#conn.warnings + 1] = m.params.message
+        end
+      end
+    end,
+    stderr = function(_, data)
+      conn.stderr[#conn.stderr + 1] = data
+    end,
+  })
+  if not ok then
+    return nil, tostring(proc)
+  end
+  function conn.notify(method, params)
+    pcall(proc.write, proc, frame({ jsonrpc = '2.0', method = method, params = params }))
+  end
+  --- Send a request and wait for its answer (nil: none in time).
+  function conn.ask(method, params)
+    conn.next_id = conn.next_id + 1
+    local id = conn.next_id
+    pcall(proc.write, proc, frame({ jsonrpc = '2.0', id = id, method = method, params = params }))
+    vim.wait(timeout_ms, function()
+      return conn.answers[id] ~= nil or proc:is_closing()
+    end, 20)
+    return conn.answers[id]
+  end
+  function conn.close()
+    pcall(proc.write, proc, nil)
+    vim.wait(2000, function()
+      return proc:is_closing()
+    end, 20)
+    pcall(proc.kill, proc, 15)
+  end
+  return conn
+end
+
+--- Start `argv` in `root` and ask it. Returns { name, version, status, error, warnings },
+--- or nil and what went wrong.
 --- @param argv string[]
 --- @param root string
 --- @param settings table
@@ -39,88 +92,40 @@ end
 --- @return table?
 --- @return string?
 function M.ask(argv, root, settings, timeout_ms)
-  local buffer, stderr = '', {}
-  local answers, warnings = {}, {}
-  local ok, proc = pcall(vim.system, argv, {
-    cwd = root,
-    stdin = true,
-    stdout = function(_, data)
-      if not data then
-        return
-      end
-      local messages
-      messages, buffer = parse(buffer .. data)
-      for _, m in ipairs(messages) do
-        if m.id and not m.method then -- a response (`result: null` decodes to nil)
-          answers[m.id] = m
-        elseif m.method == 'window/showMessage' and m.params then
-          warnings[#warnings + 1] = m.params.message
-        end
-      end
-    end,
-    stderr = function(_, data)
-      stderr[#stderr + 1] = data
-    end,
+  local conn, err = connect(argv, root, timeout_ms or 10000)
+  if not conn then
+    return nil, err
+  end
+  local init = conn.ask('initialize', {
+    processId = vim.uv.os_getpid(),
+    rootUri = vim.uri_from_fname(root),
+    capabilities = vim.empty_dict(),
+    initializationOptions = settings,
   })
-  if not ok then
-    return nil, tostring(proc)
-  end
-  local function send(message)
-    pcall(proc.write, proc, frame(message))
-  end
-  local function wait(id)
-    vim.wait(timeout_ms or 10000, function()
-      return answers[id] ~= nil or proc:is_closing()
-    end, 20)
-    return answers[id]
-  end
-  send({
-    jsonrpc = '2.0',
-    id = 1,
-    method = 'initialize',
-    params = {
-      processId = vim.uv.os_getpid(),
-      rootUri = vim.uri_from_fname(root),
-      capabilities = vim.empty_dict(),
-      initializationOptions = settings,
-    },
-  })
-  local init = wait(1)
   local result
   if init and init.result then
-    send({ jsonrpc = '2.0', method = 'initialized', params = vim.empty_dict() })
-    local arguments = { { workspaceFolder = root } }
-    send({
-      jsonrpc = '2.0',
-      id = 2,
-      method = 'workspace/executeCommand',
-      params = { command = 'harness.status', arguments = arguments },
+    conn.notify('initialized', vim.empty_dict())
+    local status = conn.ask('workspace/executeCommand', {
+      command = 'harness.status',
+      arguments = { { workspaceFolder = root } },
     })
-    local status = wait(2)
     local info = init.result.serverInfo or {}
     result = {
       name = info.name,
       version = info.version,
       status = status and status.result,
       error = status and status.error and status.error.message,
-      warnings = warnings,
+      warnings = conn.warnings,
     }
-    send({ jsonrpc = '2.0', id = 3, method = 'shutdown' })
-    wait(3)
-    send({ jsonrpc = '2.0', method = 'exit' })
+    conn.ask('shutdown', vim.NIL)
+    conn.notify('exit', vim.NIL)
   end
-  pcall(proc.write, proc, nil)
-  if not proc:is_closing() then
-    vim.wait(2000, function()
-      return proc:is_closing()
-    end, 20)
-  end
-  pcall(proc.kill, proc, 15)
+  conn.close()
   if result then
     return result
   end
-  local err = vim.trim(table.concat(stderr, ''))
-  return nil, err ~= '' and err:sub(-500) or 'no answer to initialize'
+  local text = vim.trim(table.concat(conn.stderr, ''))
+  return nil, text ~= '' and text:sub(-500) or 'no answer to initialize'
 end
 
 return M
