@@ -319,6 +319,11 @@ class Attempt:
     finish_reason: str | None = None
     failure: str | None = None  # a FailureKind value
     error: str | None = None
+    # For a host to show "retry 2 of 3 in 1.0 s after 429": the wait before the next attempt
+    # (None: this attempt is the call's last), and the most attempts the call may make as
+    # known after this one (lowered for timeouts and unreachable servers).
+    retry_in_s: float | None = None
+    max_attempts: int = 1
 
 
 class AttemptSink(Protocol):

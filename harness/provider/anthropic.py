@@ -1,9 +1,14 @@
 """The Anthropic Messages wire, with tools, streamed (SSE) or whole.
 
-The system prompt goes top-level and is marked for prompt caching (it is fixed for the run,
-§3), so tools + system form a cached prefix. ``tool_use`` blocks become ``ToolCall``s; the
-harness never sends ``tool_result`` blocks because every turn carries the whole context as one
-user message (§3). Usage counts the whole prompt (input + cache reads + cache writes).
+A ``Request`` becomes (§3 "Wire form", rule 7): ``system`` as one text block; each user part
+a text block of its own; an assistant turn as ``text`` + ``tool_use`` blocks; each tool answer
+a ``tool_result`` block in the user message that follows; consecutive same-role content merged
+into one message (the API requires alternation); the trailer the last text block of the last
+user message. Two ``cache_control`` breakpoints mark the stable prefix — the system block and
+the last block before the trailer (only when there is a trailer) — so the next request, which
+starts with the same blocks, reads it back through the lookback over earlier block
+boundaries. An empty text block is never sent. Usage counts the whole prompt (input + cache
+reads + cache writes).
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ from harness.errors import FailureKind
 from harness.provider.failure import AttemptFailed, classify_stream_error, error_text
 from harness.provider.http import HttpProvider
 from harness.provider.wire import ReplyBuilder, as_int
-from harness.types import Request, Usage
+from harness.types import Message, Request, Role, Usage
+
+EPHEMERAL = {"type": "ephemeral"}
+Block = dict[str, Any]
 
 ANTHROPIC_VERSION = "2023-06-01"
 
@@ -34,22 +42,9 @@ class AnthropicProvider(HttpProvider):
         return headers
 
     def body(self, request: Request, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": self.config.max_output_tokens,
-            "messages": [{"role": "user", "content": request.user}],  # flat form only
-        }
-        if request.system:  # an empty text block is rejected
-            body["system"] = [
-                {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
-            ]
-        if request.tools:
-            body["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
-                for t in request.tools
-            ]
-        body["stream"] = stream
-        return body
+        return request_body(
+            request, model=self.model, max_tokens=self.config.max_output_tokens, stream=stream
+        )
 
     def parse(self, data: Any, builder: ReplyBuilder) -> None:
         if not isinstance(data, dict):
@@ -104,9 +99,9 @@ class AnthropicStream:
             self.builder.model = str(message.get("model") or "")
             self._merge_usage(message.get("usage"))
         elif kind == "content_block_start":
-            self._block_start(int(data["index"]), data.get("content_block") or {})
+            self._block_start(_index(data), data.get("content_block") or {})
         elif kind == "content_block_delta":
-            self._block_delta(int(data["index"]), data.get("delta") or {})
+            self._block_delta(_index(data), data.get("delta") or {})
         elif kind == "message_delta":
             stop = (data.get("delta") or {}).get("stop_reason")
             if stop:
@@ -150,6 +145,66 @@ class AnthropicStream:
             )
 
 
+def request_body(request: Request, *, model: str, max_tokens: int, stream: bool) -> dict[str, Any]:
+    """The Messages request body for ``request``, with its two cache breakpoints."""
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": wire_messages(request),
+    }
+    if request.system:  # an empty text block is rejected
+        body["system"] = [{"type": "text", "text": request.system, "cache_control": EPHEMERAL}]
+    if request.tools:
+        body["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
+            for t in request.tools
+        ]
+    body["stream"] = stream
+    return body
+
+
+def wire_messages(request: Request) -> list[dict[str, Any]]:
+    """The messages, alternating roles, the last block before the trailer marked for caching
+    and the trailer the last text block. A request without a trailer (the flat form as the
+    loop sent it before the trailer existed: its last block changes every turn) marks only
+    the system block, since writing a prefix that is never read again costs 1.25×."""
+    out: list[dict[str, Any]] = []
+    for message in request.messages:
+        role, blocks = _blocks(message)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    if request.trailer:
+        if out:  # without a trailer the last block is the volatile one: not worth a write
+            out[-1]["content"][-1]["cache_control"] = EPHEMERAL
+        trailer = {"type": "text", "text": request.trailer}
+        if out and out[-1]["role"] == "user":
+            out[-1]["content"].append(trailer)
+        else:
+            out.append({"role": "user", "content": [trailer]})
+    return out
+
+
+def _blocks(message: Message) -> tuple[str, list[Block]]:
+    """A message's wire role and content blocks (tool answers travel in user messages)."""
+    texts: list[Block] = [{"type": "text", "text": p} for p in message.parts if p]
+    if message.role is Role.TOOL:
+        result: Block = {"type": "tool_result", "tool_use_id": message.tool_call_id or ""}
+        if message.text:
+            result["content"] = message.text
+        return "user", [result]
+    if message.role is Role.ASSISTANT:
+        uses: list[Block] = [
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)}
+            for c in message.tool_calls
+        ]
+        return "assistant", texts + uses
+    return "user", texts
+
+
 def usage_from(raw: object) -> Usage | None:
     """Messages ``usage``: prompt tokens = input + cache reads + cache writes."""
     if not isinstance(raw, dict):
@@ -170,6 +225,14 @@ def usage_from(raw: object) -> Usage | None:
     )
 
 
+def _index(data: dict[str, Any]) -> int:
+    # Not int(): its error quotes the server's text, cut at 200 characters before we see it.
+    index = as_int(data.get("index"))
+    if index is None:
+        raise _malformed("a content block event has no integer index")
+    return index
+
+
 def _raise_error(data: dict[str, Any]) -> None:
     # An error answer with status 200, or an ``event: error`` mid-stream (e.g. overloaded).
     if data.get("type") == "error" or "error" in data:
@@ -183,4 +246,11 @@ def _malformed(what: str) -> AttemptFailed:
     return AttemptFailed(FailureKind.MALFORMED, what, status=200)
 
 
-__all__ = ["ANTHROPIC_VERSION", "AnthropicProvider", "AnthropicStream", "usage_from"]
+__all__ = [
+    "ANTHROPIC_VERSION",
+    "AnthropicProvider",
+    "AnthropicStream",
+    "request_body",
+    "usage_from",
+    "wire_messages",
+]

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from harness.errors import ConfigError
+from harness.redact import register
 
 ProviderName = Literal["openai", "anthropic", "openrouter", "ollama", "scripted"]
 PROVIDER_NAMES: tuple[str, ...] = get_args(ProviderName)
 Wire = Literal["openai", "anthropic", "scripted"]
 
 HARNESS_API_KEY = "HARNESS_API_KEY"
+MAX_ANSWER_BYTES = 4_000_000  # a longer answer, streamed or whole, is malformed (§6.1, §9)
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class Timeouts:
 
     connect: float = 10.0
     read: float = 180.0
-    total: float = 600.0
+    total: float = 180.0
 
     def __post_init__(self) -> None:
         for name in ("connect", "read", "total"):
@@ -96,6 +98,7 @@ class ProviderConfig:
     script: Path | None = None
     stream: bool = True
     max_output_tokens: int = 8192  # Anthropic requires it; not sent on the OpenAI wire
+    max_answer_bytes: int = MAX_ANSWER_BYTES  # bytes received for one answer, streamed or whole
     timeouts: Timeouts = field(default_factory=Timeouts)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
@@ -107,6 +110,8 @@ class ProviderConfig:
             raise ConfigError(f"base URL {self.base_url!r} must start with http:// or https://")
         if self.max_output_tokens < 1:
             raise ConfigError("max_output_tokens must be at least 1")
+        if self.max_answer_bytes < 1:
+            raise ConfigError("max_answer_bytes must be at least 1")
 
     @property
     def preset(self) -> Preset:
@@ -155,6 +160,7 @@ def resolve_api_key(config: ProviderConfig, environ: Mapping[str, str]) -> str |
     for name in variables:
         value = environ.get(name, "").strip()
         if value:
+            register(value)  # from now on redacted from every text that leaves the process
             return value
     if config.uses_hosted_default:
         raise ConfigError(

@@ -1,17 +1,21 @@
 """Classifying a failed HTTP attempt: status codes, error bodies and transport errors become a
 ``FailureKind`` (whose retryability is ``harness.errors.RETRYABLE``), with a message that says
-what happened and never contains the API key.
+what happened and never contains the API key — not even a piece of it: text from the server
+is redacted *before* it is shortened (§6.7).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
 
 from harness.errors import FailureKind
+from harness.provider.retry import UNREACHABLE
+from harness.redact import clip
 
 # Context-length rejections as OpenAI, Anthropic, OpenRouter, vLLM, llama.cpp, Ollama and
 # LM Studio word them. Only consulted for non-429 errors: a 429 "tokens per minute" is a rate
@@ -23,6 +27,7 @@ _OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 _MESSAGE_LIMIT = 500
+PREVIEW_LIMIT = 200
 
 
 class AttemptFailed(Exception):
@@ -35,34 +40,34 @@ class AttemptFailed(Exception):
         *,
         status: int | None = None,
         retry_after: float | None = None,
+        cause: str | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.status = status
         self.retry_after = retry_after
+        self.cause = cause  # a finer key of retry.ATTEMPT_CAPS than ``kind`` (UNREACHABLE)
 
 
 def is_context_overflow(message: str) -> bool:
     return bool(_OVERFLOW.search(message))
 
 
-def redact(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` replaced (servers sometimes echo keys)."""
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "[redacted]")
-    return text
+def shorten(text: str, limit: int = _MESSAGE_LIMIT, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` on one line, redacted of every registered key (and ``secrets``), then cut."""
+    return clip(" ".join(text.split()), limit, secrets)
 
 
-def error_text(body: bytes) -> str:
-    """The human part of an error body in any of the wire formats, shortened."""
+def error_text(body: bytes, secrets: Iterable[str | None] = ()) -> str:
+    """The human part of an error body in any of the wire formats, redacted, then shortened."""
     text = body.decode("utf-8", errors="replace").strip()
     try:
         data: Any = json.loads(text)
     except ValueError:
-        return _shorten(text)
+        return shorten(text, secrets=secrets)
     parts = _error_parts(data)
-    return _shorten(": ".join(p for p in parts if p) or text)
+    return shorten(": ".join(p for p in parts if p) or text, secrets=secrets)
 
 
 def _error_parts(data: Any) -> list[str]:
@@ -78,11 +83,6 @@ def _error_parts(data: Any) -> list[str]:
     code = err.get("code") or err.get("type")
     message = err.get("message") or err.get("detail") or data.get("detail")
     return [str(code) if code else "", str(message) if message else ""]
-
-
-def _shorten(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
 
 
 def classify_status(status: int, detail: str) -> FailureKind:
@@ -114,8 +114,10 @@ def classify_stream_error(detail: str) -> FailureKind:
     return FailureKind.SERVER_ERROR
 
 
-def classify_transport(exc: httpx.TransportError) -> tuple[FailureKind, str]:
-    """A transport-level failure: no answer, or an answer cut short."""
+def classify_transport(exc: httpx.TransportError, status: int | None = None) -> AttemptFailed:
+    """A transport-level failure: no answer, or an answer cut short. A connection never made
+    (DNS failure, connection refused) is a CONNECTION failure whose cause is UNREACHABLE."""
+    detail = shorten(str(exc), PREVIEW_LIMIT)
     if isinstance(exc, httpx.TimeoutException):
         what = {
             httpx.ConnectTimeout: "connecting",
@@ -123,12 +125,15 @@ def classify_transport(exc: httpx.TransportError) -> tuple[FailureKind, str]:
             httpx.WriteTimeout: "sending the request",
             httpx.PoolTimeout: "waiting for a free connection",
         }.get(type(exc), "talking to the server")
-        return FailureKind.TIMEOUT, f"timed out {what}"
+        return AttemptFailed(FailureKind.TIMEOUT, f"timed out {what}", status=status)
     if isinstance(exc, httpx.RemoteProtocolError):
-        return FailureKind.CONNECTION, f"the server closed the connection early ({exc})"
+        message = f"the server closed the connection early ({detail})"
+        return AttemptFailed(FailureKind.CONNECTION, message, status=status)
     if isinstance(exc, httpx.ConnectError):
-        return FailureKind.CONNECTION, f"cannot connect ({exc})"
-    return FailureKind.CONNECTION, f"connection failed ({type(exc).__name__}: {exc})"
+        message = f"cannot connect ({detail})"
+        return AttemptFailed(FailureKind.CONNECTION, message, status=status, cause=UNREACHABLE)
+    message = f"connection failed ({type(exc).__name__}: {detail})"
+    return AttemptFailed(FailureKind.CONNECTION, message, status=status)
 
 
 __all__ = [
@@ -138,5 +143,5 @@ __all__ = [
     "classify_transport",
     "error_text",
     "is_context_overflow",
-    "redact",
+    "shorten",
 ]

@@ -1,6 +1,7 @@
 """The HTTP provider engine shared by the wire formats: one ``httpx.AsyncClient`` per provider
-(per run), timeouts and an overall deadline per attempt, streaming over SSE, retries with
-backoff, and one ``Attempt`` reported for every try — success, failure or cancellation.
+(per run), timeouts and an overall deadline per attempt, answers bounded in size (streamed or
+whole), streaming over SSE, retries with backoff, and one ``Attempt`` reported for every try —
+success, failure or cancellation.
 
 A wire format (``openai.py``, ``anthropic.py``) subclasses ``HttpProvider`` and supplies the
 path, headers, request body, a whole-answer parser and a stream decoder.
@@ -12,7 +13,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,16 +22,18 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from harness import __version__
 from harness.errors import RETRYABLE, ContextOverflowError, FailureKind, ProviderError
-from harness.provider.config import ProviderConfig
+from harness.provider.config import MAX_ANSWER_BYTES, ProviderConfig
 from harness.provider.failure import (
+    PREVIEW_LIMIT,
     AttemptFailed,
     classify_status,
     classify_transport,
     error_text,
-    redact,
+    shorten,
 )
-from harness.provider.retry import backoff_delay, parse_retry_after
+from harness.provider.retry import AttemptBudget, backoff_delay, parse_retry_after
 from harness.provider.wire import ReplyBuilder
+from harness.redact import redact, register
 from harness.types import Attempt, AttemptSink, Reply, Request
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -98,6 +101,7 @@ class HttpProvider:
         self.model = config.effective_model
         self.config = config
         self._secret = api_key
+        register(api_key)  # redacted from every text that leaves the process from now on
         self._sleep = sleep
         self._rng = rng
         t = config.timeouts
@@ -134,19 +138,26 @@ class HttpProvider:
 
     async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
         body = self.body(request, self.config.stream)
-        policy = self.config.retry
-        for number in range(1, policy.max_attempts + 1):
+        budget = AttemptBudget(self.config.retry)
+        number = 0
+        while True:
+            number += 1
             probe = _Probe(started=time.perf_counter())
             try:
                 builder = await self._attempt(body, probe)
                 reply = builder.build(request, self.model)
             except AttemptFailed as failed:
-                retry = RETRYABLE[failed.kind] and number < policy.max_attempts
-                delay = backoff_delay(policy, number, failed.retry_after, rng=self._rng)
-                message = redact(failed.message, self._secret)
-                note = f"; retrying in {delay:.1f} s" if retry else ""
-                on_attempt(self._failed(number, probe, failed, message + note))
-                if not retry:
+                limit = budget.after_failure(number, failed.kind, failed.cause)
+                delay = None
+                if limit > number:
+                    delay = backoff_delay(budget.policy, number, failed.retry_after, rng=self._rng)
+                message = redact(failed.message, (self._secret,))
+                note = f"; retrying in {delay:.1f} s" if delay is not None else ""
+                attempt = self._failed(
+                    number, probe, failed, message + note, retry_in_s=delay, max_attempts=limit
+                )
+                on_attempt(attempt)
+                if delay is None:
                     raise self._give_up(failed, message, number) from None
                 await self._sleep(delay)
                 continue
@@ -156,7 +167,6 @@ class HttpProvider:
                 raise
             on_attempt(self._succeeded(number, probe, reply))
             return reply
-        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -175,28 +185,46 @@ class HttpProvider:
                 status=probe.status,
             ) from None
         except httpx.TransportError as exc:
-            kind, message = classify_transport(exc)
-            raise AttemptFailed(kind, message, status=probe.status) from None
+            raise classify_transport(exc, probe.status) from None
         except _SHAPE_ERRORS as exc:
+            detail = shorten(str(exc), PREVIEW_LIMIT, (self._secret,))
             raise AttemptFailed(
                 FailureKind.MALFORMED,
-                f"the answer is malformed ({type(exc).__name__}: {exc})",
+                f"the answer is malformed ({type(exc).__name__}: {detail})",
                 status=probe.status,
             ) from None
 
     async def _whole(self, body: dict[str, Any], probe: _Probe) -> ReplyBuilder:
         async with self._client.stream("POST", self.path, json=body) as response:
             probe.status = response.status_code  # known before the body, which may be cut
-            await response.aread()
-        if response.status_code >= 400:
-            raise _http_failure(response)
-        return self._parse_whole(response)
+            if response.status_code >= 400:
+                raise await self._http_failure(response)
+            return self._parse_whole(await self._read(response))
 
-    def _parse_whole(self, response: httpx.Response) -> ReplyBuilder:
+    async def _read(self, response: httpx.Response) -> bytes:
+        """The whole body, or a MALFORMED failure once it passes the size limit."""
+        return b"".join([chunk async for chunk in self._capped(response)])
+
+    def _capped(self, response: httpx.Response) -> AsyncIterator[bytes]:
+        return _capped(response, self.config.max_answer_bytes)
+
+    async def _http_failure(self, response: httpx.Response) -> AttemptFailed:
         try:
-            data = json.loads(response.content)
+            detail = error_text(await self._read(response), (self._secret,))
+        except AttemptFailed:  # nothing of a body this long is shown: it could end in a key
+            detail = f"(an error body over {self.config.max_answer_bytes:,} bytes, not shown)"
+        status = response.status_code
+        kind = classify_status(status, detail)
+        reason = response.reason_phrase or ""
+        message = f"HTTP {status} {reason}".rstrip() + (f": {detail}" if detail else "")
+        retry_after = parse_retry_after(response.headers) if RETRYABLE[kind] else None
+        return AttemptFailed(kind, message, status=status, retry_after=retry_after)
+
+    def _parse_whole(self, content: bytes) -> ReplyBuilder:
+        try:
+            data = json.loads(content)
         except ValueError:
-            preview = error_text(response.content[:200])
+            preview = shorten(content.decode("utf-8", "replace"), PREVIEW_LIMIT, (self._secret,))
             raise AttemptFailed(
                 FailureKind.MALFORMED, f"the answer is not JSON: {preview!r}", status=200
             ) from None
@@ -209,24 +237,31 @@ class HttpProvider:
         async with self._client.stream("POST", self.path, json=body, headers=headers) as response:
             probe.status = response.status_code
             if response.status_code >= 400:
-                await response.aread()
-                raise _http_failure(response)
+                raise await self._http_failure(response)
             if "text/event-stream" not in response.headers.get("content-type", ""):
-                await response.aread()  # the server ignored "stream": answer as a whole
-                return self._parse_whole(response)
-            decoder = self.decoder()
-            try:
-                async for event in EventSource(response).aiter_sse():
-                    if decoder.done:
-                        continue  # drain to the end so the connection can be reused
-                    decoder.feed(event)
-                    if probe.ttft_ms is None and decoder.builder.has_output:
-                        probe.ttft_ms = probe.elapsed_ms()
-            except httpx.TransportError:
-                if not decoder.done:
-                    raise
-            decoder.finish()
-            return decoder.builder
+                # the server ignored "stream": answer as a whole
+                return self._parse_whole(await self._read(response))
+            return await self.read_stream(response, probe)
+
+    async def read_stream(
+        self, response: httpx.Response, probe: _Probe | None = None
+    ) -> ReplyBuilder:
+        """Decode an SSE answer into a reply, its bytes capped at ``max_answer_bytes``."""
+        decoder = self.decoder()
+        # SSE is UTF-8 by definition; the capped bytes are re-read as a bare event stream.
+        capped = httpx.Response(200, headers=_SSE_HEADERS, stream=_Stream(self._capped(response)))
+        try:
+            async for event in EventSource(capped).aiter_sse():
+                if decoder.done:
+                    continue  # drain to the end so the connection can be reused
+                decoder.feed(event)
+                if probe and probe.ttft_ms is None and decoder.builder.has_output:
+                    probe.ttft_ms = probe.elapsed_ms()
+        except (httpx.TransportError, AttemptFailed):
+            if not decoder.done:  # what comes after the end marker does not matter
+                raise
+        decoder.finish()
+        return decoder.builder
 
     # -- reporting -------------------------------------------------------------------------
 
@@ -240,9 +275,19 @@ class HttpProvider:
             status=probe.status,
             usage=reply.usage,
             finish_reason=reply.finish_reason,
+            max_attempts=number,
         )
 
-    def _failed(self, number: int, probe: _Probe, failed: AttemptFailed, message: str) -> Attempt:
+    def _failed(
+        self,
+        number: int,
+        probe: _Probe,
+        failed: AttemptFailed,
+        message: str,
+        *,
+        retry_in_s: float | None = None,
+        max_attempts: int | None = None,
+    ) -> Attempt:
         return Attempt(
             provider=self.name,
             model=self.model,
@@ -252,6 +297,8 @@ class HttpProvider:
             status=failed.status if failed.status is not None else probe.status,
             failure=failed.kind.value,
             error=message,
+            retry_in_s=retry_in_s,
+            max_attempts=max_attempts or number,
         )
 
     def _give_up(self, failed: AttemptFailed, message: str, attempts: int) -> ProviderError:
@@ -270,20 +317,40 @@ class HttpProvider:
         text = f"{where} failed {tries}: {message}" + (f" — {hint}" if hint else "")
         return ProviderError(
             failed.kind,
-            redact(text, self._secret),
+            redact(text, (self._secret,)),
             status=failed.status,
             retry_after=failed.retry_after,
         )
 
 
-def _http_failure(response: httpx.Response) -> AttemptFailed:
-    status = response.status_code
-    detail = error_text(response.content)
-    kind = classify_status(status, detail)
-    reason = response.reason_phrase or ""
-    message = f"HTTP {status} {reason}".rstrip() + (f": {detail}" if detail else "")
-    retry_after = parse_retry_after(response.headers) if RETRYABLE[kind] else None
-    return AttemptFailed(kind, message, status=status, retry_after=retry_after)
+_SSE_HEADERS = {"content-type": "text/event-stream; charset=utf-8"}
 
 
-__all__ = ["HttpProvider", "Sleep", "StreamDecoder"]
+async def _capped(response: httpx.Response, limit: int) -> AsyncIterator[bytes]:
+    """The body's bytes as received (after any content decoding), failing as MALFORMED once
+    they pass ``limit``: a stream that never ends, or one line that never ends, cannot grow
+    memory without bound (§6.1)."""
+    received = 0
+    async for chunk in response.aiter_bytes():
+        received += len(chunk)
+        if received > limit:
+            raise AttemptFailed(
+                FailureKind.MALFORMED,
+                f"the answer passed {limit:,} bytes without ending (the limit for one answer)",
+                status=response.status_code,
+            )
+        yield chunk
+
+
+class _Stream(httpx.AsyncByteStream):
+    """An async iterator of bytes as the body of an ``httpx.Response``."""
+
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._chunks:
+            yield chunk
+
+
+__all__ = ["MAX_ANSWER_BYTES", "HttpProvider", "Sleep", "StreamDecoder"]

@@ -1,8 +1,12 @@
 """The OpenAI Chat Completions wire, with tools, streamed (SSE) or whole. Also serves
 OpenRouter, Ollama, vLLM, llama.cpp and LM Studio, which speak the same wire.
 
-The harness sends the whole context as ``[system, user]`` every turn (§3), so no assistant or
-tool-result messages are ever sent: tool results are already in the user message.
+A ``Request`` becomes ``[system, …messages]`` (§3 "Wire form"): a user message's parts joined
+by ``PART_SEPARATOR``; an assistant message with the model's words (``null`` when it said
+nothing but called tools) and its ``tool_calls``; a tool message answering ``tool_call_id``;
+the trailer as the last text of the last user turn — joined to a final user message, or a
+user message of its own after tool messages. The flat form is exactly ``[system, user]``.
+These servers cache a stable prefix by themselves: nothing is marked.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from harness.errors import FailureKind
 from harness.provider.failure import AttemptFailed, classify_stream_error, error_text
 from harness.provider.http import HttpProvider
 from harness.provider.wire import ReplyBuilder, as_int
-from harness.types import PART_SEPARATOR, Request, Usage
+from harness.types import PART_SEPARATOR, Message, Request, Role, Usage, arguments_text
 
 # OpenRouter's app attribution headers (https://openrouter.ai/docs/app-attribution).
 OPENROUTER_HEADERS = {
@@ -40,23 +44,7 @@ class OpenAIProvider(HttpProvider):
         return headers
 
     def body(self, request: Request, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": messages(request)}
-        if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": dict(t.parameters),
-                    },
-                }
-                for t in request.tools
-            ]
-        body["stream"] = stream
-        if stream:
-            body["stream_options"] = {"include_usage": True}
-        return body
+        return request_body(request, model=self.model, stream=stream)
 
     def parse(self, data: Any, builder: ReplyBuilder) -> None:
         if not isinstance(data, dict):
@@ -160,17 +148,56 @@ class OpenAIStream:
             raise _malformed("the stream carried no choices")
 
 
-def messages(request: Request) -> list[dict[str, Any]]:
+def request_body(request: Request, *, model: str, stream: bool) -> dict[str, Any]:
+    """The Chat Completions request body for ``request``."""
+    body: dict[str, Any] = {"model": model, "messages": wire_messages(request)}
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": dict(t.parameters),
+                },
+            }
+            for t in request.tools
+        ]
+    body["stream"] = stream
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def wire_messages(request: Request) -> list[dict[str, Any]]:
     """The Chat Completions messages: system, then each message, the trailer last."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}]
-    for m in request.messages:
-        out.append({"role": m.role.value, "content": m.text})
+    out += [_message(m) for m in request.messages]
     if request.trailer:
-        if out[-1]["role"] == "user" and len(out) > 1:
-            out[-1]["content"] = f"{out[-1]['content']}{PART_SEPARATOR}{request.trailer}"
+        last = out[-1]
+        if last["role"] == "user" and len(out) > 1:
+            joined = f"{last['content']}{PART_SEPARATOR}" if last["content"] else ""
+            last["content"] = joined + request.trailer
         else:
             out.append({"role": "user", "content": request.trailer})
     return out
+
+
+def _message(m: Message) -> dict[str, Any]:
+    if m.role is Role.TOOL:
+        return {"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.text}
+    if m.role is Role.ASSISTANT and m.tool_calls:
+        calls = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": arguments_text(c)},
+            }
+            for c in m.tool_calls
+        ]
+        return {"role": "assistant", "content": m.text or None, "tool_calls": calls}
+    # An assistant turn with neither words nor calls still needs a content string.
+    return {"role": m.role.value, "content": m.text}
 
 
 def usage_from(raw: object) -> Usage | None:
@@ -207,4 +234,11 @@ def _malformed(what: str) -> AttemptFailed:
     return AttemptFailed(FailureKind.MALFORMED, what, status=200)
 
 
-__all__ = ["OPENROUTER_HEADERS", "OpenAIProvider", "OpenAIStream", "usage_from"]
+__all__ = [
+    "OPENROUTER_HEADERS",
+    "OpenAIProvider",
+    "OpenAIStream",
+    "request_body",
+    "usage_from",
+    "wire_messages",
+]

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.redact import clip
 from harness.tokens import estimate_tokens
 from harness.types import Reply, Request, ToolCall, Usage
 
@@ -49,7 +50,8 @@ def parse_arguments(
 
 
 def _preview(raw: str, limit: int = 200) -> str:
-    return repr(raw if len(raw) <= limit else raw[:limit] + "…")
+    # Redacted before it is cut: a model can echo a key too (§6.7).
+    return repr(clip(raw, limit + 1))
 
 
 @dataclass

@@ -3,7 +3,11 @@
 1. Harness overhead per call: ``provider.complete`` vs a bare httpx request for the same body
    to the same server in the same run, alternating, median of N (target ≤ 2 ms per call).
 2. SSE parse throughput on a ~5 MB stream: the provider's whole pipeline (httpx, httpx-sse,
-   JSON, delta assembly) vs bare httpx-sse with ``json.loads`` of each event.
+   JSON, delta assembly, the 4 MB answer cap's byte accounting) vs bare httpx-sse with
+   ``json.loads`` of each event; the cap's own cost is the pipeline with and without it. The
+   end-to-end figure raises ``max_answer_bytes`` so the 5 MB answer is not cut.
+3. Building the request body of a long transcript (40 tool turns, 120 messages) for each
+   wire vs ``json.dumps`` of the same body (what httpx does with it anyway).
 
 Numbers are printed; only the structure of the results is asserted.
 """
@@ -21,8 +25,10 @@ import pytest
 from httpx_sse import EventSource, aconnect_sse
 
 from harness.provider import make_provider
+from harness.provider.anthropic import request_body as anthropic_body
 from harness.provider.http import HttpProvider
-from harness.types import Attempt, Request, ToolSchema
+from harness.provider.openai import request_body as openai_body
+from harness.types import Attempt, Message, Request, Role, ToolCall, ToolSchema
 from tests.conftest import MakeFakeLLM
 from tests.support.fake_llm import FakeLLM
 
@@ -52,7 +58,8 @@ def _ignore(attempt: Attempt) -> None:
 
 
 def _fake_forever(fake_llm: MakeFakeLLM, wire: str, **options: Any) -> FakeLLM:
-    fake = fake_llm([], wire=wire, **options)
+    # Fixed cache figures: the cache emulation's work would be timed in both arms, as noise.
+    fake = fake_llm([], wire=wire, cache_tokens=(0, 0), **options)
     fake.add_turns(*[TURN] * (3 * N_CALLS + 20))
     return fake
 
@@ -112,21 +119,36 @@ async def _parse_bare(raw: bytes) -> None:
             json.loads(event.data)
 
 
+def _sse_response(raw: bytes) -> httpx.Response:
+    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=raw)
+
+
 async def _parse_ours(provider: HttpProvider, raw: bytes) -> str:
-    response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=raw)
+    builder = await provider.read_stream(_sse_response(raw))
+    return builder.build(REQUEST, provider.model).content
+
+
+async def _parse_uncapped(provider: HttpProvider, raw: bytes) -> str:
+    """The pipeline as it was before the answer cap: the decoder fed straight from httpx-sse."""
     decoder = provider.decoder()
-    async for event in EventSource(response).aiter_sse():
+    async for event in EventSource(_sse_response(raw)).aiter_sse():
         decoder.feed(event)
     decoder.finish()
     return decoder.builder.build(REQUEST, provider.model).content
+
+
+async def _median_s(call: Callable[[], Awaitable[object]], n: int = 5) -> float:
+    return statistics.median([await _timed(call) for _ in range(n)]) / 1000
 
 
 # Content chars giving a ~5 MB stream of 64-char deltas in each wire's envelope.
 @pytest.mark.parametrize(("wire", "chars"), [("openai", 1_200_000), ("anthropic", 1_700_000)])
 async def test_sse_parse_throughput(fake_llm: MakeFakeLLM, wire: str, chars: int) -> None:
     content = ("def parse(tokens):\n    return [t for t in tokens if t]\n" * 40_000)[:chars]
-    fake = fake_llm([{"content": content}] * 5, wire=wire, chunk_chars=64, write_size=65536)
-    provider = make_provider(fake.config(stream=True), "sk-bench")
+    fake = fake_llm(
+        [{"content": content}] * 8, wire=wire, chunk_chars=64, write_size=65536, cache_tokens=(0, 0)
+    )
+    provider = make_provider(fake.config(stream=True, max_answer_bytes=8_000_000), "sk-bench")
     assert isinstance(provider, HttpProvider)
     body = provider.body(REQUEST, True)
     async with httpx.AsyncClient(headers=dict(provider.headers("sk-bench"))) as client:
@@ -134,18 +156,61 @@ async def test_sse_parse_throughput(fake_llm: MakeFakeLLM, wire: str, chars: int
         async with client.stream("POST", url, json=body) as response:
             raw = await response.aread()
     mb = len(raw) / 1e6
-    bare_s = statistics.median([await _timed(lambda: _parse_bare(raw)) for _ in range(3)]) / 1000
-    ours_s = statistics.median([await _timed(lambda: _parse_ours(provider, raw)) for _ in range(3)])
-    ours_s /= 1000
-    e2e_s = statistics.median(
-        [await _timed(lambda: provider.complete(REQUEST, _ignore)) for _ in range(3)]
-    )
-    e2e_s /= 1000
+    # Interleaved, so that a load change on a shared machine hits every arm alike.
+    times: dict[str, list[float]] = {"bare": [], "ours": [], "uncapped": []}
+    for _ in range(7):
+        times["bare"].append(await _timed(lambda: _parse_bare(raw)))
+        times["ours"].append(await _timed(lambda: _parse_ours(provider, raw)))
+        times["uncapped"].append(await _timed(lambda: _parse_uncapped(provider, raw)))
+    bare_s, ours_s, uncapped_s = (statistics.median(times[k]) / 1000 for k in times)
+    e2e_s = await _median_s(lambda: provider.complete(REQUEST, _ignore), n=3)
     await provider.aclose()
     print(
         f"\n[bench] SSE {wire:9}: {mb:.2f} MB, {raw.count(b'data: ')} events; parse only: "
-        f"provider {mb / ours_s:.1f} MB/s, bare httpx-sse + json.loads {mb / bare_s:.1f} MB/s; "
+        f"provider {mb / ours_s:.1f} MB/s (without the answer cap {mb / uncapped_s:.1f} MB/s), "
+        f"bare httpx-sse + json.loads {mb / bare_s:.1f} MB/s; "
         f"end to end over 127.0.0.1 (fake server included): {mb / e2e_s:.1f} MB/s"
     )
     assert await _parse_ours(provider, raw) == content
+    assert await _parse_uncapped(provider, raw) == content
     assert 4.5 <= mb <= 6
+
+
+def _long_transcript(turns: int = 40) -> Request:
+    messages = [Message(Role.USER, ("Goal: refactor the parser.", "Memory: (none)"))]
+    for i in range(turns):
+        calls = (
+            ToolCall(f"call_{i}_0", "read_file", {"path": f"src/m{i}.py"}),
+            ToolCall(f"call_{i}_1", "grep", {"pattern": f"def f{i}", "path_glob": "*.py"}),
+        )
+        messages.append(Message(Role.ASSISTANT, (f"Looking at module {i}.",), tool_calls=calls))
+        messages += [
+            Message(Role.TOOL, (f"[read src/m{i}.py]\n" + "x = 1\n" * 160,), tool_call_id=c.id)
+            for c in calls
+        ]
+    return Request("You are a coding agent. " * 20, tuple(messages), "Step 41 of 100.", TOOLS)
+
+
+def test_transcript_body_building_cost() -> None:
+    request = _long_transcript()
+    builders: dict[str, Callable[[], dict[str, Any]]] = {
+        "openai": lambda: openai_body(request, model="m", stream=True),
+        "anthropic": lambda: anthropic_body(request, model="m", max_tokens=8192, stream=True),
+    }
+    for wire, build in builders.items():
+        body = build()
+        built, dumped = [], []
+        for _ in range(200):
+            started = time.perf_counter()
+            build()
+            built.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+            dumped.append(time.perf_counter() - started)
+        size = len(json.dumps(body))
+        print(
+            f"\n[bench] body {wire:9}: {len(request.messages)} messages, {size / 1000:.0f} kB: "
+            f"build {statistics.median(built) * 1e6:.0f} µs, "
+            f"json.dumps {statistics.median(dumped) * 1e6:.0f} µs (median of 200)"
+        )
+        assert len(body["messages"]) >= len(request.messages) // 2

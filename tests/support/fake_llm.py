@@ -11,9 +11,25 @@ wire (``POST /v1/messages``), streamed (SSE) and not, with injectable faults.
 
 A turn is the scripted-provider format (``{"tool_calls": [...]}`` or ``{"content": ...}``) or
 a callable receiving the request body and returning one. When the turns run out the server
-answers ``{"content": "done"}``. Faults are consumed one per request, before turns; a fault
-that produces no usable answer (an error status, a hang, a drop, a truncated or malformed
-answer) leaves the turn for the next request, so a retry gets it.
+answers ``{"content": "done"}``. A turn ``{"sse": b"..."}`` replays those bytes verbatim as
+the SSE body of a streamed answer (the recorded streams in ../shared/wire-schemas/streams).
+Faults are consumed one per request, before turns (``fake.inject_at(n, fault)`` gives the
+n-th request its own); a fault that produces no usable answer (an error status, a hang, a
+drop, a truncated, malformed, endless or trickling answer) leaves the turn for the next
+request, so a retry gets it. ``Fault.endless(...)`` never stops sending (content deltas,
+argument deltas, both, or one endless line); ``Fault.trickle(s)`` sends a byte every ``s``
+seconds forever; ``Fault.stream_error(..., message=...)`` puts any text in an error event.
+
+What the fake saw and said, per request (index ``i`` is the ``i+1``-th request):
+``fake.requests[i]`` (the body), ``fake.headers[i]``, ``fake.usages[i]`` (the usage object
+reported, e.g. ``["prompt_tokens_details"]["cached_tokens"]`` or
+``["cache_read_input_tokens"]``; None when the request got no answer) and
+``fake.sent_bytes[i]`` (answer body bytes written).
+
+Usage is reported as a real server would, prompt caching included (``fake_cache.py``
+documents the serialisation and the rules: the OpenAI wire's automatic prefix cache, the
+Anthropic wire's ``cache_control`` breakpoints with the 20-block lookback).
+``cache_tokens=(read, write)`` reports fixed figures instead.
 """
 
 from __future__ import annotations
@@ -31,11 +47,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from harness.provider.config import ProviderConfig, RetryPolicy, Timeouts
+from tests.support.fake_cache import AnthropicBreakpointCache, OpenAIPrefixCache
 
 Turn = Mapping[str, Any] | Callable[[dict[str, Any]], Mapping[str, Any]]
 FaultKind = Literal[
-    "status", "hang", "drop", "truncate", "empty", "invalid_body", "bad_arguments", "stream_error"
+    "status",
+    "hang",
+    "drop",
+    "truncate",
+    "empty",
+    "invalid_body",
+    "bad_arguments",
+    "stream_error",
+    "endless",
+    "trickle",
 ]
+Endless = Literal["content", "arguments", "mixed", "line"]
 
 # Error bodies in each wire's real format, by error name.
 _OPENAI_ERRORS: dict[str, tuple[str, str | None, str]] = {
@@ -80,6 +107,7 @@ class Fault:
     seconds: float = 0.0
     after_events: int = 0
     raw_arguments: str = ""
+    shape: Endless = "content"  # what an endless answer repeats
 
     @classmethod
     def http(
@@ -143,9 +171,25 @@ class Fault:
         return cls("bad_arguments", raw_arguments=raw)
 
     @classmethod
-    def stream_error(cls, error: str = "overloaded", *, after_events: int = 1) -> Fault:
-        """An error event inside a 200 stream (Anthropic ``event: error``; OpenAI ``{"error"}``)."""
-        return cls("stream_error", error=error, after_events=after_events)
+    def stream_error(
+        cls, error: str = "overloaded", *, after_events: int = 1, message: str | None = None
+    ) -> Fault:
+        """An error event inside a 200 stream (Anthropic ``event: error``; OpenAI ``{"error"}``),
+        in the wire's own format; ``message`` replaces the error's message."""
+        body = None if message is None else message.encode()
+        return cls("stream_error", error=error, body=body, after_events=after_events)
+
+    @classmethod
+    def endless(cls, what: Endless = "content") -> Fault:
+        """A 200 answer that never ends, as fast as the client reads: content deltas, tool-call
+        argument deltas, both alternating, or one ``data:`` line that never ends (``line``).
+        Not streamed: a JSON body that never closes."""
+        return cls("endless", shape=what)
+
+    @classmethod
+    def trickle(cls, interval_s: float) -> Fault:
+        """A slow loris: a 200 whose body is one byte every ``interval_s``, forever."""
+        return cls("trickle", seconds=interval_s)
 
 
 @dataclass
@@ -193,7 +237,7 @@ class FakeLLM:
     chunk_chars: int = 8  # streamed content and arguments are split into pieces this long
     interleave: bool = False  # OpenAI stream: alternate the deltas of several tool calls
     report_usage: bool = True  # False: a server that never reports usage
-    cache_tokens: tuple[int, int] = (0, 0)  # (read, write) prompt-cache tokens to report
+    cache_tokens: tuple[int, int] | None = None  # fixed (read, write); None: emulate the cache
     write_size: int = 0  # >0: coalesce stream events into writes of about this many bytes
     ignore_stream: bool = False  # answer whole JSON even when the client asked for a stream
 
@@ -204,8 +248,13 @@ class FakeLLM:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults: list[Fault] = []
+        self.scheduled: dict[int, Fault] = {}  # request number (1-based) → its fault
         self.disconnects = 0  # clients that went away while the server was hanging
         self.connections = 0  # TCP connections accepted (keep-alive reuse keeps this low)
+        self.usages: list[dict[str, Any] | None] = []  # the usage reported, per request
+        self.sent_bytes: list[int] = []  # body bytes written, per request
+        self._openai_cache = OpenAIPrefixCache()
+        self._anthropic_cache = AnthropicBreakpointCache()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: _Server | None = None
@@ -221,6 +270,11 @@ class FakeLLM:
     def inject(self, *faults: Fault) -> None:
         with self._lock:
             self.faults.extend(faults)
+
+    def inject_at(self, request: int, fault: Fault) -> None:
+        """``fault`` answers the ``request``-th request (1-based), before queued faults."""
+        with self._lock:
+            self.scheduled[request] = fault
 
     def start(self) -> FakeLLM:
         server = _Server(("127.0.0.1", 0), _Handler)
@@ -271,8 +325,13 @@ class FakeLLM:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
-            fault = self.faults.pop(0) if self.faults else None
-            return len(self.requests), fault
+            self.usages.append(None)
+            self.sent_bytes.append(0)
+            number = len(self.requests)
+            fault = self.scheduled.pop(number, None)
+            if fault is None and self.faults:
+                fault = self.faults.pop(0)
+            return number, fault
 
     def _take_turn(self, body: dict[str, Any], consume: bool) -> Mapping[str, Any]:
         with self._lock:
@@ -286,15 +345,33 @@ class FakeLLM:
     ) -> _Answer:
         consume = fault is None or fault.kind == "bad_arguments"
         turn = self._take_turn(body, consume)
-        return _Answer(
+        prompt, cache = self._prompt_usage(body, raw)
+        answer = _Answer(
             turn=turn,
             body=body,
             number=number,
-            prompt_tokens=max(1, len(raw) // 4),
-            completion_tokens=max(1, len(json.dumps(turn)) // 4),
-            cache=self.cache_tokens,
+            prompt_tokens=prompt,
+            completion_tokens=max(1, len(json.dumps(turn, default=repr)) // 4),
+            cache=cache,
             raw_arguments=fault.raw_arguments if fault and fault.kind == "bad_arguments" else None,
         )
+        if self.report_usage and consume:  # a faulty answer's usage never reaches the client
+            usage = self._openai_usage(answer) if self.wire == "openai" else None
+            with self._lock:
+                self.usages[number - 1] = usage or self._anthropic_usage(answer)
+        return answer
+
+    def _prompt_usage(self, body: dict[str, Any], raw: bytes) -> tuple[int, tuple[int, int]]:
+        """Prompt tokens (OpenAI: all of them; Anthropic: the uncached rest) and the cache's
+        (read, write), as the emulated cache (or the fixed ``cache_tokens``) says."""
+        if self.cache_tokens is not None:
+            return max(1, len(raw) // 4), self.cache_tokens
+        with self._lock:
+            if self.wire == "openai":
+                total, cached = self._openai_cache.process(body)
+                return total, (cached, 0)
+            fresh, read, creation = self._anthropic_cache.process(body)
+            return fresh, (read, creation)
 
     def _error_body(self, error: str, key: str) -> bytes:
         if self.wire == "openai":
@@ -306,8 +383,8 @@ class FakeLLM:
             {"type": "error", "error": {"type": kind, "message": message.format(key=key)}}
         ).encode()
 
-    def _wait(self, handler: BaseHTTPRequestHandler, seconds: float) -> None:
-        """Sleep, waking early when the server stops or the client hangs up."""
+    def _wait(self, handler: BaseHTTPRequestHandler, seconds: float) -> bool:
+        """Sleep, waking early when the server stops or the client hangs up (then False)."""
         deadline = time.monotonic() + seconds
         sock = handler.connection
         while not self._stopping.is_set() and time.monotonic() < deadline:
@@ -321,8 +398,9 @@ class FakeLLM:
             if not peek:
                 with self._lock:
                     self.disconnects += 1
-                return
+                return False
             time.sleep(0.02)
+        return not self._stopping.is_set()
 
     # -- rendering: whole answers -------------------------------------------------------
 
@@ -338,7 +416,7 @@ class FakeLLM:
             "completion_tokens": a.completion_tokens,
             "total_tokens": a.prompt_tokens + a.completion_tokens,
         }
-        if a.cache[0]:
+        if a.cache[0] or self.cache_tokens is None:
             usage["prompt_tokens_details"] = {"cached_tokens": a.cache[0]}
         return usage
 
@@ -412,11 +490,14 @@ class FakeLLM:
         if fault and fault.kind == "invalid_body":
             events.insert(1, b"data: {not json\n\n")
         if fault and fault.kind == "stream_error":
-            events = [*events[: fault.after_events], self._stream_error(fault.error)]
+            error = self._stream_error(fault.error, fault.body)
+            events = [*events[: fault.after_events], error]
         return events
 
-    def _stream_error(self, error: str) -> bytes:
+    def _stream_error(self, error: str, message: bytes | None = None) -> bytes:
         body = json.loads(self._error_body(error, ""))
+        if message is not None:
+            body["error"]["message"] = message.decode()
         return _sse(body, "error" if self.wire == "anthropic" else None)
 
     def _openai_events(self, a: _Answer, kind: str | None) -> list[bytes]:
@@ -596,11 +677,42 @@ class _Handler(BaseHTTPRequestHandler):
             fake._wait(self, fault.seconds)
             self.close_connection = True
             return
+        streamed = bool(body.get("stream")) and not fake.ignore_stream
+        if fault and fault.kind in ("endless", "trickle"):
+            self._forever(fake, number, fault, streamed)
+            return
         answer = fake._answer(body, raw, number, fault)
-        if body.get("stream") and not fake.ignore_stream:
-            self._stream(fake, fake._events(answer, fault), fault)
+        replay = answer.turn.get("sse")
+        if isinstance(replay, bytes) and streamed:
+            self._open_stream()
+            self._write_chunk(fake, number, replay)
+            self._end_stream()
+        elif streamed:
+            self._stream(fake, number, fake._events(answer, fault), fault)
         else:
             self._send_whole(fake, answer, fault)
+
+    def _forever(self, fake: FakeLLM, number: int, fault: Fault, streamed: bool) -> None:
+        """An answer that never ends: until the client hangs up or the server stops."""
+        if streamed:
+            self._open_stream()
+        else:
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+        if fault.kind == "trickle":
+            head, again = b"", b" "
+        elif streamed:
+            head, again = _endless_events(fake.wire, fault.shape)
+        else:
+            head, again = b'{"choices": [{"index": 0, "message": {"content": "', b"x" * 65536
+        self._write_chunk(fake, number, head)
+        while not fake._stopping.is_set():
+            if fault.kind == "trickle" and not fake._wait(self, fault.seconds):
+                break
+            self._write_chunk(fake, number, again)
+        self._hang_up()
 
     def _send_whole(self, fake: FakeLLM, answer: _Answer, fault: Fault | None) -> None:
         payload = json.dumps(fake._whole(answer, fault)).encode()
@@ -619,23 +731,36 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, payload)
 
-    def _stream(self, fake: FakeLLM, events: list[bytes], fault: Fault | None) -> None:
+    def _open_stream(self) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
+
+    def _write_chunk(self, fake: FakeLLM, number: int, data: bytes) -> None:
+        if not data:
+            return
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+        with fake._lock:
+            fake.sent_bytes[number - 1] += len(data)
+
+    def _end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _stream(self, fake: FakeLLM, number: int, events: list[bytes], fault: Fault | None) -> None:
+        self._open_stream()
         cut = fault.after_events if fault and fault.kind in ("drop", "truncate", "hang") else None
         for batch in _batches(events[:cut] if cut is not None else events, fake.write_size):
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(batch), batch))
-            self.wfile.flush()
+            self._write_chunk(fake, number, batch)
         if fault and fault.kind == "hang":
             fake._wait(self, fault.seconds)
         if fault and fault.kind in ("drop", "hang"):
             self._hang_up()
             return
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+        self._end_stream()
 
     def _send(self, status: int, payload: bytes, headers: Mapping[str, str] | None = None) -> None:
         self.send_response(status)
@@ -651,6 +776,50 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _endless_events(wire: str, what: Endless) -> tuple[bytes, bytes]:
+    """The opening events of an endless stream, and about 64 KB of events repeated forever."""
+    if what == "line":
+        return b"data: ", b"x" * 65536
+    if wire == "openai":
+        call = {"index": 0, "id": "call_endless", "type": "function"}
+        head = _sse({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
+        head += _sse(
+            {
+                "choices": [
+                    {"index": 0, "delta": {"tool_calls": [{**call, "function": {"name": "f"}}]}}
+                ]
+            }
+        )
+        text = _sse({"choices": [{"index": 0, "delta": {"content": "x" * 64}}]})
+        piece = {"tool_calls": [{"index": 0, "function": {"arguments": "x" * 64}}]}
+        args = _sse({"choices": [{"index": 0, "delta": piece}]})
+    else:
+        message = {"type": "message", "role": "assistant", "content": [], "model": "fake"}
+        head = _sse({"type": "message_start", "message": message}, "message_start")
+        for index, block in enumerate(
+            [
+                {"type": "text", "text": ""},
+                {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+            ]
+        ):
+            start = {"type": "content_block_start", "index": index, "content_block": block}
+            head += _sse(start, "content_block_start")
+        text = _sse(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "x" * 64},
+            },
+            "content_block_delta",
+        )
+        delta = {"type": "input_json_delta", "partial_json": "x" * 64}
+        args = _sse(
+            {"type": "content_block_delta", "index": 1, "delta": delta}, "content_block_delta"
+        )
+    unit = {"content": text, "arguments": args, "mixed": text + args}[what]
+    return head, unit * max(1, 65536 // len(unit))
 
 
 def _batches(events: Iterable[bytes], size: int) -> Iterable[bytes]:
@@ -669,4 +838,4 @@ def _batches(events: Iterable[bytes], size: int) -> Iterable[bytes]:
         yield b"".join(pending)
 
 
-__all__ = ["FakeLLM", "Fault", "Turn"]
+__all__ = ["Endless", "FakeLLM", "Fault", "Turn"]

@@ -192,20 +192,82 @@ async def test_a_connection_cut_mid_answer_is_retried(
     assert calls.attempts[0].status == 200
 
 
-async def test_connection_refused_is_a_connection_failure() -> None:
-    fake = FakeLLM().start()
-    config = fake.config(retry=RetryPolicy(max_attempts=2, backoff_base_s=0))
-    fake.stop()  # nothing listens on the port any more
-    calls = Calls()
-    provider = make_provider(config, KEY)
+async def _unreachable(base_url: str) -> tuple[ProviderError, Calls]:
+    config = FakeLLM().config(base_url=base_url, retry=RetryPolicy(max_attempts=5))
+    calls, sleeps = Calls(), Sleeps()
+    provider = make_provider(config, KEY, sleep=sleeps)
     try:
         with pytest.raises(ProviderError) as caught:
             await provider.complete(REQUEST, calls)
     finally:
         await provider.aclose()
-    assert caught.value.kind is FailureKind.CONNECTION
+    assert len(sleeps.waits) == 1
+    return caught.value, calls
+
+
+async def test_connection_refused_is_retried_once_not_five_times() -> None:
+    fake = FakeLLM().start()
+    url = fake.url
+    fake.stop()  # nothing listens on the port any more
+    error, calls = await _unreachable(url)
+    assert error.kind is FailureKind.CONNECTION
     assert calls.failures == ["connection", "connection"]
-    assert "check the base URL" in str(caught.value)
+    assert [(a.attempt, a.max_attempts) for a in calls.attempts] == [(1, 2), (2, 2)]
+    assert "after 2 attempts" in str(error)
+    assert "check the base URL" in str(error)
+
+
+async def test_a_dns_failure_is_retried_once_not_five_times() -> None:
+    error, calls = await _unreachable(
+        "http://harness-lsp-test.invalid/v1"
+    )  # RFC 6761: no such name
+    assert error.kind is FailureKind.CONNECTION
+    assert calls.failures == ["connection", "connection"]
+    assert "cannot connect" in str(error)
+
+
+@pytest.mark.parametrize(("wire", "stream"), MODES)
+async def test_dropped_connections_keep_the_retry_policy(
+    fake_llm: MakeFakeLLM, wire: str, stream: bool
+) -> None:
+    fake = fake_llm([{"content": "ok"}], wire=wire)
+    fake.inject(*[Fault.drop(after_events=1)] * 4)
+    calls = Calls()
+    reply = await run(fake, stream, calls, sleeps=Sleeps())
+    assert reply.content == "ok"
+    assert calls.failures == ["connection"] * 4 + [None]
+
+
+async def test_a_retried_attempt_says_when_and_how_many_in_fields(fake_llm: MakeFakeLLM) -> None:
+    fake = fake_llm([{"content": "ok"}])
+    fake.inject(Fault.rate_limited(retry_after="2"), Fault.server_error())
+    calls = Calls()
+    policy = RetryPolicy(max_attempts=3, backoff_base_s=0.5, backoff_cap_s=0.5)
+    await run(fake, True, calls, sleeps=Sleeps(), retry=policy)
+    first, second, third = calls.attempts
+    assert (first.failure, first.retry_in_s, first.max_attempts) == ("rate_limited", 2.0, 3)
+    assert second.failure == "server_error" and second.max_attempts == 3
+    assert second.retry_in_s is not None and 0.25 <= second.retry_in_s <= 0.5
+    assert (third.failure, third.retry_in_s, third.attempt, third.max_attempts) == (
+        None,
+        None,
+        3,
+        3,
+    )
+
+
+async def test_the_last_failed_attempt_says_no_retry(fake_llm: MakeFakeLLM) -> None:
+    fake = fake_llm([{"content": "ok"}])
+    fake.inject(Fault.server_error(), Fault.unauthorized())
+    calls = Calls()
+    with pytest.raises(ProviderError):
+        await run(fake, False, calls, sleeps=Sleeps())
+    assert [(a.failure, a.max_attempts) for a in calls.attempts] == [
+        ("server_error", 5),
+        ("auth", 2),
+    ]
+    assert calls.attempts[0].retry_in_s is not None
+    assert calls.attempts[1].retry_in_s is None
 
 
 @pytest.mark.parametrize(("wire", "stream"), MODES)

@@ -18,9 +18,8 @@ from harness.provider.failure import (
     classify_transport,
     error_text,
     is_context_overflow,
-    redact,
 )
-from harness.provider.retry import backoff_delay, parse_retry_after
+from harness.provider.retry import ATTEMPT_CAPS, UNREACHABLE, backoff_delay, parse_retry_after
 from harness.provider.wire import parse_arguments
 
 
@@ -35,6 +34,15 @@ def test_every_failure_kind_has_a_retryability() -> None:
         FailureKind.TIMEOUT,
         FailureKind.CONNECTION,
     }
+
+
+def test_every_failure_has_an_attempt_cap_and_only_retried_ones_go_past_one() -> None:
+    assert set(ATTEMPT_CAPS) == {*FailureKind, UNREACHABLE}
+    for kind, retryable in RETRYABLE.items():
+        assert (ATTEMPT_CAPS[kind] != 1) is retryable, kind
+    assert ATTEMPT_CAPS[FailureKind.TIMEOUT] == 3  # retried at most twice (§9)
+    assert ATTEMPT_CAPS[UNREACHABLE] == 2  # DNS failure, connection refused: once
+    assert ATTEMPT_CAPS[FailureKind.RATE_LIMITED] is None  # the policy decides
 
 
 @pytest.mark.parametrize(
@@ -143,12 +151,14 @@ def test_classify_stream_error(detail: str, kind: FailureKind) -> None:
 
 def test_classify_transport() -> None:
     request = httpx.Request("POST", "http://x")
-    assert classify_transport(httpx.ReadTimeout("t", request=request))[0] is FailureKind.TIMEOUT
-    assert classify_transport(httpx.ConnectTimeout("t", request=request))[0] is FailureKind.TIMEOUT
-    dropped = httpx.RemoteProtocolError("peer closed", request=request)
-    assert classify_transport(dropped)[0] is FailureKind.CONNECTION
-    refused = httpx.ConnectError("refused", request=request)
-    assert classify_transport(refused)[0] is FailureKind.CONNECTION
+    timeout = classify_transport(httpx.ReadTimeout("t", request=request))
+    assert (timeout.kind, timeout.cause) == (FailureKind.TIMEOUT, None)
+    connect = classify_transport(httpx.ConnectTimeout("t", request=request))
+    assert connect.kind is FailureKind.TIMEOUT
+    dropped = classify_transport(httpx.RemoteProtocolError("peer closed", request=request), 200)
+    assert (dropped.kind, dropped.cause, dropped.status) == (FailureKind.CONNECTION, None, 200)
+    refused = classify_transport(httpx.ConnectError("refused", request=request))
+    assert (refused.kind, refused.cause) == (FailureKind.CONNECTION, UNREACHABLE)
 
 
 @pytest.mark.parametrize(
@@ -170,12 +180,15 @@ def test_error_text(body: bytes, text: str) -> None:
     assert error_text(body) == text
 
 
-def test_error_text_is_shortened_and_redact_hides_the_key() -> None:
+def test_error_text_is_redacted_then_shortened() -> None:
     assert len(error_text(b"x" * 5000)) <= 500
-    assert redact("key sk-123456 leaked twice: sk-123456", "sk-123456") == (
+    key = "sk-123456-abcdef"
+    assert error_text(f"key {key} leaked twice: {key}".encode(), (key,)) == (
         "key [redacted] leaked twice: [redacted]"
     )
-    assert redact("text", None) == "text"
+    cut = error_text(b"x" * 495 + key.encode(), (key,))
+    assert len(cut) == 500 and key[:8] not in cut and cut.endswith("[red…")
+    assert error_text(b"text", (None,)) == "text"
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,6 +76,26 @@ async def test_a_run_survives_faults_and_records_every_attempt(
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
     assert KEY not in done.stdout + done.stderr
+    assert recorded_usage(store) == [reported_usage(u, wire) for u in fake.usages]
+
+
+def recorded_usage(store: Path) -> list[tuple[int | None, int | None, int | None]]:
+    with sqlite3.connect(store) as db:
+        rows = db.execute(
+            "SELECT prompt_tokens, cache_read_tokens, cache_write_tokens FROM provider_calls"
+            " ORDER BY id"
+        ).fetchall()
+    return [tuple(r) for r in rows]
+
+
+def reported_usage(usage: dict[str, Any] | None, wire: str) -> tuple[int | None, ...]:
+    """What the fake reported, as the store should hold it (None: no answer, no usage)."""
+    if usage is None:
+        return (None, None, None)
+    if wire == "openai":
+        return (usage["prompt_tokens"], usage["prompt_tokens_details"]["cached_tokens"], None)
+    read, write = usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"]
+    return (usage["input_tokens"] + read + write, read, write)
 
 
 async def test_a_context_overflow_is_recorded_and_not_retried_by_the_provider(

@@ -1,32 +1,28 @@
 """Stream assembly as properties: tool-call arguments split anywhere, calls interleaved, come
-back whole; hostile events fail only in the ways the provider turns into ``malformed``."""
+back whole; hostile event streams, replayed by the fake server through a real provider, end
+only as a reply or a classified failure whose kind matches what happened."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from httpx_sse import ServerSentEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.errors import FailureKind, ProviderError
+from harness.provider import RetryPolicy, make_provider
 from harness.provider.anthropic import AnthropicStream
-from harness.provider.failure import AttemptFailed
 from harness.provider.openai import OpenAIStream
 from harness.provider.wire import parse_arguments
-from harness.types import Request
+from harness.types import Attempt, Reply, Request
+from tests.support.fake_llm import FakeLLM
 
 REQUEST = Request.flat("s", ("u",))
-# What HttpProvider turns into a MALFORMED attempt; anything else would be a crash.
-SURVIVABLE = (
-    AttemptFailed,
-    KeyError,
-    TypeError,
-    ValueError,
-    AttributeError,
-    IndexError,
-    RecursionError,
-)
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20))
 json_value = st.recursive(
@@ -120,30 +116,89 @@ def test_anthropic_input_json_reassembles_whatever_the_split(
     assert reply.usage.completion_tokens == 9 and not reply.usage.estimated
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, FakeLLM]]:
+    started = {wire: FakeLLM(wire=wire).start() for wire in ("openai", "anthropic")}
+    yield started
+    for fake in started.values():
+        fake.stop()
+
+
+# How each kind of failure says what happened (HttpProvider and the stream decoders).
+REPORTED = {
+    FailureKind.SERVER_ERROR,
+    FailureKind.RATE_LIMITED,
+    FailureKind.AUTH,
+    FailureKind.BAD_REQUEST,
+    FailureKind.CONTEXT_OVERFLOW,
+}
+MALFORMED_SAYS = (
+    "the answer is malformed (",
+    "a stream event is not a JSON object",
+    "the stream carried no choices",
+    "the stream had no message_start",
+    "a content block event has no integer index",
+)
+
+
+def _sse_bytes(events: list[tuple[str, str]]) -> bytes:
+    return "".join(f"event: {kind}\ndata: {data}\n\n" for kind, data in events).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+async def _replay(fake: FakeLLM, raw: bytes) -> tuple[Reply | ProviderError, list[Attempt]]:
+    fake.add_turns({"sse": raw})
+    attempts: list[Attempt] = []
+    provider = make_provider(fake.config(retry=RetryPolicy(max_attempts=1)))
+    try:
+        return await provider.complete(REQUEST, attempts.append), attempts
+    except ProviderError as exc:
+        return exc, attempts
+    finally:
+        await provider.aclose()
+
+
+@settings(max_examples=150, deadline=None)
 @given(
-    data=st.lists(
-        st.one_of(json_value.map(json.dumps), st.text(max_size=40), st.just("[DONE]")), max_size=6
-    ),
-    kinds=st.lists(
-        st.sampled_from(
-            ["message", "message_start", "content_block_start", "content_block_delta", "error"]
+    events=st.lists(
+        st.tuples(
+            st.sampled_from(
+                ["message", "message_start", "content_block_start", "content_block_delta", "error"]
+            ),
+            st.one_of(json_value.map(json.dumps), st.text(max_size=40), st.just("[DONE]")),
         ),
-        min_size=6,
         max_size=6,
     ),
+    wire=st.sampled_from(["openai", "anthropic"]),
 )
 def test_hostile_events_fail_only_as_malformed_or_classified(
-    data: list[str], kinds: list[str]
+    servers: dict[str, FakeLLM], events: list[tuple[str, str]], wire: str
 ) -> None:
-    for decoder in (OpenAIStream(), AnthropicStream()):
-        try:
-            for text, kind in zip(data, kinds, strict=False):
-                decoder.feed(ServerSentEvent(event=kind, data=text))
-            decoder.finish()
-            decoder.builder.build(REQUEST, "m")
-        except SURVIVABLE:
-            pass
+    """Whatever a server streams, the call ends with a reply or a classified ProviderError —
+    never another exception — and the failure kind matches what the provider says happened."""
+    outcome, attempts = asyncio.run(_replay(servers[wire], _sse_bytes(events)))
+    [attempt] = attempts
+    if isinstance(outcome, Reply):
+        assert attempt.failure is None and attempt.usage == outcome.usage
+        return
+    kind, message = outcome.kind, str(outcome)
+    assert attempt.failure == kind.value
+    if kind in REPORTED:
+        assert "the server reported an error" in message
+    elif kind is FailureKind.CONNECTION:
+        assert "the stream ended before the reply was complete" in message
+    else:
+        assert kind is FailureKind.MALFORMED, message
+        assert any(says in message for says in MALFORMED_SAYS), message
+
+
+def test_a_hostile_error_event_is_classified_by_its_type(servers: dict[str, FakeLLM]) -> None:
+    error = json.dumps({"type": "error", "error": {"type": "rate_limit_error", "message": "m"}})
+    outcome, _ = asyncio.run(_replay(servers["anthropic"], _sse_bytes([("error", error)])))
+    assert isinstance(outcome, ProviderError) and outcome.kind is FailureKind.RATE_LIMITED
+    outcome, _ = asyncio.run(_replay(servers["openai"], _sse_bytes([("message", "[1, 2]")])))
+    assert isinstance(outcome, ProviderError) and outcome.kind is FailureKind.MALFORMED
 
 
 @given(raw=st.one_of(st.text(), json_value.map(json.dumps), json_value))

@@ -1,0 +1,171 @@
+"""The fake model servers' prompt caches: what a real provider would report as cached, by the
+providers' documented rules (../shared/notes/prompt-caching.md), so the harness's recorded
+cache figures can be checked against what a real server would have said.
+
+Tokens are the harness's own estimate: 4 characters per token (a prompt's tokens round up,
+a cached prefix's round down — a partial token is never a hit). The prompt the caches see is
+the request body *serialised by the fake* (documented per wire below), compared character
+for character: what a real server compares after tokenising.
+
+OpenAI (automatic): the prompt is ``json(tools)`` followed by ``json(message)`` for each
+message in order, where ``json`` is ``json.dumps(value, ensure_ascii=False,
+separators=(",", ":"))`` with keys in the order the client sent them. Cached tokens are the
+longest prefix shared with any prompt processed before, in 128-token steps, and only for
+prompts of at least 1,024 tokens.
+
+Anthropic (explicit breakpoints): the prompt is a list of blocks in the order tools → system
+→ messages: each tool as ``tool:`` + ``json(tool)``, each system text block as ``system:`` +
+``json(block)``, each content block of message ``i`` as ``{i}:{role}:`` + ``json(block)``
+(a string ``content`` counts as one text block); ``cache_control`` keys are left out of the
+serialisation (a marker is not content). A block with ``cache_control`` is a breakpoint: the
+prefix up to and including it is written to the cache when it is at least 1,024 tokens. A
+request reads the longest cached prefix that ends at one of its breakpoints or at one of the
+20 block boundaries before each. ``cache_creation_input_tokens`` is the prefix up to the last
+breakpoint minus what was read (0 when it was read whole or is under the minimum);
+``input_tokens`` is the uncached rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+MIN_CACHED_TOKENS = 1024
+OPENAI_STEP_TOKENS = 128
+ANTHROPIC_LOOKBACK = 20
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def prompt_tokens(chars: int) -> int:
+    return max(1, math.ceil(chars / 4))
+
+
+def prefix_tokens(chars: int) -> int:
+    return chars // 4
+
+
+def openai_prompt(body: Mapping[str, Any]) -> str:
+    """The OpenAI prompt as the fake serialises it: tools, then each message in order."""
+    return dump(body.get("tools") or []) + "".join(dump(m) for m in body.get("messages") or [])
+
+
+def shared_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix, by binary search over slice comparisons (each
+    one at C speed: a character loop in Python would slow every fake answer down)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class OpenAIPrefixCache:
+    """Automatic prefix caching: ≥ 1,024 tokens, 128-token steps, the longest shared prefix."""
+
+    def __init__(self) -> None:
+        self._prompts: dict[str, None] = {}  # distinct prompts processed, in order
+
+    def process(self, body: Mapping[str, Any]) -> tuple[int, int]:
+        """``(prompt_tokens, cached_tokens)`` for this request; remembers its prompt."""
+        prompt = openai_prompt(body)
+        total = prompt_tokens(len(prompt))
+        if prompt in self._prompts:
+            shared = len(prompt)
+        else:
+            shared = max((shared_prefix(prompt, p) for p in self._prompts), default=0)
+            self._prompts[prompt] = None
+        if total < MIN_CACHED_TOKENS:
+            return total, 0
+        steps = prefix_tokens(shared) // OPENAI_STEP_TOKENS
+        return total, min(total, steps * OPENAI_STEP_TOKENS)
+
+
+def _without_marker(block: Any) -> Any:
+    if isinstance(block, Mapping):
+        return {k: v for k, v in block.items() if k != "cache_control"}
+    return block
+
+
+def _marked(block: Any) -> bool:
+    return isinstance(block, Mapping) and bool(block.get("cache_control"))
+
+
+def anthropic_blocks(body: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """The prompt's blocks in cache order (tools → system → messages): (text, is_breakpoint)."""
+    blocks = [(f"tool:{dump(_without_marker(t))}", _marked(t)) for t in body.get("tools") or []]
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        blocks.append((f"system:{dump({'type': 'text', 'text': system})}", False))
+    elif isinstance(system, list):
+        blocks += [(f"system:{dump(_without_marker(b))}", _marked(b)) for b in system]
+    for i, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        role = message.get("role")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content or []:
+            blocks.append((f"{i}:{role}:{dump(_without_marker(block))}", _marked(block)))
+    return blocks
+
+
+class AnthropicBreakpointCache:
+    """``cache_control`` breakpoints with the lookback over earlier block boundaries."""
+
+    def __init__(self) -> None:
+        self._entries: set[str] = set()  # sha256 of each cached prefix
+
+    def process(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
+        """``(input_tokens, cache_read_input_tokens, cache_creation_input_tokens)``."""
+        blocks = anthropic_blocks(body)
+        ends, digests = _prefixes(text for text, _ in blocks)
+        breakpoints = [k for k, (_, marked) in enumerate(blocks) if marked]
+        read = 0
+        for b in breakpoints:
+            for k in range(b, max(-1, b - ANTHROPIC_LOOKBACK - 1), -1):
+                if digests[k] in self._entries:
+                    read = max(read, prefix_tokens(ends[k]))
+                    break
+        written = 0
+        for b in breakpoints:
+            if prefix_tokens(ends[b]) >= MIN_CACHED_TOKENS:
+                self._entries.add(digests[b])
+                written = max(written, prefix_tokens(ends[b]))
+        creation = max(0, written - read)
+        total = prompt_tokens(ends[-1] if ends else 0)
+        return max(0, total - read - creation), read, creation
+
+
+def _prefixes(texts: Iterable[str]) -> tuple[list[int], list[str]]:
+    """For each block: the prefix's length in characters and its digest."""
+    ends: list[int] = []
+    digests: list[str] = []
+    running = hashlib.sha256()
+    length = 0
+    for text in texts:
+        # A separator no block text can forge keeps "ab"+"c" apart from "a"+"bc".
+        running.update(f"{len(text)}\0".encode())
+        running.update(text.encode())
+        length += len(text)
+        ends.append(length)
+        digests.append(running.copy().hexdigest())
+    return ends, digests
+
+
+__all__ = [
+    "ANTHROPIC_LOOKBACK",
+    "MIN_CACHED_TOKENS",
+    "OPENAI_STEP_TOKENS",
+    "AnthropicBreakpointCache",
+    "OpenAIPrefixCache",
+    "anthropic_blocks",
+    "openai_prompt",
+]
