@@ -208,7 +208,7 @@ function M.ask(_, params, ctx)
   queue[#queue + 1] = item
   counts()
   render()
-  notify.warn(notify.one_line(item.message .. ' — :HarnessApprove to answer'))
+  notify.warn(notify.one_line(':HarnessApprove to answer · ' .. item.message))
   return coroutine.yield()
 end
 
