@@ -61,6 +61,7 @@ def test_the_trace_views(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
             assert f" {share}% " in row, row
         assert rows[0].split()[-1] == "read_file"
         assert rows[2].split()[-2:] == ["edit_file,", "remember"]
+        assert f"“{SUMMARY[:30]}" in rows[3], "a step with no calls shows what the model said"
         refused = rows[0].split()[-3]  # the .env read was refused by the secrets layer
         assert refused == "1", rows[0]
 

@@ -75,7 +75,9 @@ function M.step_row(step)
     pad(count(step.reread), 7),
     pad(count(step.refused), 8),
     pad(count(step.failed), 7),
-    calls[1] and table.concat(calls, ', ') or tostring(step.decision or ''),
+    calls[1] and table.concat(calls, ', ')
+      or (value(step.said) and notify.one_line('“' .. step.said .. '”', 60))
+      or tostring(step.decision or ''),
   }, '')
 end
 
@@ -167,9 +169,15 @@ local function text_lines(v)
   return value(v) and { tostring(v) } or {}
 end
 
---- The lines of one step in full (markdown).
-function M.step_lines(detail)
-  local lines = { ('# run %d · step %d'):format(detail.runId, detail.step), '', '## tool calls' }
+--- The lines of one step in full (markdown); `said` is the model's words that turn.
+function M.step_lines(detail, said)
+  local lines = { ('# run %d · step %d'):format(detail.runId, detail.step), '' }
+  if value(said) and said ~= '' then
+    lines[#lines + 1] = '## the model said'
+    vim.list_extend(lines, text_lines(said))
+    lines[#lines + 1] = ''
+  end
+  lines[#lines + 1] = '## tool calls'
   for _, call in ipairs(detail.toolCalls or {}) do
     local args = type(call.arguments) == 'string' and call.arguments
       or vim.json.encode(call.arguments or vim.empty_dict())
@@ -197,9 +205,9 @@ end
 
 local open_run -- forward
 
-local function open_step(client, run_id, step)
+local function open_step(client, run_id, step, said)
   rpc.request(client, 'harness.trace.step', { runId = run_id, step = step }, function(detail)
-    show(('harness://trace/%d/%d'):format(run_id, step), M.step_lines(detail), {}, {
+    show(('harness://trace/%d/%d'):format(run_id, step), M.step_lines(detail, said), {}, {
       filetype = 'markdown',
       back = function()
         open_run(client, run_id, step)
@@ -242,7 +250,7 @@ open_run = function(client, run_id, cursor_step)
     local targets = {}
     for i, step in ipairs(detail.steps or {}) do
       targets[first + i - 1] = function()
-        open_step(client, run_id, step.step)
+        open_step(client, run_id, step.step, step.said)
       end
     end
     show(('harness://trace/%d'):format(run_id), lines, targets, {
