@@ -201,11 +201,19 @@ function M.trust(revoke)
   rpc.with_client(function(client)
     local args = with_folder(client, { trusted = not revoke })
     rpc.request(client, 'harness.trust', args, function(result)
-      local where = type(result) == 'table' and (result.path or result.workspaceFolder)
+      result = type(result) == 'table' and result or {}
+      local where = type(result.workspaceFolder) == 'string' and result.workspaceFolder
         or folder(client)
-      local text = revoke and '%s is no longer trusted' or '%s is trusted'
-      local file = type(result) == 'table' and (result.config or result.configPath)
-      notify.info(text:format(where) .. (type(file) == 'string' and (' (' .. file .. ')') or ''))
+      local now = result.trusted
+      if type(now) ~= 'boolean' then
+        now = not revoke
+      end
+      if now then
+        -- revoking a folder a trusted parent covers leaves it trusted (the server says why)
+        notify.info(('%s is %strusted'):format(where, revoke and 'still ' or ''))
+      else
+        notify.info(('%s is no longer trusted'):format(where))
+      end
     end)
   end)
 end
