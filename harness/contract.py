@@ -31,10 +31,12 @@ class _Frozen(BaseModel):
 
 
 class ContextBudget(_Frozen):
-    """Absolute ceiling per request, and the share of the unspent token budget it may use."""
+    """Absolute ceiling per request, the share of the unspent token budget it may use, and
+    how far the window slides when it must (``low_water`` of the observation budget, §3.5)."""
 
     max_tokens: int = Field(default=DEFAULT_CONTEXT_MAX_TOKENS, ge=1)
     share: float = Field(default=DEFAULT_CONTEXT_SHARE, gt=0.0, le=1.0)
+    low_water: float = Field(default=0.6, gt=0.0, le=1.0)
 
 
 class MemoryLimits(_Frozen):

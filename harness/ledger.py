@@ -1,9 +1,12 @@
-"""The run's ledger: every observation (kind, target, step, full text) in order, and the
-changes to files that make earlier reads stale (§3.2, §3.3).
+"""The run's ledger: every observation (kind, target, step, full text) in order — tool
+results with the id of the call they answer, and the model's own turns (kind ``message``:
+its words and its tool calls) — and the changes to files that make earlier reads stale
+(§3.2, §3.3).
 
 The ledger keeps full texts; what a request carries is decided by ``harness.context``.
 A change that leaves a file's bytes as the model last saw them invalidates nothing: every
-comparison is by content hash.
+comparison is by content hash (of the range, once the assembler has checked it: a
+``Confirmation`` records that the text the model holds is still what the file says).
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from harness.types import ReadSpan, ToolResult, normalize_path
+from harness.types import ReadSpan, ToolCall, ToolResult, normalize_path
+
+MESSAGE = "message"  # the kind of a model turn's observation
 
 
 class Cause(StrEnum):
@@ -31,6 +36,8 @@ class Observation:
     text: str
     ok: bool = True
     read: ReadSpan | None = None
+    call_id: str | None = None  # a tool result: the id of the call it answers
+    calls: tuple[ToolCall, ...] = ()  # a model turn (kind ``message``): its tool calls
 
     @property
     def subject(self) -> tuple[str, ...] | None:
@@ -70,6 +77,18 @@ class Refresh:
     text: str
     content_hash: str
     invalidated_by: Change
+    shown_hash: str | None = None  # sha256 of ``text``: what a later check compares against
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """A read suspected stale whose shown text is unchanged (an edit elsewhere in the file):
+    as of ledger position ``mark`` the file's hash is ``content_hash`` and the model's copy
+    is still right."""
+
+    seq: int
+    mark: int
+    content_hash: str
 
 
 class Ledger:
@@ -80,12 +99,15 @@ class Ledger:
         self._lock = threading.Lock()
         self._observations: list[Observation] = []
         self._changes: dict[str, list[Change]] = {}  # path -> its changes, oldest first
+        self._log: list[Change] = []  # every change, in the order noted
         self._known: dict[str, str | None] = {}  # path -> hash of the bytes last seen/written
         self._refreshed: dict[int, Refresh] = {}
+        self._seen: dict[int, tuple[int, str]] = {}  # seq -> (mark, file hash) last checked
 
     # -- writing -----------------------------------------------------------------------------
 
-    def add(self, step: int, result: ToolResult) -> Observation:
+    def add(self, step: int, result: ToolResult, call_id: str | None = None) -> Observation:
+        """Record a tool result (``call_id``: the call it answers, when the model made one)."""
         with self._lock:
             obs = Observation(
                 seq=len(self._observations),
@@ -95,10 +117,26 @@ class Ledger:
                 text=result.text,
                 ok=result.ok,
                 read=result.read,
+                call_id=call_id,
             )
             self._observations.append(obs)
             if result.read is not None:
                 self._known[normalize_path(result.read.path)] = result.read.content_hash
+            return obs
+
+    def add_turn(self, step: int, words: str, calls: tuple[ToolCall, ...] = ()) -> Observation:
+        """Record what the model said in a turn and the tool calls it made (before their
+        results, which ``add`` records with the ids of these calls)."""
+        with self._lock:
+            obs = Observation(
+                seq=len(self._observations),
+                step=step,
+                kind=MESSAGE,
+                target="",
+                text=words,
+                calls=tuple(calls),
+            )
+            self._observations.append(obs)
             return obs
 
     def note_change(self, path: str, cause: Cause, step: int, new_hash: str | None) -> bool:
@@ -117,20 +155,32 @@ class Ledger:
             self._known[path] = new_hash
             change = Change(len(self._observations), step, path, cause, new_hash)
             self._changes.setdefault(path, []).append(change)
+            self._log.append(change)
             return True
 
     def apply_refresh(self, refresh: Refresh) -> None:
         with self._lock:
             self._refreshed[refresh.seq] = refresh
+            self._seen[refresh.seq] = (refresh.mark, refresh.content_hash)
             obs = self._observations[refresh.seq]
             if obs.read is not None:
                 self._known[normalize_path(obs.read.path)] = refresh.content_hash
+
+    def confirm(self, confirmation: Confirmation) -> None:
+        """The text the model holds for a read is still right as of ``confirmation.mark``."""
+        with self._lock:
+            self._seen[confirmation.seq] = (confirmation.mark, confirmation.content_hash)
 
     # -- reading -----------------------------------------------------------------------------
 
     def observations(self) -> list[Observation]:
         with self._lock:
             return list(self._observations)
+
+    def since(self, seq: int) -> list[Observation]:
+        """The observations from position ``seq`` on (what an assembler has not seen yet)."""
+        with self._lock:
+            return self._observations[seq:]
 
     def known_paths(self) -> dict[str, str | None]:
         with self._lock:
@@ -140,19 +190,33 @@ class Ledger:
         return len(self._observations)
 
     def stale_reason(self, obs: Observation) -> Change | None:
-        """The change that made ``obs`` (a read) wrong, or None if what the model holds for it
-        — the read itself or its latest re-read — still matches the file."""
+        """The change that may have made ``obs`` (a read) wrong, or None if the file is as it
+        was when the model's copy — the read, its latest re-read or confirmation — was
+        taken. The bounded assembler then compares the shown text itself: an edit outside a
+        ranged read's lines leaves it right."""
         if obs.read is None:
             return None
         with self._lock:
-            refresh = self._refreshed.get(obs.seq)
-            seen = refresh.content_hash if refresh else obs.read.content_hash
-            mark = refresh.mark if refresh else obs.seq + 1
+            mark, seen = self._seen.get(obs.seq, (obs.seq + 1, obs.read.content_hash))
             path = normalize_path(obs.read.path)
             changes = [c for c in self._changes.get(path, ()) if c.seq >= mark]
         if not changes or changes[-1].new_hash == seen:
             return None
         return next(c for c in changes if c.new_hash != seen)
+
+    def changed_since(self, count: int) -> tuple[set[str], int]:
+        """The paths changed after the first ``count`` changes noted, and the count now: an
+        assembler re-checks only the reads of those paths."""
+        with self._lock:
+            return {c.path for c in self._log[count:]}, len(self._log)
+
+    def seen_hash(self, obs: Observation) -> str | None:
+        """The hash of the whole file when the model's copy of ``obs`` (a read) was taken or
+        last confirmed."""
+        if obs.read is None:
+            return None
+        with self._lock:
+            return self._seen.get(obs.seq, (0, obs.read.content_hash))[1]
 
     def mark(self) -> int:
         """The ledger position now: changes noted from here on have ``seq >= mark()``."""
@@ -168,7 +232,8 @@ class Ledger:
         with self._lock:
             seen: dict[str, None] = {}
             for o in self._observations:
-                seen.setdefault(o.target, None)
+                if o.kind != MESSAGE:
+                    seen.setdefault(o.target, None)
             return list(seen)
 
 

@@ -114,6 +114,7 @@ class ReadSpan:
     offset: int | None
     limit: int | None
     content_hash: str
+    shown_hash: str | None = None
 
     @property
     def whole(self) -> bool:

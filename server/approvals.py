@@ -1,6 +1,13 @@
 """Approvals in the editor (§6.3): a policy ``ask`` becomes ``window/showMessageRequest``
 with the buttons Allow / Allow for this run / Deny.
 
+The dialog shows the target with control characters escaped and newlines as ``⏎``
+(``harness.policy.approval``), up to ``MAX_TARGET_CHARS`` characters; a longer one says
+how many characters are hidden and adds a "Show full command" button, which writes the
+whole target to a file only the user can read (``0600``, in a private directory next to
+the store), opens it with ``window/showDocument`` and asks again. The file is removed
+once the question is answered.
+
 No answer means the run waits — for as long as the user takes. Cancelling the run cancels
 the wait (the ``CancelledError`` reaches the ``await`` here) and the client is told to drop
 the dialog. A dismissed dialog is a Deny; a client that cannot show the request makes the
@@ -9,7 +16,13 @@ gate treat the approval as unavailable (the model is told so).
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import stat
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
@@ -17,47 +30,167 @@ from pygls.protocol import JsonRPCProtocol
 from harness.types import Approval, ApprovalRequest
 from server.rpc import ask_client
 
+log = logging.getLogger(__name__)
+
 ALLOW = "Allow"
 ALLOW_RUN = "Allow for this run"
 DENY = "Deny"
 ANSWERS = {ALLOW: Approval.ALLOW_ONCE, ALLOW_RUN: Approval.ALLOW_RUN, DENY: Approval.DENY}
 MAX_TARGET_CHARS = 300
+MAX_ASKS = 20  # "Show full command" again and again is eventually a Deny
+SHOW_DOCUMENT_TIMEOUT_S = 10.0
+
+
+# harness.policy (pydantic behind it) is imported when a dialog is first needed, not with
+# the server: importing the server stays light (initialize is answered fast).
+
+
+def show_full_title(request: ApprovalRequest) -> str:
+    from harness.policy.approval import target_noun
+
+    return f"Show full {target_noun(request)}"
 
 
 class LspApprover:
-    """The ``Approver`` of a run hosted by the server."""
+    """The ``Approver`` of a run hosted by the server. ``view_dir`` is where a long target
+    is written for the user to read (None: a private temporary directory)."""
 
     def __init__(
-        self, protocol: JsonRPCProtocol, waiting: Callable[[bool], None] | None = None
+        self,
+        protocol: JsonRPCProtocol,
+        waiting: Callable[[bool], None] | None = None,
+        *,
+        view_dir: Path | None = None,
     ) -> None:
         self.protocol = protocol
         self.waiting = waiting  # told True while a dialog is open (for harness.status)
+        self.view_dir = view_dir
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
+        from harness.policy.approval import preview
+
+        show_full = show_full_title(request)
+        cut = preview(request.target, MAX_TARGET_CHARS).cut
+        titles = [*ANSWERS, show_full] if cut else [*ANSWERS]
+        written: Path | None = None
+        self._set_waiting(True)
+        try:
+            for _ in range(MAX_ASKS):
+                title = await self._ask(approval_message(request, written), titles)
+                if title != show_full:
+                    return ANSWERS.get(title, Approval.DENY) if title else Approval.DENY
+                written = written or write_full_target(request, self._directory())
+                await self._show(written)
+            return Approval.DENY
+        finally:
+            self._set_waiting(False)
+            if written is not None:
+                written.unlink(missing_ok=True)
+
+    async def _ask(self, message: str, titles: list[str]) -> str | None:
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
-            message=approval_message(request),
-            actions=[types.MessageActionItem(title=title) for title in ANSWERS],
+            message=message,
+            actions=[types.MessageActionItem(title=title) for title in titles],
         )
-        if self.waiting is not None:
-            self.waiting(True)
-        try:
-            answer = await ask_client(self.protocol, types.WINDOW_SHOW_MESSAGE_REQUEST, params)
-        finally:
-            if self.waiting is not None:
-                self.waiting(False)
+        answer = await ask_client(self.protocol, types.WINDOW_SHOW_MESSAGE_REQUEST, params)
         title = getattr(answer, "title", None)
-        return ANSWERS.get(title, Approval.DENY) if isinstance(title, str) else Approval.DENY
+        return title if isinstance(title, str) else None
+
+    async def _show(self, path: Path) -> None:
+        params = types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
+        try:
+            await ask_client(
+                self.protocol,
+                types.WINDOW_SHOW_DOCUMENT,
+                params,
+                within_s=SHOW_DOCUMENT_TIMEOUT_S,
+            )
+        except Exception as exc:  # the next dialog names the file anyway
+            log.warning("could not open %s in the editor: %s", path, exc)
+
+    def _directory(self) -> Path:
+        if self.view_dir is not None:
+            try:
+                return private_dir(self.view_dir)
+            except OSError as exc:
+                log.warning(
+                    "cannot use %s for approvals (%s); using a temporary one", self.view_dir, exc
+                )
+        self.view_dir = Path(tempfile.mkdtemp(prefix="harness-approvals-"))
+        return self.view_dir
+
+    def _set_waiting(self, waiting: bool) -> None:
+        if self.waiting is not None:
+            self.waiting(waiting)
 
 
-def approval_message(request: ApprovalRequest) -> str:
-    target = request.target
-    if len(target) > MAX_TARGET_CHARS:
-        target = target[: MAX_TARGET_CHARS - 1] + "…"
+def approval_message(request: ApprovalRequest, written: Path | None = None) -> str:
+    """The dialog's text: the target escaped and, past ``MAX_TARGET_CHARS``, cut with a
+    count of what is hidden; ``written`` names the file holding all of it."""
+    from harness.policy.approval import preview, shown, target_noun
+
+    head = preview(request.target, MAX_TARGET_CHARS)
+    hidden = (
+        f' … ({head.hidden:,} more characters hidden — choose "{show_full_title(request)}")'
+        if head.cut
+        else ""
+    )
+    where = (
+        f" The whole {target_noun(request)} is in {shown(str(written))}."
+        if written is not None
+        else ""
+    )
     return (
-        f"Harness run {request.run_id} wants to {request.act.value} `{target}` "
-        f"({request.reason}). Allow it?"
+        f"Harness run {request.run_id} wants to {request.act.value} `{head.text}`{hidden} "
+        f"({shown(request.reason)}). Allow it?{where}"
     )
 
 
-__all__ = ["ALLOW", "ALLOW_RUN", "ANSWERS", "DENY", "LspApprover", "approval_message"]
+def write_full_target(request: ApprovalRequest, directory: Path) -> Path:
+    """The whole target, as shown, in a new file of ``directory`` readable by the user only."""
+    from harness.policy.approval import full_view, shown, target_noun
+
+    noun = target_noun(request)
+    fd, name = tempfile.mkstemp(
+        dir=directory, prefix=f"run-{request.run_id}-{noun}-", suffix=".txt"
+    )
+    text = (
+        f"Harness run {request.run_id} wants to {request.act.value} this {noun} "
+        f"({len(shown(request.target)):,} characters; control characters are escaped and ⏎ "
+        "marks a newline). Answer in the dialog.\n\n"
+        f"{full_view(request.target)}\n"
+    )
+    with os.fdopen(fd, "w", encoding="utf-8") as out:  # mkstemp: mode 0600, O_EXCL
+        out.write(text)
+    return Path(name)
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a directory only this user can enter (created ``0700``); ``OSError`` if
+    it is not a directory of this user's."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(f"{path} is not a directory")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise PermissionError(f"{path} belongs to another user")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)
+        if stat.S_IMODE(os.lstat(path).st_mode) & 0o077:
+            raise PermissionError(f"{path} is open to other users")
+    return path
+
+
+__all__ = [
+    "ALLOW",
+    "ALLOW_RUN",
+    "ANSWERS",
+    "DENY",
+    "MAX_TARGET_CHARS",
+    "LspApprover",
+    "approval_message",
+    "private_dir",
+    "write_full_target",
+]

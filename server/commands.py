@@ -48,6 +48,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.trace.run": "server.trace",
     "harness.trace.step": "server.trace",
     "harness.run.revert": "server.revert",
+    "harness.trust": "server.trust",
 }
 
 

@@ -105,13 +105,13 @@ class RunManager:
         ls = self.ls
         settings = ls.settings
         contract = build_contract(params, settings, root)
-        policy = Policy.load(root, editor=settings.policy)
+        policy = Policy.load(root, editor=settings.policy, client_trusted=settings.trusted)
         config = settings.provider_config(os.environ)
         api_key = resolve_api_key(config, os.environ)
         register(api_key)
         store = ls.store()
         provider = make_provider(config, api_key)
-        approver = LspApprover(ls.protocol)
+        approver = LspApprover(ls.protocol, view_dir=ls.store_path().parent / "approvals")
         try:
             run = Run(
                 contract,

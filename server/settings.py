@@ -2,7 +2,8 @@
 ``workspace/didChangeConfiguration``, validated, and turned into harness values.
 
 Settings are camelCase: ``provider {name, model, baseUrl, apiKeyEnv}``, ``storePath``,
-``tokenBudget``, ``maxSteps``, ``contextBudget {maxTokens, share}``, ``policy``. Either the
+``tokenBudget``, ``maxSteps``, ``contextBudget {maxTokens, share}``, ``policy``, ``trusted``
+(the client's own workspace-trust verdict, §6.3; unset: the user config decides). Either the
 settings object itself or ``{"harness": {...}}`` (what VS Code and Neovim push) is accepted.
 A bad value is reported — one line naming the field — and replaced by its default; the rest
 of the settings still apply. Unknown keys are ignored (editors keep their own keys, such as
@@ -22,14 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from harness.errors import ConfigError
-from harness.policy import Policy
+from harness.policy import parse_layer
 from harness.provider import ProviderConfig, config_from_env
 
 SECTION = "harness"
 MAX_FIXES = 50
-# A root that never holds a .harness/policy.toml: validating the editor's policy against it
-# can only fail because of the editor's policy.
-_NO_ROOT = Path("/nonexistent/harness-lsp/settings-check")
 
 ProviderName = Literal["openai", "anthropic", "openrouter", "ollama", "scripted"]
 Positive = Annotated[int, Field(ge=1, le=2**63 - 1)]
@@ -66,6 +64,7 @@ class Settings(_Model):
     max_steps: Positive | None = None
     context_budget: ContextBudgetSettings = Field(default_factory=ContextBudgetSettings)
     policy: dict[str, Any] | None = None
+    trusted: bool | None = None
 
     def provider_config(self, environ: Mapping[str, str]) -> ProviderConfig:
         """Settings win over ``HARNESS_PROVIDER`` / ``HARNESS_MODEL`` / ``HARNESS_BASE_URL``."""
@@ -144,7 +143,7 @@ def _check_values(settings: Settings) -> tuple[Settings, list[str]]:
         settings = settings.model_copy(update={"store_path": None})
     if settings.policy is not None:
         try:
-            Policy.load(_NO_ROOT, user_config=None, editor=settings.policy)
+            parse_layer(settings.policy, "editor settings (policy)", name="editor")
         except ConfigError as exc:
             problems.append(f"`policy`: {exc}")
             settings = settings.model_copy(update={"policy": None})

@@ -1,4 +1,4 @@
-"""The ``harness`` command line: ``run``, ``memory``, ``trace``, ``demo``, ``lsp``.
+"""The ``harness`` command line: ``run``, ``memory``, ``trace``, ``trust``, ``demo``, ``lsp``.
 
 Exit status: 0 for ``success``/``finished``, 1 for any other outcome (or "not found"),
 2 for a usage or configuration error, with a one-line message on stderr.
@@ -29,7 +29,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    from harness.cli import demo, memory, run, trace
+    from harness.cli import demo, memory, run, trace, trust
 
     parser = Parser(prog="harness", description="A coding agent with a budgeted context.")
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
@@ -37,6 +37,7 @@ def build_parser() -> Parser:
     run.register(sub)
     memory.register(sub)
     trace.register(sub)
+    trust.register(sub)
     demo.register(sub)
     lsp = sub.add_parser("lsp", help="start the language server on stdio")
     lsp.set_defaults(func=_lsp)

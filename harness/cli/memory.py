@@ -3,6 +3,9 @@ remembers (§8). Each takes ``[-w DIR] [--global] [--store PATH] [--json]``; ``-
 to the current directory. ``--json`` prints the §8.1 note shape (``list``: an array of them).
 
 Exit status: 0 on success, 1 when the note is not there, 2 for a usage error.
+
+Human output escapes every control character (``harness.escape.printable``): an agent wrote
+most notes, and an escape sequence in one could redraw the operator's terminal.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from harness.cli.common import add_store_arg, open_store, print_json
 from harness.cli.common import console as wide_console
 from harness.contract import MemoryLimits
 from harness.errors import ConfigError
+from harness.escape import printable
 from harness.memory.notes import KINDS, MemoryNote, MemoryWriteResult
-from harness.memory.text import GLOBAL, check_key, inline, scope_key
+from harness.memory.text import GLOBAL, check_key, scope_key
 
 EXIT_NOT_FOUND = 1
 LIST_VALUE_CHARS = 120
@@ -81,8 +85,10 @@ def _list(args: argparse.Namespace) -> int:
     console = wide_console()
     console.print(
         Text(
-            f"{_label(scope)}: {usage.entries} of {limits.max_entries} notes,"
-            f" {usage.chars:,} of {limits.max_chars:,} chars, {usage.pinned} pinned"
+            printable(
+                f"{_label(scope)}: {usage.entries} of {limits.max_entries} notes,"
+                f" {usage.chars:,} of {limits.max_chars:,} chars, {usage.pinned} pinned"
+            )
         ),
         soft_wrap=True,
     )
@@ -95,13 +101,13 @@ def _list(args: argparse.Namespace) -> int:
         table.add_column(column, no_wrap=True)
     for n in notes:
         table.add_row(
-            Text(n.key),
-            Text(_cut(inline(n.value), LIST_VALUE_CHARS)),
-            Text(n.kind),
+            Text(printable(n.key)),
+            Text(_cut(printable(n.value), LIST_VALUE_CHARS)),
+            Text(printable(n.kind)),
             Text("yes" if n.pinned else ""),
             Text(_author(n)),
             Text(f"{n.recalls} ({n.recall_runs} runs)"),
-            Text(n.updated_at),
+            Text(printable(n.updated_at)),
         )
     console.print(table)
     return 0
@@ -209,12 +215,12 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _not_found(key: str, scope: str) -> int:
-    print(f"harness: no note `{inline(key.strip())}` in {_label(scope)}", file=sys.stderr)
+    print(printable(f"harness: no note `{key.strip()}` in {_label(scope)}"), file=sys.stderr)
     return EXIT_NOT_FOUND
 
 
 def _say(line: str) -> None:
-    Console(highlight=False).print(Text(inline(line)), soft_wrap=True)
+    Console(highlight=False).print(Text(printable(line)), soft_wrap=True)
 
 
 def _print_note(note: MemoryNote) -> None:
@@ -228,10 +234,9 @@ def _print_note(note: MemoryNote) -> None:
         ("updated", note.updated_at),
         ("recalls", f"{note.recalls} ({note.recall_runs} runs)"),
     ):
-        console.print(Text(f"{name}: {inline(value)}"), soft_wrap=True)
+        console.print(Text(printable(f"{name}: {value}")), soft_wrap=True)
     # The value keeps its line breaks; any other control character is shown escaped.
-    value = "\n".join(inline(line) for line in note.value.split("\n"))
-    console.print(Text(value), soft_wrap=True)
+    console.print(Text(printable(note.value, keep_newlines=True)), soft_wrap=True)
 
 
 def _print_write(result: MemoryWriteResult, scope: str) -> None:

@@ -16,12 +16,13 @@ from rich.console import Console
 from rich.status import Status
 
 from harness import redact
+from harness.cli.approve import default_approver
 from harness.cli.common import add_store_arg, open_store
 from harness.contract import ContextBudget, TaskContract, Verification
 from harness.errors import ConfigError
 from harness.escape import printable
 from harness.loop import Run
-from harness.policy import Policy, default_approver
+from harness.policy import Policy
 from harness.provider import (
     PROVIDER_NAMES,
     ProviderConfig,

@@ -1,4 +1,8 @@
-"""``harness trace runs|show|step``: read back what runs did, step by step (§8.1 shapes)."""
+"""``harness trace runs|show|step``: read back what runs did, step by step (§8.1 shapes).
+
+Human output escapes every control character (``harness.escape.printable``): the goal, the
+model's words, tool calls and command output were chosen by someone else, and an escape
+sequence could redraw the operator's terminal. ``--json`` prints the values as stored."""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import sys
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from harness.cli.common import add_store_arg, console, open_store, print_json
+from harness.escape import printable
 
 
 def register(sub: Any) -> None:
@@ -42,11 +48,11 @@ def _runs(args: argparse.Namespace) -> int:
     for r in rows:
         table.add_row(
             str(r.run_id),
-            r.outcome or "running",
+            Text(printable(r.outcome or "running")),
             str(r.steps),
             f"{r.spent_tokens:,}",
-            r.started_at,
-            r.goal[:60],
+            Text(printable(r.started_at)),
+            Text(printable(r.goal[:60])),
         )
     console().print(table)
     return 0
@@ -63,7 +69,10 @@ def _show(args: argparse.Namespace) -> int:
         print_json({"run": run.to_json(), "steps": [s.to_json() for s in steps]})
         return 0
     out = console()
-    out.print(f"run {run.run_id} · {run.outcome or 'running'} · {run.goal}", markup=False)
+    out.print(
+        Text(printable(f"run {run.run_id} · {run.outcome or 'running'} · {run.goal}")),
+        soft_wrap=True,
+    )
     table = Table(box=None)
     numeric = (
         "est.\ntokens",
@@ -85,7 +94,7 @@ def _show(args: argparse.Namespace) -> int:
     for s in steps:
         table.add_row(
             str(s.step),
-            s.decision,
+            Text(printable(s.decision)),
             f"{s.est_tokens:,}",
             f"{s.reported_prompt_tokens:,}" if s.reported_prompt_tokens else "-",
             f"{s.effective_tokens:,}",
@@ -110,9 +119,14 @@ def _step(args: argparse.Namespace) -> int:
         return 0
     out = sys.stdout
     for message in detail.prompt:
-        out.write(f"===== {message['role']} =====\n{message['content']}\n")
-    out.write(f"===== tool calls =====\n{detail.tool_calls}\n")
-    out.write(f"===== results (unelided) =====\n{detail.result}\n")
+        out.write(f"===== {_text(message['role'])} =====\n{_text(message['content'])}\n")
+    out.write(f"===== tool calls =====\n{_text(detail.tool_calls)}\n")
+    out.write(f"===== results (unelided) =====\n{_text(detail.result)}\n")
     for event in detail.events:
-        out.write(f"event {event['kind']}: {event['detail']}\n")
+        out.write(f"event {printable(str(event['kind']))}: {printable(str(event['detail']))}\n")
     return 0
+
+
+def _text(value: object) -> str:
+    """A stored value for the terminal: line breaks kept, every other control escaped."""
+    return printable(value if isinstance(value, str) else str(value), keep_newlines=True)

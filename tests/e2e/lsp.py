@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import sys
 import tempfile
@@ -31,7 +32,10 @@ SERVER_COMMAND = [sys.executable, "-m", "server"]
 WAIT_S = 30.0
 
 
-SCRATCH = Path(tempfile.gettempdir()) / "harness-lsp-tests"
+# One scratch directory per checkout: several checkouts on one machine (worktrees) must not
+# share a default store whose schema another branch has moved on.
+_CHECKOUT = hashlib.sha256(str(Path(__file__).resolve().parents[2]).encode()).hexdigest()[:12]
+SCRATCH = Path(tempfile.gettempdir()) / f"harness-lsp-tests-{_CHECKOUT}"
 
 
 def server_env(**extra: str) -> dict[str, str]:

@@ -312,7 +312,7 @@ def test_properties_over_random_ledgers(ops: list[tuple[str, int, int]], effecti
     kinds = dict(out.kinds)
     observations = ledger.observations()
     # 2. a superseded entry is never carried whole
-    from harness.context import _superseders
+    from harness.context.legacy import _superseders
 
     for seq in _superseders(observations):
         assert kinds[seq] == "superseded"

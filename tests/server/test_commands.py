@@ -38,6 +38,7 @@ SPEC_COMMANDS = {
     "harness.trace.run",
     "harness.trace.step",
     "harness.run.revert",
+    "harness.trust",
 }
 
 

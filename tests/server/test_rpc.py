@@ -77,11 +77,12 @@ async def test_a_cancelled_wait_tells_the_client_and_ignores_a_late_answer() -> 
     await asyncio.sleep(0.01)
 
 
-def test_long_targets_are_cut() -> None:
+def test_long_targets_are_cut_with_a_count() -> None:
     message = approval_message(
         ApprovalRequest(run_id=1, act=Act.EXEC, target="x" * 1000, reason="r")
     )
-    assert len(message) < 400 and "…" in message
+    assert len(message) < 450 and "x" * 301 not in message
+    assert '… (700 more characters hidden — choose "Show full command")' in message
 
 
 async def test_logs_reach_the_client_from_any_thread() -> None:

@@ -1,4 +1,5 @@
-"""Assembling a request's observation section under a budget (§3).
+"""Today's per-turn assembly (issue 3), kept until the loop switches to
+``harness.context.engine.BoundedContext`` (issue 12, phase 2).
 
 ``assemble`` is pure over the ledger, the budget and a ``refresh`` callback: it compacts
 superseded observations to one-line stubs, re-reads stale reads (through the callback,
@@ -9,27 +10,16 @@ of the budget, and emits everything in chronological order after the memory bloc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from harness.context.refresh import Refresher
+from harness.context.texts import cap_entry
 from harness.ledger import Change, Ledger, Observation, Refresh
 from harness.tools.base import header
-from harness.types import ReadSpan, TraceEvent
+from harness.types import TraceEvent
 
 SEPARATOR = "\n\n"
-
-
-@dataclass(frozen=True)
-class RefreshOutcome:
-    """The refresh callback's answer: the read body when ``ok``, else why it failed."""
-
-    ok: bool
-    text: str = ""
-    content_hash: str | None = None
-    reason: str = ""
-
-
-Refresher = Callable[[ReadSpan], RefreshOutcome]
 
 
 @dataclass(frozen=True)
@@ -42,20 +32,6 @@ class Assembly:
     refreshes: tuple[Refresh, ...]
     events: tuple[TraceEvent, ...]
     kinds: tuple[tuple[int, str], ...] = ()  # (seq, carried|reread|superseded|window|stale)
-
-
-def truncation_marker(elided: int, total: int) -> str:
-    return (
-        f"…[truncated: elided {elided:,} of {total:,} chars — re-read or narrow the query "
-        "if you need the rest]"
-    )
-
-
-def cap_entry(text: str, cap_chars: int) -> str:
-    """Keep the head of ``text`` (``cap_chars`` of it) and end with a visible marker."""
-    if len(text) <= cap_chars:
-        return text
-    return text[:cap_chars] + "\n" + truncation_marker(len(text) - cap_chars, len(text))
 
 
 def superseded_stub(obs: Observation, by: Observation) -> str:

@@ -1,0 +1,76 @@
+"""``harness trust [DIR] [--revoke]``: record a folder as trusted (or not) in the user
+config (§6.3), so its ``.harness/policy.toml`` may allow what it lists and set defaults.
+
+``DIR`` defaults to the root of the git repository holding the current directory, else the
+current directory. A trusted folder covers its subfolders. The user config keeps its
+comments and other settings. Prints what it did; exit status 0, or 2 for a bad config.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.escape import printable
+from harness.policy import TrustChange, default_user_config, record_trust
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "trust", help="trust a folder: its .harness/policy.toml may then allow what it lists"
+    )
+    p.add_argument(
+        "dir",
+        nargs="?",
+        default=None,
+        metavar="DIR",
+        help="the folder (default: the git root of the current directory, else the directory)",
+    )
+    p.add_argument("--revoke", action="store_true", help="stop trusting the folder")
+    p.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    folder = Path(args.dir).expanduser() if args.dir else git_root(Path.cwd())
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is not a directory")
+    change = record_trust(folder, not args.revoke, config=default_user_config())
+    print(printable(describe(change, revoke=args.revoke)))
+    return 0
+
+
+def git_root(start: Path) -> Path:
+    """The nearest folder from ``start`` up that holds ``.git``; ``start`` if none does."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def describe(change: TrustChange, *, revoke: bool) -> str:
+    folder, config = change.folder, change.config
+    if not revoke:
+        if not change.changed:
+            return f"{folder} is already trusted ({config})"
+        return (
+            f"trusted {folder} (recorded in {config}): its .harness/policy.toml may now "
+            "allow what it lists and set defaults, from the next run on"
+        )
+    if change.trusted:
+        verb = "removed" if change.changed else "not listed"
+        return (
+            f"{folder} {verb}, but it is still trusted: {change.covered_by} is in {config}; "
+            f"revoke that folder to stop trusting its subfolders"
+        )
+    if not change.changed:
+        return f"{folder} was not trusted ({config}); nothing to do"
+    return (
+        f"no longer trusted: {folder} (removed from {config}); only the deny and ask rules "
+        "of its .harness/policy.toml apply"
+    )
+
+
+__all__ = ["command", "describe", "git_root", "register"]

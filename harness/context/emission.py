@@ -1,0 +1,160 @@
+"""One turn's emission: the ordered entries a request carries after the frame and the
+memory block, and what the assembly did (§3). Both wire forms are rendered from it.
+
+An ``Entry`` is one ledger item in the form it is sent: a tool result (whole, capped,
+re-read or a stub), a model turn (its words and its tool calls, arguments possibly
+elided), or the one line standing for the collapsed stubs. Its ``texts`` are exactly the
+message texts the transcript sends for it, and the flat form's entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from harness.ledger import MESSAGE, Confirmation, Refresh
+from harness.tokens import CHARS_PER_TOKEN
+from harness.types import PART_SEPARATOR, Request, ToolCall, TraceEvent, arguments_text
+
+COLLAPSED_KIND = "collapsed"
+
+
+class Form(StrEnum):
+    WHOLE = "whole"  # as observed, capped where it entered (rule 4)
+    REREAD = "reread"  # a stale read, refreshed (rule 3)
+    UNCHANGED = "unchanged"  # stub: byte-identical to an earlier result still carried
+    SUPERSEDED = "superseded"  # stub: a later, different result replaced it (rule 2)
+    WINDOW = "window"  # stub: older than the current context window (rule 5)
+    REFUSED = "refused"  # stub: stale, and the refresh failed (rule 3)
+    COLLAPSED = "collapsed"  # the one line standing for the stubs older than the window
+
+
+CARRIED = frozenset({Form.WHOLE, Form.REREAD})
+STUBS = frozenset({Form.UNCHANGED, Form.SUPERSEDED, Form.WINDOW, Form.REFUSED})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ledger item as sent. ``call_id`` is set on a tool result that answers a call of
+    the turn it follows (the transcript sends it as that call's tool message); ``ref`` is
+    the earlier item an ``UNCHANGED`` stub points at."""
+
+    seq: int
+    step: int
+    kind: str
+    form: Form
+    text: str
+    calls: tuple[ToolCall, ...] = ()
+    call_id: str | None = None
+    ref: int | None = None
+    covers: int = 0  # COLLAPSED: how many ledger items the line stands for
+    # The calls' arguments as sent (computed from ``calls`` when not given).
+    call_texts: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    texts: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    cost: int = field(init=False, compare=False)  # chars, one separator per text included
+
+    def __post_init__(self) -> None:
+        calls = self.call_texts
+        if calls is None:
+            calls = tuple(arguments_text(c) for c in self.calls)
+            object.__setattr__(self, "call_texts", calls)
+        texts = (self.text, *calls) if self.text else calls
+        object.__setattr__(self, "texts", texts)
+        object.__setattr__(self, "cost", sum(map(len, texts)) + len(PART_SEPARATOR) * len(texts))
+
+    def restyled(self, form: Form, text: str, ref: int | None = None) -> Entry:
+        """The same item sent in another form (its calls unchanged)."""
+        return Entry(
+            self.seq,
+            self.step,
+            self.kind,
+            form,
+            text,
+            self.calls,
+            self.call_id,
+            ref,
+            self.covers,
+            self.call_texts,
+        )
+
+    def with_calls(self, calls: tuple[ToolCall, ...]) -> Entry:
+        return Entry(
+            self.seq, self.step, self.kind, self.form, self.text, calls, self.call_id, self.ref
+        )
+
+    @property
+    def is_turn(self) -> bool:
+        return self.kind == MESSAGE
+
+    @property
+    def counted(self) -> bool:
+        """Whether it is an observation for the counts: a turn counts when it said something."""
+        return self.kind != COLLAPSED_KIND and (self.kind != MESSAGE or bool(self.text))
+
+
+@dataclass(frozen=True)
+class Emission:
+    """What one assembly produced. ``request`` is rendered in the assembler's wire form;
+    ``refreshes`` and ``confirmations`` are what the ledger must record once the request
+    is sent (``commit`` does it); ``events`` are the re-read and refused re-read events."""
+
+    step: int
+    effective: int
+    memory: str
+    memory_chosen: bool  # the memory block was (re)chosen this turn: record its recalls
+    entries: tuple[Entry, ...]
+    trailer: str
+    request: Request
+    refreshes: tuple[Refresh, ...]
+    confirmations: tuple[Confirmation, ...]
+    events: tuple[TraceEvent, ...]
+    texts: tuple[str, ...]  # ``request.texts()``: the system prompt, the frame, … the trailer
+    prefix_chars: int  # chars of ``texts`` shared from the start with the last request's
+    breaks: tuple[str, ...]  # what changed already-sent text: slide, stale, superseded, memory
+    est_tokens: int
+    naive: bool = False
+
+    @property
+    def ceiling_chars(self) -> int:
+        return self.effective * CHARS_PER_TOKEN
+
+    @property
+    def section_chars(self) -> int:
+        """Chars under the ceiling: the memory block, the entries and the trailer, joined."""
+        texts = [t for e in self.entries for t in e.texts]
+        parts = [p for p in (self.memory, *texts, self.trailer) if p]
+        return len(PART_SEPARATOR.join(parts))
+
+    @property
+    def carried(self) -> int:
+        return sum(1 for e in self.entries if e.form in CARRIED and e.counted)
+
+    @property
+    def stubbed(self) -> int:
+        stubs = sum(1 for e in self.entries if e.form in STUBS and e.counted)
+        return stubs + self.collapsed
+
+    @property
+    def reread(self) -> int:
+        return len(self.refreshes)
+
+    @property
+    def collapsed(self) -> int:
+        return sum(e.covers for e in self.entries if e.form is Form.COLLAPSED)
+
+    def assembled_event(self, recalled: int = 0) -> TraceEvent:
+        """The ``assembled`` event (§3); ``recalled``: notes in the memory block."""
+        detail: dict[str, Any] = {
+            "carried": self.carried,
+            "stubbed": self.stubbed,
+            "reread": self.reread,
+            "collapsed": self.collapsed,
+            "recalled": recalled,
+            "estTokens": self.est_tokens,
+            "effective": self.effective,
+            "prefixChars": self.prefix_chars,
+            "breaks": list(self.breaks),
+            "naive": self.naive,
+        }
+        return TraceEvent("assembled", detail)

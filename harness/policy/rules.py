@@ -1,0 +1,206 @@
+"""The rules of the permission policy (§6.3): what a rule is, the built-in secrets layer, and
+``RuleSet``, which evaluates layers of rules deny-first and names the rule that decided.
+
+Evaluation order, across *all* layers: any matching ``deny`` wins, then any ``ask``, then
+any ``allow``, then the per-act default. A glob's ``*`` crosses ``/`` and it matches the
+full workspace-relative path or the basename; for ``exec`` it matches the command line or
+the program's name. Rules are case-sensitive, except in the ``builtin`` layer: that one is
+always present and first, and denies reading and writing secrets whatever their case.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from harness.types import Act, Effect
+
+BUILTIN_LAYER = "builtin"
+DEFAULT_LAYER = "default"
+
+DEFAULTS: Mapping[Act, Effect] = {
+    Act.READ: Effect.ALLOW,
+    Act.WRITE: Effect.ALLOW,
+    Act.EXEC: Effect.ASK,
+}
+
+# Secrets are never read or written, in any case (`.ENV` is `.env` on macOS and Windows).
+# `.env.*` covers `.env.local`, `.env.production`…; it also covers `.env.example`, the price
+# of a deny that no other layer can lift.
+SECRET_GLOBS = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".git-credentials",
+)
+
+_EFFECT_ORDER = (Effect.DENY, Effect.ASK, Effect.ALLOW)
+
+
+@dataclass(frozen=True)
+class Rule:
+    act: Act
+    effect: Effect
+    glob: str
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A named set of rules: ``builtin``, ``user``, ``workspace`` or ``editor``.
+    ``ignore_case`` makes its globs match whatever the case of the path."""
+
+    name: str
+    rules: tuple[Rule, ...] = ()
+    ignore_case: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the policy says about one act on one target, and who said it."""
+
+    effect: Effect
+    rule: Rule | None  # None: the per-act default decided
+    layer: str
+    reason: str
+
+
+def builtin_layer() -> Layer:
+    rules = tuple(Rule(act, Effect.DENY, g) for g in SECRET_GLOBS for act in (Act.READ, Act.WRITE))
+    return Layer(BUILTIN_LAYER, rules, ignore_case=True)
+
+
+def stricter(a: Effect, b: Effect) -> Effect:
+    """The stricter of two effects: deny over ask over allow."""
+    return a if _EFFECT_ORDER.index(a) <= _EFFECT_ORDER.index(b) else b
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    layer: str
+    rule: Rule
+    regex: re.Pattern[str]
+
+
+_GLOB_META = re.compile(r"[*?\[]")
+
+
+def _fragment(glob: str, ignore_case: bool) -> str:
+    # fnmatch.translate gives a full-match regex in which `*` crosses `/`.
+    return f"(?{'i' if ignore_case else ''}:{fnmatch.translate(glob)})"
+
+
+def _alternation(globs: Sequence[str], ignore_case: bool) -> str:
+    """A full-match regex for "any of ``globs``" (``fnmatch`` semantics). Plain names, and
+    ``*`` followed by a plain suffix, are merged into one branch each: ``re`` tries
+    alternatives one by one, and most rules (all the secrets) are of these two kinds."""
+    names: list[str] = []
+    suffixes: list[str] = []
+    branches: list[str] = []
+    for glob in globs:
+        if not _GLOB_META.search(glob):
+            names.append(glob)
+        elif glob.startswith("*") and not _GLOB_META.search(glob[1:]):
+            suffixes.append(glob[1:])
+        else:
+            branches.append(fnmatch.translate(glob))
+    if names:
+        branches.append(f"(?:{'|'.join(re.escape(n) for n in names)})\\Z")
+    if suffixes:
+        branches.append(f"(?s:.*(?:{'|'.join(re.escape(x) for x in suffixes)}))\\Z")
+    return f"(?{'i' if ignore_case else ''}:{'|'.join(branches)})"
+
+
+def _matches(regex: re.Pattern[str], subject: str) -> bool:
+    """The full path or its basename, as ``workspace.PathGlob`` matches."""
+    if regex.match(subject):
+        return True
+    base = subject.rpartition("/")[2]
+    return base != subject and regex.match(base) is not None
+
+
+class RuleSet:
+    """Layers of rules plus per-act defaults, evaluated deny-first. Immutable once built."""
+
+    def __init__(
+        self, layers: Iterable[Layer] = (), defaults: Mapping[Act, Effect] | None = None
+    ) -> None:
+        given = [layer for layer in layers if layer.name != BUILTIN_LAYER]
+        self.layers: tuple[Layer, ...] = (builtin_layer(), *given)
+        self.defaults: Mapping[Act, Effect] = {**DEFAULTS, **(defaults or {})}
+        self._rules: dict[tuple[Act, Effect], list[_Compiled]] = {
+            (act, effect): [] for act in Act for effect in Effect
+        }
+        for layer in self.layers:
+            for rule in layer.rules:
+                regex = re.compile(_fragment(rule.glob, layer.ignore_case))
+                self._rules[rule.act, rule.effect].append(_Compiled(layer.name, rule, regex))
+        # One regex per (act, effect) answers "does any rule match?" cheaply; grep asks this
+        # for every file with a hit, and almost always the answer is no.
+        self._any = {
+            (act, effect): re.compile("|".join(branches))
+            for act in Act
+            for effect in Effect
+            if (branches := self._branches(act, effect))
+        }
+
+    def _branches(self, act: Act, effect: Effect) -> list[str]:
+        out = []
+        for layer in self.layers:
+            globs = [r.glob for r in layer.rules if (r.act, r.effect) == (act, effect)]
+            if globs:
+                out.append(_alternation(globs, layer.ignore_case))
+        return out
+
+    def explain(self, act: Act, target: str) -> Verdict:
+        """The effect for ``act`` on ``target`` and the rule and layer that decided it."""
+        subjects = _subjects(act, target)
+        for effect in _EFFECT_ORDER:
+            any_rule = self._any.get((act, effect))
+            if any_rule is None or not any(_matches(any_rule, s) for s in subjects):
+                continue
+            for compiled in self._rules[act, effect]:
+                if any(_matches(compiled.regex, s) for s in subjects):
+                    reason = f"rule `{compiled.rule.glob}` in layer {compiled.layer}"
+                    return Verdict(effect, compiled.rule, compiled.layer, reason)
+        effect = self.defaults[act]
+        return Verdict(effect, None, DEFAULT_LAYER, f"the default for {act.value}")
+
+
+def _subjects(act: Act, target: str) -> tuple[str, ...]:
+    """What a rule's glob is matched against: the path, or the command line and program."""
+    if act is not Act.EXEC:
+        return (target,)
+    try:
+        words = shlex.split(target)
+    except ValueError:
+        words = target.split()
+    program = words[0].rpartition("/")[2] if words else ""
+    return (target, program) if program else (target,)
+
+
+__all__ = [
+    "BUILTIN_LAYER",
+    "DEFAULTS",
+    "DEFAULT_LAYER",
+    "SECRET_GLOBS",
+    "Layer",
+    "Rule",
+    "RuleSet",
+    "Verdict",
+    "builtin_layer",
+    "stricter",
+]

@@ -1,0 +1,42 @@
+"""``harness.trust``: record a workspace folder as trusted (or not) in the user config
+(§6.3), so its ``.harness/policy.toml`` may allow what it lists — from the next run on.
+
+``{workspaceFolder?, trusted}`` → ``{workspaceFolder, trusted}``: the folder (an open one;
+the first without it) and whether the user config trusts it now. Revoking a folder that a
+trusted parent folder still covers leaves it trusted, and the user is told why.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol.types import MessageType
+
+from harness.policy import default_user_config, record_trust
+from server.commands import Command
+from server.params import Folder, Params
+
+if TYPE_CHECKING:
+    from server.app import HarnessServer
+
+
+class TrustParams(Params):
+    workspace_folder: Folder | None = None
+    trusted: bool
+
+
+def trust(ls: HarnessServer, params: TrustParams) -> dict[str, Any]:
+    root = ls.folder(params.workspace_folder)
+    change = record_trust(root, params.trusted, config=default_user_config())
+    if not params.trusted and change.covered_by is not None:
+        ls.show(
+            f"harness: {root} is still trusted: {change.covered_by} is in the trusted folders "
+            f"of {change.config}; remove it there to stop trusting its subfolders",
+            MessageType.Warning,
+        )
+    return {"workspaceFolder": str(change.folder), "trusted": change.trusted}
+
+
+COMMANDS: list[Command[Any]] = [Command("harness.trust", TrustParams, trust)]
+
+__all__ = ["COMMANDS", "TrustParams"]

@@ -1,0 +1,110 @@
+"""``harness trust [DIR] [--revoke]`` through ``main(argv)``: the folder it means by default
+(the git root, else the current directory), what it prints, and bad input."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config" / "harness" / "policy.toml"
+
+
+def trusted(config: Path) -> list[str]:
+    listed: list[str] = tomllib.loads(config.read_text())["trusted"]
+    return listed
+
+
+def trust(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["trust", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_default_folder_is_the_git_root(
+    tmp_path: Path,
+    config: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(repo / "src" / "deep")
+    code, out, _ = trust(capsys)
+    assert code == 0
+    assert out == (
+        f"trusted {repo} (recorded in {config}): its .harness/policy.toml may now allow what "
+        "it lists and set defaults, from the next run on\n"
+    )
+    assert trusted(config) == [str(repo)]
+    assert trust(capsys)[1] == f"{repo} is already trusted ({config})\n"
+
+
+def test_without_git_the_current_directory(
+    tmp_path: Path,
+    config: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    assert trust(capsys)[0] == 0
+    assert trusted(config) == [str(plain)]
+
+
+def test_revoke(tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "app"
+    folder.mkdir()
+    trust(capsys, str(folder))
+    code, out, _ = trust(capsys, str(folder), "--revoke")
+    assert code == 0
+    assert out == (
+        f"no longer trusted: {folder} (removed from {config}); only the deny and ask rules of "
+        "its .harness/policy.toml apply\n"
+    )
+    assert trusted(config) == []
+    assert trust(capsys, str(folder), "--revoke")[1] == (
+        f"{folder} was not trusted ({config}); nothing to do\n"
+    )
+
+
+def test_revoking_under_a_trusted_parent_says_why_it_stays_trusted(
+    tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "app"
+    folder.mkdir()
+    trust(capsys, str(tmp_path))
+    code, out, _ = trust(capsys, str(folder), "--revoke")
+    assert code == 0
+    assert out == (
+        f"{folder} not listed, but it is still trusted: {tmp_path} is in {config}; revoke "
+        "that folder to stop trusting its subfolders\n"
+    )
+
+
+def test_a_missing_folder_is_a_usage_error(
+    tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = trust(capsys, str(tmp_path / "nope"))
+    assert code == 2 and f"{tmp_path / 'nope'} is not a directory" in err
+    assert not config.exists()
+
+
+def test_a_broken_user_config_is_a_usage_error_and_kept(
+    tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config.parent.mkdir(parents=True)
+    config.write_text("trusted = [\n")
+    code, _, err = trust(capsys, str(tmp_path))
+    assert code == 2 and "is not valid TOML" in err
+    assert config.read_text() == "trusted = [\n"

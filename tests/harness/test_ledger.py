@@ -1,0 +1,55 @@
+"""The ledger: model turns and call ids (issue 12), and staleness by content hash with the
+assembler's confirmations."""
+
+from __future__ import annotations
+
+from harness.ledger import MESSAGE, Cause, Confirmation, Ledger, Refresh
+from harness.types import ReadSpan, ToolCall, ToolResult, content_hash
+
+
+def read(path: str, body: str) -> ToolResult:
+    h = content_hash(body.encode())
+    return ToolResult("read_file", path, f"[read {path}]\n{body}", read=ReadSpan(path, 1, 5, h, h))
+
+
+def test_a_model_turn_and_the_results_answering_its_calls_are_recorded_in_order() -> None:
+    ledger = Ledger()
+    call = ToolCall("call_1", "read_file", {"path": "a.py"})
+    turn = ledger.add_turn(1, "Reading a.py first.", (call,))
+    result = ledger.add(1, read("a.py", "A"), call_id="call_1")
+    assert (turn.seq, turn.kind, turn.text, turn.calls, turn.target) == (
+        0,
+        MESSAGE,
+        "Reading a.py first.",
+        (call,),
+        "",
+    )
+    assert (result.seq, result.call_id) == (1, "call_1")
+    assert turn.subject is None, "the model's words are never superseded"
+    assert ledger.since(1) == [result] and ledger.since(2) == []
+    assert ledger.touched() == ["a.py"], "a turn is not a touched target"
+
+
+def test_a_confirmation_moves_what_the_model_holds_forward() -> None:
+    ledger = Ledger()
+    obs = ledger.add(1, read("a.py", "A"))
+    ledger.note_change("a.py", Cause.WRITE, 2, "hash-2")
+    change = ledger.stale_reason(obs)
+    assert change is not None and change.step == 2
+    ledger.confirm(Confirmation(obs.seq, ledger.mark(), "hash-2"))
+    assert ledger.stale_reason(obs) is None and ledger.seen_hash(obs) == "hash-2"
+    ledger.note_change("a.py", Cause.DISK, 3, "hash-3")
+    later = ledger.stale_reason(obs)
+    assert later is not None and later.cause is Cause.DISK
+
+
+def test_a_refresh_records_the_shown_hash_and_the_file_hash() -> None:
+    ledger = Ledger()
+    obs = ledger.add(1, read("a.py", "A"))
+    ledger.note_change("a.py", Cause.WRITE, 2, "hash-2")
+    change = ledger.stale_reason(obs)
+    assert change is not None
+    refresh = Refresh(obs.seq, 3, ledger.mark(), "B", "hash-2", change, content_hash(b"B"))
+    ledger.apply_refresh(refresh)
+    assert ledger.refresh_of(obs.seq) == refresh and ledger.stale_reason(obs) is None
+    assert not ledger.note_change("a.py", Cause.DISK, 3, "hash-2"), "the same bytes again"
