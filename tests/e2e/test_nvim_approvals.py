@@ -151,3 +151,36 @@ def test_an_approval_is_dropped_when_its_run_is_cancelled(
         assert float_state(nvim)["shown"] is False
         assert "⚠" not in nvim.statusline()
         assert not (ws / "ran.txt").exists()
+
+
+def test_a_long_command_can_be_read_whole_before_answering(
+    tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    """The server cuts a long command in the dialog and offers "Show full command": `s`
+    opens the whole command (window/showDocument), then the question comes back."""
+    ws = make_workspace(tmp_path)
+    long_argv = [sys.executable, "-c", "print('" + "x" * 400 + "')"]
+    fake = fake_llm([{"tool_calls": [call("exec", argv=long_argv)]}, {"content": "stopped"}])
+    with session(tmp_path, ws, {"settings": settings(fake, tmp_path / "store.db")}) as nvim:
+        nvim.wait_attached(nvim.edit(ws / "calc.py"))
+        nvim.type(":HarnessRun run it<CR>")
+        nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
+        nvim.type(":HarnessApprove<CR>")
+        nvim.wait("select(2, require('harness.approval').window())")
+        lines = nvim.lua(
+            "local win = require('harness.approval').window()"
+            " return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"
+        )
+        assert "[s] Show full command" in lines[-1], lines
+        nvim.type("s")
+        nvim.wait(
+            "(function() for _, b in ipairs(vim.api.nvim_list_bufs()) do"
+            " local text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '')"
+            " if text:find(string.rep('x', 400), 1, true) then return true end end end)()",
+            what="the whole command in a buffer",
+        )
+        nvim.wait("#require('harness.approval').pending() == 1", what="the question again")
+        nvim.type("<Esc>:HarnessApprove<CR>")
+        nvim.wait("select(2, require('harness.approval').window())")
+        nvim.type("d")
+        nvim.wait_message("run 1 finished")
