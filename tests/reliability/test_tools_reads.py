@@ -86,7 +86,9 @@ async def test_a_whole_read_of_a_2_gb_file_is_partial_by_size_before_reading(
     result = await env.call("read_file", path="big.log")
     assert result.ok
     last = result.text.splitlines()[-1]
-    assert last.startswith("…[lines 1–") and "of a 2.0 GiB file shown; read_file with offset=" in last
+    assert (
+        last.startswith("…[lines 1–") and "of a 2.0 GiB file shown; read_file with offset=" in last
+    )
     assert _bytes_read() - before_io < 8 * 1024 * 1024
     assert result.read is not None and result.read.offset == 1
 
