@@ -1,38 +1,30 @@
 """The ``grep`` tool (§6.1) on ripgrep: linear-time regexes, ``.gitignore`` natively, and
 no line of a file ``read_file`` may not open.
 
-Three short rg runs, each killed if the call is cancelled or the deadline passes: the files
-in scope (``rg --files``, then admitted one by one: ``harness.tools.scope``); the number of
-matching lines per admitted file (``rg --count``, all cores, tiny output); and the text of
-the first ``GREP_MAX_LINES`` lines from the first files in path order (``rg --json`` on at
-most that many files). Files not admitted are listed in an ignore file so rg does not read
-them, and are dropped from rg's answers whatever it says.
+Two rg runs, each killed if the call is cancelled or the deadline passes: the number of
+matching lines in every file rg searches (``rg --count --include-zero``: all cores, one
+short line per file, always from the root so its ``.gitignore`` applies everywhere); the
+files in that list are then admitted one by one (``harness.tools.scope``); and the text of
+the first ``GREP_MAX_LINES`` lines from the first admitted files in path order comes from
+``rg --json`` on at most that many files. Whatever rg says about a file that was not
+admitted is dropped: its lines are never shown, and the count of skipped files does not
+depend on the pattern (the list holds every file searched, matching or not).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import os
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
 
 from harness.tools.base import ToolArgs, ToolContext, failure, header
-from harness.tools.ripgrep import (
-    BASE_FLAGS,
-    RipgrepMissing,
-    RipgrepTimeout,
-    gitignore_escape,
-    run_rg,
-)
-from harness.tools.scope import Scope, search_scope, search_target
+from harness.tools.ripgrep import BASE_FLAGS, RipgrepMissing, RipgrepTimeout, run_rg
+from harness.tools.scope import Scope, admit, search_target
 from harness.types import ToolResult
 from harness.workspace import PathGlob, Workspace
 
@@ -97,70 +89,44 @@ class Grep:
         self, pattern: str, under: str | None, glob: PathGlob | None, ctx: ToolContext, target: str
     ) -> ToolResult:
         ws = ctx.workspace
-        bad = await pattern_error(pattern, ws.root)
-        if bad is not None:
+        out = await run_rg(
+            [*BASE_FLAGS, "--count", "--include-zero", "--null", "-e", pattern], ws.root
+        )
+        if out.code == 2 and not out.stdout:
             return failure(
                 self.name,
                 target,
-                f"bad regular expression (ripgrep says: {bad}); fix the pattern (Rust regex "
-                "syntax: escape literal characters such as ( [ . * with a backslash; no "
-                "look-around or backreferences)",
+                f"bad regular expression (ripgrep says: {_rg_said(out.stderr)}); fix the "
+                "pattern (Rust regex syntax: escape literal characters such as ( [ . * with a "
+                "backslash; no look-around or backreferences)",
             )
-        scope = await search_scope(ws, ctx.gate, glob, under)
-        counts = await count_lines(ws, pattern, scope, under) if scope.files else {}
+        searched = parse_counts(out.stdout)
+        rels = sorted(searched)
+        if under is not None:
+            prefix = under.rstrip("/") + "/"
+            rels = [rel for rel in rels if rel.startswith(prefix)]
+        scope = await asyncio.to_thread(admit, ws, ctx.gate, rels, glob)
+        counts = {rel: searched[rel] for rel in scope.files if searched[rel]}
         hits = await first_lines(ws, pattern, scope, counts)
         return ToolResult(self.name, target, grep_text(target, scope, counts, hits))
 
 
-async def pattern_error(pattern: str, root: Path) -> str | None:
-    """rg's own message when it cannot compile ``pattern`` (checked on empty input)."""
-    out = await run_rg([*BASE_FLAGS, "--count", "-e", pattern, "-"], root)
-    if out.code != 2:
-        return None
-    lines = [line.strip() for line in out.stderr.splitlines() if line.strip()]
-    text = " ".join(lines).removeprefix("rg: ")
-    return text or f"exit status {out.code}"
+def _rg_said(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return " ".join(lines).removeprefix("rg: ") or "it could not run the pattern"
 
 
-async def count_lines(
-    ws: Workspace, pattern: str, scope: Scope, under: str | None
-) -> dict[str, int]:
-    """Matching lines per admitted file."""
-    args = [*BASE_FLAGS, "--count", "--null"]
-    with _ignore_file(scope.excluded) as ignore:
-        if ignore is not None:
-            args += ["--ignore-file", ignore]
-        args += ["-e", pattern]
-        if under is not None:
-            args += ["--", under]
-        out = await run_rg(args, ws.root)
-    admitted = set(scope.files)
+def parse_counts(stdout: bytes) -> dict[str, int]:
+    """``path NUL count`` lines: matching lines per file rg searched (``--include-zero``:
+    every text file its ignore rules keep, so the list does not depend on the pattern)."""
     counts: dict[str, int] = {}
-    for line in out.stdout.split(b"\n"):
+    for line in stdout.split(b"\n"):
         raw, sep, number = line.rpartition(b"\0")
-        if not sep:
+        if not sep or not number.strip().isdigit():
             continue
         rel = os.fsdecode(raw)
-        rel = rel[2:] if rel.startswith("./") else rel
-        if rel in admitted and number.strip().isdigit():
-            counts[rel] = int(number)
+        counts[rel[2:] if rel.startswith("./") else rel] = int(number)
     return counts
-
-
-@contextlib.contextmanager
-def _ignore_file(excluded: list[str]) -> Iterator[str | None]:
-    lines = [line for rel in excluded if (line := gitignore_escape(rel)) is not None]
-    if not lines:
-        yield None
-        return
-    fd, path = tempfile.mkstemp(prefix="harness-grep-", suffix=".ignore")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write("\n".join(lines) + "\n")
-        yield path
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
 
 
 async def first_lines(

@@ -125,27 +125,12 @@ async def _reap(proc: asyncio.subprocess.Process) -> None:
         await asyncio.shield(waiter)
 
 
-def gitignore_escape(rel: str) -> str | None:
-    """``rel`` as an anchored gitignore line matching exactly that path; None when it
-    cannot be written as one (a newline in the name)."""
-    if "\n" in rel or "\r" in rel:
-        return None
-    out = []
-    for ch in rel:
-        if ch in "\\*?[]!#" or ch == " ":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "/" + "".join(out)
-
-
 __all__ = [
     "BASE_FLAGS",
     "MAX_OUTPUT_BYTES",
     "RgOutput",
     "RipgrepMissing",
     "RipgrepTimeout",
-    "gitignore_escape",
     "rg_executable",
     "run_rg",
 ]

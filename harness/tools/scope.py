@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,6 @@ class Scope:
 
     files: list[str] = field(default_factory=list)
     ident: dict[str, tuple[int, int]] = field(default_factory=dict)
-    excluded: list[str] = field(default_factory=list)  # listed by rg but not admitted
     denied: int = 0
     needs_approval: int = 0
     linked_out: int = 0
@@ -79,32 +79,59 @@ async def search_scope(
     return await asyncio.to_thread(admit, ws, gate, rels, glob)
 
 
+# Policy verdicts for search, per workspace: (gate, policy, grants so far) -> rel -> verdict.
+# A policy never changes during a run and grants only grow, so a later grep of the same run
+# asks the policy only about files it has not seen.
+_ALLOW, _DENY, _ASK = 0, 1, 2
+_verdicts_lock = threading.Lock()
+
+
+def _verdict_cache(ws: Workspace, gate: Gate) -> dict[str, int]:
+    # Kept on the workspace with the gate and policy objects themselves (not their ids), so
+    # a verdict can never be taken for another policy's.
+    key = (gate, gate.policy, len(gate.grants))
+    with _verdicts_lock:
+        cached = ws.memo.get("search-verdicts")
+        if not (isinstance(cached, tuple) and len(cached) == 2 and _same(cached[0], key)):
+            cached = (key, {})
+            ws.memo["search-verdicts"] = cached
+        verdicts: dict[str, int] = cached[1]
+        return verdicts
+
+
+def _same(a: object, b: tuple[object, object, int]) -> bool:
+    return isinstance(a, tuple) and len(a) == 3 and a[0] is b[0] and a[1] is b[1] and a[2] == b[2]
+
+
 def admit(ws: Workspace, gate: Gate, rels: list[str], glob: PathGlob | None) -> Scope:
     scope = Scope()
-    root = str(ws.root)
+    prefix = str(ws.root) + "/"
+    verdicts = _verdict_cache(ws, gate)
+    links = ws.links
     for rel in rels:
         if glob is not None and not glob.matches(rel):
-            scope.excluded.append(rel)
             continue
-        decision = gate.check_nowait(Act.READ, rel)
-        if not decision.allowed:
-            asked = decision.event is not None and decision.event.effect is Effect.ASK
-            if asked:
-                scope.needs_approval += 1
-            else:
-                scope.denied += 1
-            scope.excluded.append(rel)
+        verdict = verdicts.get(rel)
+        if verdict is None:
+            decision = gate.check_nowait(Act.READ, rel)
+            verdict = _ALLOW if decision.allowed else _DENY
+            if not decision.allowed and decision.event is not None:
+                verdict = _ASK if decision.event.effect is Effect.ASK else _DENY
+            verdicts[rel] = verdict
+        if verdict == _DENY:
+            scope.denied += 1
+            continue
+        if verdict == _ASK:
+            scope.needs_approval += 1
             continue
         try:
-            st = os.lstat(os.path.join(root, rel))
+            st = os.lstat(prefix + rel)
         except OSError:
             continue  # gone since it was listed
         if not stat.S_ISREG(st.st_mode):
-            scope.excluded.append(rel)
             continue
-        if st.st_nlink > 1 and not ws.links.all_inside(st):
+        if st.st_nlink > 1 and not links.all_inside(st):
             scope.linked_out += 1
-            scope.excluded.append(rel)
             continue
         scope.files.append(rel)
         scope.ident[rel] = (st.st_dev, st.st_ino)

@@ -45,6 +45,9 @@ class Workspace:
         self.root = resolved
         self.ignores = IgnoreRules(resolved)
         self.links = HardLinks(resolved)
+        # What the tools remember about this root between calls (e.g. search's policy
+        # verdicts); never needed for correctness.
+        self.memo: dict[str, object] = {}
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
