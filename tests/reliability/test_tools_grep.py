@@ -4,6 +4,7 @@ time, in another process, which is killed the moment the call is cancelled."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
@@ -57,10 +58,8 @@ async def test_cancelling_a_grep_kills_ripgrep(tmp_path: Path) -> None:
         await asyncio.sleep(0.001)
     assert not task.done(), "grep finished before its rg process was seen"
     task.cancel()
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await task
-    except asyncio.CancelledError:
-        pass
     assert _rg_children() == []
 
 
