@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -120,12 +119,11 @@ def parse_counts(stdout: bytes) -> dict[str, int]:
     """``path NUL count`` lines: matching lines per file rg searched (``--include-zero``:
     every text file its ignore rules keep, so the list does not depend on the pattern)."""
     counts: dict[str, int] = {}
-    for line in stdout.split(b"\n"):
-        raw, sep, number = line.rpartition(b"\0")
-        if not sep or not number.strip().isdigit():
-            continue
-        rel = os.fsdecode(raw)
-        counts[rel[2:] if rel.startswith("./") else rel] = int(number)
+    # One decode for all (surrogateescape: the same str os.fsdecode would give per path).
+    for line in stdout.decode("utf-8", errors="surrogateescape").split("\n"):
+        rel, sep, number = line.rpartition("\0")
+        if sep and number.isdigit():
+            counts[rel[2:] if rel.startswith("./") else rel] = int(number)
     return counts
 
 

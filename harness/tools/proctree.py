@@ -7,8 +7,9 @@ Killing is repeated until a scan finds nothing alive (a process forking while it
 killed is caught by the next round). What still lives after the rounds is reported by PID:
 the result of an ``exec`` says truthfully what could not be killed. In the bubblewrap
 sandbox everything also dies with the sandbox's PID namespace; this scan is what makes the
-promise hold without one. A process that both clears its environment and leaves the session
-escapes the scan outside the sandbox; ``docs/SECURITY.md`` says so.
+promise hold without one. Its known limit: outside the sandbox, a process that both clears
+its environment and leaves the session after its parent died cannot be told apart from any
+other process, and escapes the scan.
 """
 
 from __future__ import annotations
