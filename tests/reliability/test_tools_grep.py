@@ -12,6 +12,16 @@ from pathlib import Path
 
 from tests.conftest import MakeFakeLLM
 from tests.e2e.cli import harness, run_args
+from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
+    HarnessClient,
+    call,
+    client_fixture,
+    fake_fixture,
+    store_fixture,
+    turn,
+    ws_fixture,
+)
+from tests.support.fake_llm import FakeLLM
 from tests.support.tool_env import make_tool_env
 
 EVIL = "a" * 40 + "b"
@@ -82,3 +92,23 @@ def test_the_cli_finishes_a_run_that_greps_a_catastrophic_pattern(
     conn = sqlite3.connect(store)
     (text,) = conn.execute("SELECT text FROM observations WHERE kind = 'grep'").fetchone()
     assert text.splitlines() == ["[grep (a+)+$]", "no matches in 1 files"]
+
+
+async def test_the_server_keeps_answering_while_a_run_greps_a_catastrophic_pattern(
+    client: HarnessClient, ws: Path, fake: FakeLLM
+) -> None:
+    """In the server, ``harness.status`` waited 28 s behind ``(a+)+$`` over 28 ``a``s (issue
+    11, seen 1). Now every status request is answered while the run greps, and the run
+    ends: both under hard timeouts, nothing measured in milliseconds."""
+    (ws / "evil.txt").write_text(f"{EVIL}\n" * 1000)
+    fake.add_turns(
+        *(turn(call("grep", pattern="(a+)+$")) for _ in range(5)), {"content": "No match."}
+    )
+    started = await client.command("harness.run", {"goal": "find it", "maxSteps": 10})
+    answered = 0
+    for _ in range(5):
+        status = await asyncio.wait_for(client.command("harness.status"), 10)
+        answered += isinstance(status, dict)
+    finished = await asyncio.wait_for(client.wait_finished(started["runId"]), 60)
+    assert answered == 5
+    assert finished["outcome"] == "finished" and finished["steps"] == 6
