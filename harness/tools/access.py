@@ -107,30 +107,6 @@ async def owned(work: Callable[[], T], release: Callable[[T], None]) -> T:
         raise
 
 
-def is_binary(data: bytes) -> bool:
-    """A NUL byte in the first 8 KB, as git and grep decide."""
-    return b"\x00" in data[:BINARY_SNIFF_BYTES]
-
-
-def decode_text(data: bytes) -> str | None:
-    """The text of a file, or None when it is binary or not UTF-8."""
-    if is_binary(data):
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def binary_refusal(kind: str, target: str, size: int, what: str) -> ToolResult:
-    return failure(
-        kind,
-        target,
-        f"`{target}` is a binary or non-UTF-8 file ({size:,} bytes); {what} works on text "
-        "files only",
-    )
-
-
 def split_lines(text: str) -> list[str]:
     """Lines as editors and grep number them: split on ``\\n`` only; no trailing empty line."""
     lines = text.split("\n")
@@ -142,10 +118,7 @@ def split_lines(text: str) -> list[str]:
 __all__ = [
     "Access",
     "authorize",
-    "binary_refusal",
-    "decode_text",
     "display_path",
-    "is_binary",
     "open_error",
     "owned",
     "real_name",

@@ -386,8 +386,4 @@ def _lines(n: int) -> str:
     return f"{n:,} line{'' if n == 1 else 's'}"
 
 
-def _with_policy(result: ToolResult, policy: tuple[PolicyEvent, ...]) -> ToolResult:
-    return dataclasses.replace(result, policy=policy) if policy else result
-
-
 __all__ = ["EditFile", "ReadFile", "WriteFile"]
