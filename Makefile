@@ -36,6 +36,7 @@ fmt: setup ## Apply ruff formatting and safe fixes
 	$(BIN)/ruff check --fix .
 
 test: setup lint ## Lint, then the whole test suite (unit, e2e through the real server)
+	bash tools/system-deps.sh
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 bench: setup ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md

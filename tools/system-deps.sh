@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# System packages the test suite needs (called by `make test`): bubblewrap for the exec
+# sandbox tests (SPEC §6.6). Idempotent: installs only what is missing, only as root with
+# apt-get; otherwise says what is missing and how to get it (those tests then skip with
+# that reason).
+set -euo pipefail
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "system-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+    apt-get update -qq >/dev/null
+    apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+else
+  echo "system-deps: missing ${missing[*]} (not root or no apt-get: run" \
+    "'sudo apt-get install ${missing[*]}'); the sandbox tests will be skipped"
+fi
