@@ -39,6 +39,7 @@ fmt: setup $(STYLUA) ## Apply ruff formatting and safe fixes; stylua
 	$(STYLUA) --config-path editors/nvim/stylua.toml $(NVIM_LUA)
 
 test: setup lint ## Lint, then the whole test suite (unit, e2e through the real server)
+	bash tools/system-deps.sh
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 bench: setup ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
