@@ -63,8 +63,12 @@ def test_revert_restores_the_file_and_reloads_its_buffer(
         nvim.wait_message("run 1 finished")
         assert nvim.lines(calc) == FIXED.splitlines()
 
+        (ws / "calc.py").write_text("def add(a, b):\n    return b + a\n")  # changed since
         nvim.type(":HarnessRevert 1<CR>")
-        assert "restored calc.py" in nvim.wait_message("run 1 revert")
+        assert "refused calc.py" in nvim.wait_message("run 1 revert")
+        nvim.wait_prompt()  # 1: keep them, 2: overwrite them
+        nvim.type("2<CR>")
+        assert "restored calc.py" in nvim.wait_message("run 1 revert: restored")
         nvim.wait("vim.api.nvim_buf_get_lines(..., 1, 2, false)[1] == '    return a - b'", calc)
         assert (ws / "calc.py").read_text() == ORIGINAL
         assert nvim.lua("return vim.bo[...].modified", calc) is False
