@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.errors import ContainmentError
-from harness.store.trace import EditRow, RunRow
+from harness.store.records import EditRow, RunRow
 from harness.types import DocumentGuard
 from harness.workspace import Workspace
 

@@ -12,6 +12,17 @@ from harness.store.schema import MIGRATIONS, migrate, schema_version
 from harness.types import Act, Attempt, Effect, FileWrite, PolicyEvent, TraceEvent, Usage
 
 
+def raw_one(store: Store, sql: str) -> sqlite3.Row:
+    """One row read through a connection of its own, as another process would."""
+    conn = sqlite3.connect(store.path)
+    try:
+        row = conn.execute(sql).fetchone()
+    finally:
+        conn.close()
+    assert row is not None
+    return row
+
+
 def step_record(run_id: int, step: int, **overrides: object) -> StepRecord:
     base: dict[str, object] = dict(
         run_id=run_id,
@@ -58,9 +69,14 @@ def test_every_migration_applies_to_an_empty_database_and_twice(tmp_path: Path) 
 
 
 def test_store_opens_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
-    with Store(tmp_path / "s.db") as store:
-        mode = store._query_one("PRAGMA journal_mode")
-        timeout = store._query_one("PRAGMA busy_timeout")
+    from harness.store.base import Database
+
+    db = Database(tmp_path / "s.db")
+    try:
+        mode = db.row("PRAGMA journal_mode")
+        timeout = db.row("PRAGMA busy_timeout")
+    finally:
+        db.close()
     assert mode is not None and mode[0] == "wal"
     assert timeout is not None and timeout[0] == 5_000
 
@@ -92,12 +108,17 @@ def test_a_step_lands_whole_and_reads_back(tmp_path: Path) -> None:
         "toolCalls": [{"name": "read_file", "arguments": {"path": "a.py"}}],
         "estTokens": 120,
         "reportedPromptTokens": 131,
+        "cachedPromptTokens": None,
+        "prefixChars": None,
         "contextCeiling": 24_000,
         "carried": 1,
         "stubbed": 0,
         "reread": 0,
         "recalled": 0,
+        "refused": 0,  # a denied .env write, but no call of this step failed by it
+        "failed": 0,
         "resultChars": len("[read a.py]\nprint(1)"),
+        "said": None,
     }
     detail = store.step_detail(run, 1)
     assert detail is not None
@@ -118,13 +139,13 @@ def test_a_failing_step_commit_leaves_nothing_behind(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         store.commit_step(bad)
     counts = [
-        store._query_one(f"SELECT count(*) FROM {t}")[0]  # type: ignore[index]
+        raw_one(store, f"SELECT count(*) FROM {t}")[0]
         for t in ("steps", "observations", "edits", "policy_events", "context_events")
     ]
     assert counts == [1, 1, 1, 1, 1]
     bad_late = step_record(run, 2, edits=[FileWrite("a.py", None, None)])  # type: ignore[arg-type]
     with pytest.raises(sqlite3.IntegrityError):
         store.commit_step(bad_late)  # fails on the edits insert, after steps/observations
-    assert store._query_one("SELECT count(*) FROM steps")[0] == 1  # type: ignore[index]
-    assert store._query_one("SELECT count(*) FROM observations")[0] == 1  # type: ignore[index]
+    assert raw_one(store, "SELECT count(*) FROM steps")[0] == 1
+    assert raw_one(store, "SELECT count(*) FROM observations")[0] == 1
     assert store.get_run(run).steps == 1  # type: ignore[union-attr]
