@@ -15,7 +15,7 @@ from pathlib import Path
 import platformdirs
 
 from harness.errors import StoreError
-from harness.store.permissions import prepare, secure
+from harness.store.permissions import prepare, secure, side_files
 from harness.store.schema import migrate
 
 BUSY_TIMEOUT_MS = 5_000
@@ -58,7 +58,7 @@ class Database:
             with self.lock:
                 self.version = migrate(self.conn)
             if on_disk:
-                secure(self.path)  # the -wal and -shm SQLite has made by now
+                secure(side_files(self.path))  # the -wal and -shm SQLite has made by now
         except (sqlite3.Error, OSError, RuntimeError) as exc:
             raise StoreError(f"cannot open the store at {path}: {exc}") from exc
 

@@ -25,7 +25,7 @@ log = logging.getLogger("harness.store")
 
 def prepare(path: Path) -> None:
     """Before SQLite opens ``path``: create the missing directories (``0700``) and the file
-    (``0600``), and tighten what already exists (``secure``)."""
+    (``0600``), or tighten the file that exists (``secure``)."""
     make_private_dirs(path.parent)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
@@ -36,7 +36,7 @@ def prepare(path: Path) -> None:
             os.fchmod(fd, FILE_MODE)  # exactly 0600, whatever the umask took away or not
         finally:
             os.close(fd)
-    secure(path)
+    secure([path])
 
 
 def make_private_dirs(directory: Path) -> None:
@@ -56,10 +56,15 @@ def make_private_dirs(directory: Path) -> None:
         os.chmod(d, DIR_MODE)
 
 
-def secure(path: Path) -> None:
-    """Take group and other permissions off the store file and its side files: at once when
-    the user owns them, else warn (see the module docstring)."""
-    for candidate in (path, *(path.with_name(path.name + s) for s in SIDE_SUFFIXES)):
+def side_files(path: Path) -> list[Path]:
+    """SQLite's files beside the database at ``path``."""
+    return [path.with_name(path.name + suffix) for suffix in SIDE_SUFFIXES]
+
+
+def secure(paths: list[Path]) -> None:
+    """Take group and other permissions off each of ``paths`` that exists: at once when the
+    user owns it, else warn (see the module docstring)."""
+    for candidate in paths:
         try:
             st = os.stat(candidate)
         except FileNotFoundError:
@@ -79,4 +84,4 @@ def secure(path: Path) -> None:
             )
 
 
-__all__ = ["DIR_MODE", "FILE_MODE", "make_private_dirs", "prepare", "secure"]
+__all__ = ["DIR_MODE", "FILE_MODE", "make_private_dirs", "prepare", "secure", "side_files"]
