@@ -149,3 +149,143 @@ def test_a_failing_step_commit_leaves_nothing_behind(tmp_path: Path) -> None:
     assert raw_one(store, "SELECT count(*) FROM steps")[0] == 1
     assert raw_one(store, "SELECT count(*) FROM observations")[0] == 1
     assert store.get_run(run).steps == 1  # type: ignore[union-attr]
+
+
+# -- the §8.1 trace fields -------------------------------------------------------------------
+
+STEP_KEYS = [
+    "step",
+    "decision",
+    "toolCalls",
+    "estTokens",
+    "reportedPromptTokens",
+    "cachedPromptTokens",
+    "prefixChars",
+    "contextCeiling",
+    "carried",
+    "stubbed",
+    "reread",
+    "recalled",
+    "refused",
+    "failed",
+    "resultChars",
+    "said",
+]
+RUN_KEYS = ["runId", "goal", "workspace", "outcome", "steps", "spentTokens", "startedAt"]
+
+
+def obs(seq: int, target: str, ok: bool) -> ObservationRecord:
+    return ObservationRecord(seq, "tool", target, ok, f"[tool {target}]")
+
+
+def deny(act: Act, target: str, layer: str, effect: Effect = Effect.DENY) -> PolicyEvent:
+    return PolicyEvent(act, target, effect, None, layer, False, "refused")
+
+
+def test_trace_show_has_every_8_1_field(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    run = store.create_run(goal="g", workspace="/w", provider="p", model="m", contract="{}")
+    store.record_attempt(
+        run,
+        1,
+        Attempt("p", "m", 1, 5.0, usage=Usage(9, 0, 9, cache_read_tokens=999), failure="timeout"),
+    )
+    store.record_attempt(
+        run, 1, Attempt("p", "m", 2, 5.0, usage=Usage(900, 9, 909, cache_read_tokens=512))
+    )
+    steps = [
+        step_record(
+            run,
+            1,
+            content="Reading the code first.",
+            prefix_chars=1_234,
+            observations=[
+                obs(0, "a.py", True),
+                obs(1, ".env", False),  # the secrets layer
+                obs(2, "../x", False),  # containment
+                obs(3, "b.py", False),  # an edit whose old text was not found: failed
+                obs(4, "rm -rf build", False),  # an approval not available
+                obs(5, "c.py", False),  # unsaved in the editor
+                obs(6, "link.txt", False),  # a symlink whose real name is refused
+            ],
+            policy=[
+                PolicyEvent(Act.READ, "a.py", Effect.ASK, None, "user", True, "granted"),
+                deny(Act.READ, ".env", "builtin"),
+                deny(Act.READ, "../x", "containment"),
+                deny(Act.EXEC, "rm -rf build", "default", Effect.ASK),
+                deny(Act.READ, "secrets/key.pem", "builtin"),
+            ],
+            events=[TraceEvent("unsaved_refused", {"path": "c.py"})],
+            edits=[],
+        ),
+        step_record(
+            run,
+            2,
+            content="",
+            observations=[],
+            policy=[],
+            edits=[FileWrite("src/b.py", b"1", b"2"), FileWrite("a.py", None, b"a")],
+        ),
+        step_record(
+            run,
+            3,
+            content="Renamed calc_total; tests pass.",
+            observations=[],
+            policy=[],
+            edits=[FileWrite("src/b.py", b"2", b"3"), FileWrite("c/d.py", None, b"d")],
+        ),
+    ]
+    for rec in steps:
+        store.commit_step(rec)
+    trace = store.run_trace(run)
+    assert trace is not None
+    shape = trace.to_json()
+    assert list(shape) == ["run", "steps"]
+    assert list(shape["run"]) == [*RUN_KEYS, "finishedAt", "summary", "filesChanged"]
+    assert shape["run"]["summary"] == "Renamed calc_total; tests pass."
+    assert shape["run"]["filesChanged"] == ["src/b.py", "a.py", "c/d.py"]
+    first, second, third = shape["steps"]
+    assert [list(s) for s in shape["steps"]] == [STEP_KEYS] * 3
+    assert (first["cachedPromptTokens"], first["prefixChars"]) == (512, 1_234)
+    assert (first["refused"], first["failed"]) == (5, 1)
+    assert first["said"] == "Reading the code first."
+    assert (second["said"], second["cachedPromptTokens"], second["prefixChars"]) == (
+        None,
+        None,
+        None,
+    )
+    assert (second["refused"], second["failed"]) == (0, 0)
+    assert third["said"] == "Renamed calc_total; tests pass."
+    # `trace runs` keeps exactly its fields.
+    [row] = store.list_runs()
+    assert list(row.to_json()) == [*RUN_KEYS, "finishedAt"]
+    assert store.run_steps(run) == list(trace.steps)
+    assert store.run_trace(run + 1) is None
+    store.close()
+
+
+def test_a_run_without_steps_has_no_summary(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        run = store.create_run(goal="g", workspace="/w", provider="p", model="m", contract="{}")
+        trace = store.run_trace(run)
+        assert trace is not None and trace.to_json()["run"]["summary"] is None
+        assert trace.to_json()["run"]["filesChanged"] == []
+        assert trace.to_json()["steps"] == []
+
+
+@pytest.mark.parametrize(
+    ("failed", "refusals", "expected"),
+    [
+        pytest.param([], [], (0, 0), id="nothing"),
+        pytest.param(["a"], [], (0, 1), id="a-failure"),
+        pytest.param(["a"], ["a"], (1, 0), id="a-refusal"),
+        pytest.param(["a", "a"], ["a"], (1, 1), id="same-target-twice"),
+        pytest.param(["link"], ["real/name"], (1, 0), id="refused-by-its-other-name"),
+        pytest.param(["a", "b"], ["a", "other"], (2, 0), id="one-named-one-by-other-name"),
+        pytest.param([], ["stray"], (0, 0), id="a-refusal-of-no-failed-call"),
+    ],
+)
+def test_call_counts(failed: list[str], refusals: list[str], expected: tuple[int, int]) -> None:
+    from harness.store.steps import call_counts
+
+    assert call_counts(failed, refusals) == expected
