@@ -71,15 +71,7 @@ def note_write(  # noqa: PLR0917 -- the arguments of the §4 memory_write, in it
         raise MemoryInputError("pinning is the operator's act; a run cannot pin a note")
     stored, truncated = cap_value(clean_value(value), limits.max_entry_chars)
     return NoteWrite(
-        scope_key=scope_key,
-        key=stored_key,
-        value=stored,
-        kind=kind,
-        run_id=run_id,
-        step=step,
-        pinned=pinned,
-        truncated=truncated,
-        original_chars=len(value),
+        scope_key, stored_key, stored, kind, run_id, step, pinned, truncated, len(value)
     )
 
 

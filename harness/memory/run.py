@@ -78,16 +78,9 @@ class NoteStore(Protocol):
     """What a run's memory needs of the store."""
 
     def memory_write(  # noqa: PLR0917 -- the §4 operator API is positional
-        self,
-        ws: Path | str,
-        key: str,
-        value: str,
-        run_id: int | None,
-        step: int | None,
-        kind: str,
-        *,
-        limits: MemoryLimits | None = None,
-    ) -> MemoryWriteResult: ...
+        self, ws: Path | str, key: str, value: str, run_id: int | None, step: int | None,
+        kind: str, *, limits: MemoryLimits | None = None,
+    ) -> MemoryWriteResult: ...  # fmt: skip
 
     def memory_forget(
         self, ws: Path | str, key: str, run_id: int, step: int

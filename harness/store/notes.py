@@ -19,23 +19,13 @@ NOTE_COLUMNS = (
 )
 
 
+_NOTE_FIELDS = [c for c in NOTE_COLUMNS.replace(" ", "").split(",") if c not in ("scope", "pinned")]
+
+
 def note_from_row(r: sqlite3.Row) -> MemoryNote:
-    return MemoryNote(
-        id=r["id"],
-        scope_key=r["scope"],
-        key=r["key"],
-        value=r["value"],
-        kind=r["kind"],
-        pinned=bool(r["pinned"]),
-        run_id=r["run_id"],
-        step=r["step"],
-        seq=r["seq"],
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-        recalls=r["recalls"],
-        recall_runs=r["recall_runs"],
-        last_recall=r["last_recall"],
-    )
+    """A note from a row of ``NOTE_COLUMNS`` (``scope`` is its ``scope_key``)."""
+    fields = {name: r[name] for name in _NOTE_FIELDS}
+    return MemoryNote(scope_key=r["scope"], pinned=bool(r["pinned"]), **fields)
 
 
 def select_note(conn: sqlite3.Connection, scope: str, key: str) -> MemoryNote | None:

@@ -179,13 +179,3 @@ class EditRow:
     committed: bool = True
     new_dirs: tuple[str, ...] = ()
 
-
-__all__ = [
-    "EditRow",
-    "ObservationRecord",
-    "RunRow",
-    "RunTrace",
-    "StepDetail",
-    "StepRecord",
-    "StepRow",
-]

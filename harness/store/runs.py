@@ -85,20 +85,12 @@ def mark_interrupted(conn: sqlite3.Connection, run_id: int, owner: ProcessOwner)
     return True
 
 
+_RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "spent_tokens")
+_RUN_TIMES = ("started_at", "finished_at", "error")
+
+
 def run_row(r: sqlite3.Row) -> RunRow:
-    return RunRow(
-        run_id=r["id"],
-        goal=r["goal"],
-        workspace=r["workspace"],
-        provider=r["provider"],
-        model=r["model"],
-        outcome=r["outcome"],
-        steps=r["steps"],
-        spent_tokens=r["spent_tokens"],
-        started_at=r["started_at"],
-        finished_at=r["finished_at"],
-        error=r["error"],
-    )
+    return RunRow(run_id=r["id"], **{name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)})
 
 
 def select_runs(conn: sqlite3.Connection, limit: int, workspace: str | None = None) -> list[RunRow]:

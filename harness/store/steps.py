@@ -111,6 +111,18 @@ def insert_step(conn: sqlite3.Connection, rec: StepRecord) -> None:
             rec.prefix_chars,
         ),
     )
+    _insert_observations(conn, rec)
+    insert_events(conn, rec.run_id, rec.step, rec.events)
+    now = now_iso()
+    _insert_policy(conn, rec, now)
+    confirm_edits(conn, rec.run_id, rec.step, rec.edits, now)
+    conn.execute(
+        "UPDATE runs SET steps = ?, spent_tokens = ? WHERE id = ?",
+        (rec.step, rec.spent_tokens, rec.run_id),
+    )
+
+
+def _insert_observations(conn: sqlite3.Connection, rec: StepRecord) -> None:
     conn.executemany(
         "INSERT INTO observations (run_id, step, seq, kind, target, ok, text, content_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -128,8 +140,9 @@ def insert_step(conn: sqlite3.Connection, rec: StepRecord) -> None:
             for o in rec.observations
         ],
     )
-    insert_events(conn, rec.run_id, rec.step, rec.events)
-    now = now_iso()
+
+
+def _insert_policy(conn: sqlite3.Connection, rec: StepRecord, now: str) -> None:
     conn.executemany(
         "INSERT INTO policy_events (run_id, step, act, target, effect, rule, layer,"
         " allowed, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -148,11 +161,6 @@ def insert_step(conn: sqlite3.Connection, rec: StepRecord) -> None:
             )
             for p in rec.policy
         ],
-    )
-    confirm_edits(conn, rec.run_id, rec.step, rec.edits, now)
-    conn.execute(
-        "UPDATE runs SET steps = ?, spent_tokens = ? WHERE id = ?",
-        (rec.step, rec.spent_tokens, rec.run_id),
     )
 
 

@@ -40,27 +40,7 @@ def new_run(store: Store, ws: Path) -> int:
 
 
 def commit_with_edits(store: Store, run: int, step: int, edits: list[FileWrite]) -> None:
-    from harness.store import StepRecord
-
-    store.commit_step(
-        StepRecord(
-            run_id=run,
-            step=step,
-            decision="write",
-            content="",
-            prompt=[],
-            tool_calls=[],
-            result="",
-            effective_tokens=1,
-            est_tokens=1,
-            reported_prompt_tokens=None,
-            completion_tokens=None,
-            total_tokens=None,
-            started_at="2026-01-01T00:00:00Z",
-            spent_tokens=0,
-            edits=edits,
-        )
-    )
+    commit_bare_step(store, run, step, edits=edits)
 
 
 def edit_rows(store: Store) -> list[tuple[int, str, int]]:
