@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness.store.base import now_iso
 from harness.store.records import EditRow
-from harness.types import FileWrite
+from harness.types import FileWrite, normalize_path
 
 
 def new_dirs(root: Path, rel: str) -> list[str]:
@@ -46,6 +46,7 @@ def insert_intent(
     row = conn.execute("SELECT workspace FROM runs WHERE id = ?", (run_id,)).fetchone()
     if row is None:
         raise sqlite3.IntegrityError(f"no run {run_id}")
+    path = normalize_path(path)  # as the step's edits will name it (``./a.py`` is ``a.py``)
     created = new_dirs(Path(row[0]), path)
     conn.execute(
         "INSERT INTO edits (run_id, step, path, before, after, created_at, committed, new_dirs)"

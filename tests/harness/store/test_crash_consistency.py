@@ -74,6 +74,13 @@ def test_an_announced_write_is_committed_before_the_step_and_confirmed_by_it(
     assert edit.committed
 
 
+def test_an_intent_is_named_as_the_steps_edit_will_name_it(store: Store, ws: Path) -> None:
+    run = new_run(store, ws)
+    store.announce_write(run, 1, "./src//a.py", None, b"x")
+    commit_with_edits(store, run, 1, [FileWrite("src/a.py", None, b"x")])
+    assert edit_rows(store) == [(1, "src/a.py", 1)]
+
+
 def test_a_write_the_step_does_not_report_stays_an_intent(store: Store, ws: Path) -> None:
     run = new_run(store, ws)
     store.announce_write(run, 1, "a.txt", b"old", b"new")
