@@ -178,4 +178,3 @@ class EditRow:
     after: bytes
     committed: bool = True
     new_dirs: tuple[str, ...] = ()
-

@@ -240,7 +240,7 @@ def _step_row(r: sqlite3.Row, counts: tuple[int, int]) -> StepRow:
         prefix_chars=r["prefix_chars"],
         refused=counts[0],
         failed=counts[1],
-        said=r["content"] or None,
+        said=r["content"] if r["content"].strip() else None,
     )
 
 

@@ -221,7 +221,7 @@ def test_trace_show_has_every_8_1_field(tmp_path: Path) -> None:
         step_record(
             run,
             2,
-            content="",
+            content=" \n",  # only whitespace: it said nothing
             observations=[],
             policy=[],
             edits=[FileWrite("src/b.py", b"1", b"2"), FileWrite("a.py", None, b"a")],
