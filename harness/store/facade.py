@@ -97,9 +97,13 @@ class Store:
         """A new run, owned by this process (pid, start time, host: §5)."""
         with self._db.transaction() as conn:
             return insert_run(
-                conn, goal=goal, workspace=workspace, provider=provider, model=model,
+                conn,
+                goal=goal,
+                workspace=workspace,
+                provider=provider,
+                model=model,
                 contract=contract,
-            )  # fmt: skip
+            )
 
     def record_attempt(self, run_id: int, step: int, attempt: Attempt) -> None:
         with self._db.transaction() as conn:
@@ -244,10 +248,10 @@ class Store:
         asking to pin, raises ``MemoryInputError``; key and value are redacted first.
         """
         limits = limits or MemoryLimits()
+        key, value = redact(key), redact(value)  # before any check or cut (§6.7)
         checked = note_write(
-            scope_key(ws), redact(key), redact(value), run_id, step, kind,
-            pinned=pinned, limits=limits,
-        )  # fmt: skip
+            scope_key(ws), key, value, run_id, step, kind, pinned=pinned, limits=limits
+        )
         return write_note(self._db, self._recall, checked, limits=limits, similar=similar)
 
     def memory_forget(self, ws: Path | str, key: str, run_id: int, step: int) -> MemoryForgetResult:
