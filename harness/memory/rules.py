@@ -107,12 +107,12 @@ def plan_evictions(
     ``candidates`` come in ``eviction_key`` order and are consumed only as far as needed;
     the note just written (``keep_id``) and pinned notes are never evicted, whatever the
     candidates hold."""
-    if entries <= limits.max_entries and chars <= limits.max_chars:
-        return EvictionPlan()
     evicted: list[MemoryNote] = []
     reasons: dict[int, str] = {}
-    for note in candidates:
-        if entries <= limits.max_entries and chars <= limits.max_chars:
+    pending = iter(candidates)
+    while entries > limits.max_entries or chars > limits.max_chars:
+        note = next(pending, None)
+        if note is None:
             break
         if note.pinned or note.id == keep_id:
             continue

@@ -44,8 +44,8 @@ from harness.store.notes import (
     index_rows,
     select_note,
     set_pin,
+    size,
     upsert,
-    usage,
 )
 from harness.store.steps import insert_events
 
@@ -105,11 +105,11 @@ def _evict(
     conn: sqlite3.Connection, scope: str, keep_id: int, limits: MemoryLimits
 ) -> EvictionPlan:
     """Evict what the rules say, in §4 order, to bring the scope within its caps."""
-    now = usage(conn, scope)
+    entries, chars = size(conn, scope)
     candidates = eviction_candidates(conn, scope, keep_id)
     try:
         plan = plan_evictions(
-            candidates, entries=now.entries, chars=now.chars, limits=limits, keep_id=keep_id
+            candidates, entries=entries, chars=chars, limits=limits, keep_id=keep_id
         )
     finally:
         candidates.close()

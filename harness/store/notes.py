@@ -58,6 +58,14 @@ def usage(conn: sqlite3.Connection, scope: str) -> MemoryUsage:
     return MemoryUsage(scope_key=scope, entries=row[0], chars=row[1], pinned=row[2])
 
 
+def size(conn: sqlite3.Connection, scope: str) -> tuple[int, int]:
+    """A scope's notes and value characters (what its caps count)."""
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(length(value)), 0) FROM memory WHERE scope = ?", (scope,)
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def upsert(conn: sqlite3.Connection, w: NoteWrite, existing: MemoryNote | None) -> MemoryNote:
     """Insert the note or replace the existing one in place (it keeps its id, so its place
     in store order; its write order ``seq`` moves to the newest)."""
@@ -199,6 +207,7 @@ __all__ = [
     "select_notes",
     "select_recalls",
     "set_pin",
+    "size",
     "upsert",
     "usage",
 ]
