@@ -8,6 +8,7 @@ Opening a store marks the runs whose process died as ``interrupted`` (§5).
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,6 +60,8 @@ from harness.store.steps import (
 )
 from harness.types import Attempt, TraceEvent
 
+log = logging.getLogger("harness.store")
+
 
 class Store:
     """``Store(path)`` opens (creating it ``0600`` and migrating it) the database at
@@ -82,12 +85,19 @@ class Store:
         self.close()
 
     def _interrupt_orphans(self) -> tuple[int, ...]:
-        with self._db.lock:
-            found = orphaned_runs(self._db.conn)
-            if not found:
-                return ()
-            with self._db.transaction() as conn:
-                return tuple(r for r, owner in found if mark_interrupted(conn, r, owner))
+        """Mark the runs whose process died. A store too busy to say so now (another
+        process holding the write lock past the busy timeout) opens all the same: the next
+        open marks them."""
+        try:
+            with self._db.lock:
+                found = orphaned_runs(self._db.conn)
+                if not found:
+                    return ()
+                with self._db.transaction() as conn:
+                    return tuple(r for r, owner in found if mark_interrupted(conn, r, owner))
+        except sqlite3.Error as exc:
+            log.warning("could not mark interrupted runs in %s: %s", self.path, exc)
+            return ()
 
     # -- the trace: writing ------------------------------------------------------------------
 

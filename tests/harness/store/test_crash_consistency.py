@@ -234,3 +234,27 @@ def _started_of(pid: int) -> str:
     boot, namespace, _ = me.started.split(":")
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return f"{boot}:{namespace}:{fields[19]}"
+
+
+def test_a_store_too_busy_to_mark_opens_and_marks_next_time(
+    tmp_path: Path, ws: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from harness.store import base
+
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        run = new_run(store, ws)
+    set_owner(path, run, 2**22 + 12_345, None, current_owner().host)  # a pid that is gone
+    monkeypatch.setattr(base, "BUSY_TIMEOUT_MS", 50)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    try:
+        with caplog.at_level("WARNING", logger="harness.store"), Store(path) as store:
+            assert store.interrupted == ()
+            assert store.get_run(run).outcome is None  # type: ignore[union-attr]
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert any("could not mark interrupted runs" in r.getMessage() for r in caplog.records)
+    with Store(path) as store:
+        assert store.interrupted == (run,)
