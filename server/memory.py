@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from harness.errors import MemoryInputError
 from harness.memory.text import GLOBAL, check_key
 from server.commands import Command
 from server.errors import InvalidParams, NotFound
@@ -34,10 +35,11 @@ def label(scope: str | Path) -> str:
 
 
 def _checked(field: str, fn: Callable[[], T]) -> T:
-    """Run a store call whose ``ValueError`` means a bad argument (an empty key, a bad kind)."""
+    """Run a store call whose ``MemoryInputError`` means a bad argument (an empty key, a bad
+    kind)."""
     try:
         return fn()
-    except ValueError as exc:
+    except MemoryInputError as exc:
         raise InvalidParams(f"`{field}`: {exc}") from None
 
 

@@ -22,11 +22,10 @@ def trace_runs(ls: HarnessServer, params: TraceRunsParams) -> list[dict[str, Any
 
 def trace_run(ls: HarnessServer, params: RunIdParams) -> dict[str, Any]:
     store = ls.store()
-    run = store.get_run(params.run_id)
-    if run is None:
+    trace = store.run_trace(params.run_id)
+    if trace is None:
         raise NotFound(f"no run {params.run_id} in the store {store.path}")
-    steps = store.run_steps(params.run_id)
-    return {"run": run.to_json(), "steps": [s.to_json() for s in steps]}
+    return trace.to_json()
 
 
 def trace_step(ls: HarnessServer, params: TraceStepParams) -> dict[str, Any]:
