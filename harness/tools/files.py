@@ -207,7 +207,7 @@ async def _commit(
     """Announce the write (the store's intent row), then make it. ``prepared`` is closed."""
     try:
         if ctx.before_write is not None:
-            ctx.before_write(prepared.rel, prepared.before)
+            ctx.before_write(prepared.rel, prepared.before, data)
     except Exception as exc:
         prepared.close()
         message = (

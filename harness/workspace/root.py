@@ -29,7 +29,7 @@ PROTECTED_DIRS: frozenset[str] = frozenset({".git", ".harness"})
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 _REMEDY = "paths are relative to the workspace root"
 
-BeforeWrite = Callable[[str, bytes | None], None]
+BeforeWrite = Callable[[str, bytes | None, bytes], None]
 
 
 class Workspace:
@@ -130,11 +130,11 @@ class Workspace:
         self, rel: str, data: bytes, *, before_write: BeforeWrite | None = None
     ) -> FileWrite:
         """Write through a temp file in the same directory and rename; keep the mode.
-        ``before_write(real_rel, old_bytes_or_None)`` is called before the disk is touched;
-        if it raises, nothing is written."""
+        ``before_write(real_rel, old_bytes_or_None, new_bytes)`` is called before the disk is
+        touched; if it raises, nothing is written."""
         with self.prepare_write(rel) as prepared:
             if before_write is not None:
-                before_write(prepared.rel, prepared.before)
+                before_write(prepared.rel, prepared.before, data)
             return prepared.commit(data)
 
     # -- ignore rules and walking --------------------------------------------------------

@@ -426,14 +426,14 @@ def test_write_atomic_announces_before_touching_the_disk(layout: tuple[Workspace
     ws, _ = layout
     seen: list[tuple[str, bytes | None, bool]] = []
 
-    def before_write(rel: str, before: bytes | None) -> None:
+    def before_write(rel: str, before: bytes | None, after: bytes) -> None:
         seen.append((rel, before, (ws.root / "new").exists()))
 
     ws.write_atomic("new/deep/f.txt", b"1", before_write=before_write)
     ws.write_atomic("link_in", b"2", before_write=before_write)
     assert seen == [("new/deep/f.txt", None, False), ("src/a.py", b"print('a')\n", True)]
 
-    def refuse(rel: str, before: bytes | None) -> None:
+    def refuse(rel: str, before: bytes | None, after: bytes) -> None:
         raise RuntimeError("no store")
 
     with pytest.raises(RuntimeError):

@@ -43,7 +43,7 @@ class WriteIntents:
     calls: list[tuple[str, bytes | None]] = field(default_factory=list)
     fail: bool = False
 
-    def __call__(self, rel: str, before: bytes | None) -> None:
+    def __call__(self, rel: str, before: bytes | None, after: bytes = b"") -> None:
         self.calls.append((rel, before))
         if self.fail:
             raise OSError("the store is read-only")
@@ -58,7 +58,7 @@ def make_tool_env(
     read_limit: int = 12_000,
     env: dict[str, str] | None = None,
     exec_config: ExecConfig | None = None,
-    before_write: Callable[[str, bytes | None], None] | None = None,
+    before_write: Callable[[str, bytes | None, bytes], None] | None = None,
 ) -> ToolEnv:
     root.mkdir(parents=True, exist_ok=True)
     workspace = Workspace(root)

@@ -416,8 +416,8 @@ async def test_every_write_is_announced_before_the_disk_is_touched(tmp_path: Pat
     env = make_tool_env(tmp_path / "ws", before_write=intents)
     env.write("a.txt", "old\n")
 
-    def on_disk_when_announced(rel: str, before: bytes | None) -> None:
-        intents(rel, before)
+    def on_disk_when_announced(rel: str, before: bytes | None, after: bytes) -> None:
+        intents(rel, before, after)
         # Nothing written yet when the intent is recorded: not the file, not its directory.
         path = env.root / rel
         assert (path.read_bytes() if path.exists() else None) == before
