@@ -1,5 +1,9 @@
-"""What a run reports to whoever drives it: per-step summaries, the result, and the
-observer hooks a terminal or the language server implements."""
+"""What a run reports to whoever drives it: the run's fixed facts (``RunInfo``), per-step
+summaries, the result, and the observer hooks a terminal or the language server implements.
+
+Observers get a ``RunInfo`` — a frozen value — never the ``Run`` itself: a host reads what
+it is told and cannot reach into the loop.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,27 @@ from typing import TYPE_CHECKING, Any
 from harness.types import Outcome, ToolCall
 
 if TYPE_CHECKING:
-    from harness.loop import Run
+    from harness.contract import TaskContract
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """The facts of one run that do not change while it runs."""
+
+    run_id: int
+    goal: str
+    root: Path
+    max_steps: int
+    token_budget: int
+
+    @classmethod
+    def of(cls, run_id: int, contract: TaskContract) -> RunInfo:
+        return cls(run_id, contract.goal, contract.root, contract.max_steps, contract.token_budget)
 
 
 @dataclass(frozen=True)
 class StepSummary:
-    """What a client shows after each step (the ``harness/budget`` notification)."""
+    """What a client shows after each step (the ``harness/budget`` notification, §7)."""
 
     run_id: int
     step: int
@@ -48,9 +67,9 @@ class StepSummary:
 
 @dataclass(frozen=True)
 class RunResult:
-    """How a run ended. ``summary`` is the model's last words (None when its last reply said
-    nothing); ``files_changed`` the workspace-relative paths it wrote, in first-write order.
-    ``error`` is for the host's log and message, not part of the §8.1 object."""
+    """How a run ended (§8.1). ``summary`` is the model's last words (None when its last
+    reply said nothing); ``files_changed`` the workspace-relative paths it wrote, in
+    first-write order. ``error`` is for the host's log and message, not part of the JSON."""
 
     run_id: int
     outcome: Outcome
@@ -72,16 +91,22 @@ class RunResult:
 
 
 class RunObserver:
-    """Hooks for whoever drives a run (a terminal, the language server). All optional."""
+    """Hooks for whoever drives a run (a terminal, the language server). All optional; a
+    hook that raises is a fault in the host, and ends the run with that error recorded."""
 
-    def step_started(self, run: Run, step: int) -> None: ...
+    def run_started(self, run: RunInfo) -> None: ...
 
-    def tool_started(self, run: Run, step: int, call: ToolCall, label: str) -> None: ...
+    def step_started(self, run: RunInfo, step: int) -> None: ...
 
-    def step_finished(self, run: Run, summary: StepSummary) -> None: ...
+    def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None: ...
 
-    def file_written(self, run: Run, path: Path) -> None: ...
+    def step_finished(self, run: RunInfo, summary: StepSummary) -> None: ...
 
-    def user_warning(self, run: Run, message: str) -> None: ...
+    def file_written(self, run: RunInfo, path: Path) -> None: ...
 
-    def run_finished(self, run: Run, result: RunResult) -> None: ...
+    def user_warning(self, run: RunInfo, message: str) -> None: ...
+
+    def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
+
+
+__all__ = ["RunInfo", "RunObserver", "RunResult", "StepSummary"]

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from harness.contract import ContextBudgetOverrides, ContractOverrides, Verification
 from server.errors import InvalidParams
 
 MAX_SQL_INT = 2**63 - 1
@@ -47,6 +48,16 @@ class RunParams(Params):
     max_steps: Positive | None = None
     context_budget: ContextBudgetParams | None = None
     verify: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
+
+    def overrides(self) -> ContractOverrides:
+        """The contract values these arguments give (``None``: not given)."""
+        budget = self.context_budget.model_dump() if self.context_budget else {}
+        return ContractOverrides(
+            verification=Verification.command(self.verify) if self.verify else None,
+            token_budget=self.token_budget,
+            max_steps=self.max_steps,
+            context_budget=ContextBudgetOverrides(**budget),
+        )
 
 
 class RunIdParams(Params):

@@ -10,8 +10,10 @@ a notification makes the predicate true (notes §2, gotcha 2: never rely on
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
@@ -31,7 +33,10 @@ SERVER_COMMAND = [sys.executable, "-m", "server"]
 WAIT_S = 30.0
 
 
-SCRATCH = Path(tempfile.gettempdir()) / "harness-lsp-tests"
+# The default store and the user config of every server the tests start: this process's
+# own (other test sessions on the machine, other checkouts, must not share them).
+SCRATCH = Path(tempfile.mkdtemp(prefix="harness-lsp-tests-"))
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
 
 
 def server_env(**extra: str) -> dict[str, str]:
