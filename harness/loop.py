@@ -11,8 +11,9 @@ returns a result (only a cancellation by the host itself propagates, after recor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,10 @@ class Run:
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel_requested
+
     def notify_changed(self, paths: Iterable[str | Path], cause: str = "disk") -> int:
         """Files changed outside the agent (editor save, formatter, git). Returns how many
         changes could invalidate something the model saw. Safe to call from any thread."""
@@ -123,20 +128,7 @@ class Run:
         self.result = RunResult(
             self.run_id, outcome, self.step, self.spent, error, self._last_words, (*self._written,)
         )
-        try:
-            self.store.finish_run(
-                self.run_id,
-                outcome=outcome.value,
-                steps=self.step,
-                spent_tokens=self.spent,
-                error=error,
-            )
-        except Exception:
-            log.exception("could not record the end of run %d", self.run_id)
-        try:
-            self.observer.run_finished(self.info, self.result)
-        except Exception:
-            log.exception("the observer of run %d failed at its end", self.run_id)
+        _record_end(self.store, self.observer, self.info, self.result)
         return self.result
 
     async def _step(self, step: int) -> Outcome | None:
@@ -152,28 +144,28 @@ class Run:
         end: Outcome | None = None
         verified: bool | None = None
         try:
-            if reply.tool_calls:
-                await self._run_calls(reply, ctx, results)
-            elif self.contract.verification.enabled:
-                verdict = await verify(self.contract.verification, self.toolbox, ctx, self.ledger)
-                self._observe(step, verdict.result, results)
-                verified = verdict.passed
-                self._verify_failed = not verified
-                end = Outcome.SUCCESS if verified else None
-            else:
-                end = Outcome.FINISHED
-        except asyncio.CancelledError:
-            if not self._cancel_requested:
-                raise
-            self._uncancel()
+            with _interruptible(self):
+                if reply.tool_calls:
+                    await self._run_calls(reply, ctx, results)
+                elif self.contract.verification.enabled:
+                    verified = await self._verify(ctx, results)
+                    end = Outcome.SUCCESS if verified else None
+                else:
+                    end = Outcome.FINISHED
+        except _Cancelled:  # commit what ran, then stop
             end = Outcome.CANCELLED
         observed = tuple(self.ledger.observations()[-len(results) :]) if results else ()
-        self._commit(
-            StepDone(step, started, turn, reply, (*results,), observed, verified, self.spent)
-        )
+        done = StepDone(step, started, turn, reply, (*results,), observed, verified, self.spent)
+        self._commit(done)
         if end is Outcome.CANCELLED:
             raise _Cancelled
         return end
+
+    async def _verify(self, ctx: ToolContext, results: list[ToolResult]) -> bool:
+        verdict = await verify(self.contract.verification, self.toolbox, ctx, self.ledger)
+        self._observe(ctx.step, verdict.result, results)
+        self._verify_failed = not verdict.passed
+        return verdict.passed
 
     async def _ask(self, step: int) -> tuple[Turn, Reply]:
         """Assemble and send. A context-length rejection is never retried identically: the
@@ -182,38 +174,26 @@ class Run:
         budget = self.contract.context_budget
         effective = effective_tokens(budget, self.contract.token_budget, self.spent)
         effective = min(effective, self._overflow_cap or effective)
-        turn = self.assembler.assemble(self._state(step, effective))
+        state = TurnState(step, effective, self.spent, self.ledger, self._sent)
+        turn = self.assembler.assemble(state)
         try:
             return turn, await self._call_provider(step, turn)
         except ContextOverflowError as exc:
             smaller = self._overflow_cap = max(1, effective // 2)
             detail = {"effective": effective, "retryWith": smaller, "error": str(exc)}
             self.store.add_events(self.run_id, step, [TraceEvent("context_overflow", detail)])
-            retry = self.assembler.assemble(self._state(step, smaller))
+            retry = self.assembler.assemble(replace(state, effective=smaller))
             if retry.request == turn.request:
                 raise  # nothing to shrink: the same request would be rejected the same way
             # Both assemblies are in the trace.
             retry = replace(retry, events=(*turn.events, *retry.events))
             return retry, await self._call_provider(step, retry)
 
-    def _state(self, step: int, effective: int) -> TurnState:
-        return TurnState(step, effective, self.spent, self.ledger, self._sent)
-
     async def _call_provider(self, step: int, turn: Turn) -> Reply:
-        try:
+        with _interruptible(self):
             return await self.provider.complete(
                 turn.request, lambda attempt: self.store.record_attempt(self.run_id, step, attempt)
             )
-        except asyncio.CancelledError:
-            if not self._cancel_requested:
-                raise
-            self._uncancel()
-            raise _Cancelled from None
-
-    def _uncancel(self) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
 
     async def _run_calls(self, reply: Reply, ctx: ToolContext, results: list[ToolResult]) -> None:
         calls = reply.tool_calls
@@ -242,6 +222,39 @@ class Run:
         self._last_words = done.reply.content if done.reply.content.strip() else None
         self.last_summary = step_summary(self.info, done)
         self.observer.step_finished(self.info, self.last_summary)
+
+
+@contextlib.contextmanager
+def _interruptible(run: Run) -> Iterator[None]:
+    """A cancellation ``run.cancel`` asked for becomes ``_Cancelled`` (the task is
+    uncancelled: the loop goes on to record it); the host's own propagates as it is."""
+    try:
+        yield
+    except asyncio.CancelledError:
+        if not run.cancel_requested:
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        raise _Cancelled from None
+
+
+def _record_end(store: Store, observer: RunObserver, info: RunInfo, result: RunResult) -> None:
+    """The run row and the observer learn the result; neither failing hides it."""
+    try:
+        store.finish_run(
+            info.run_id,
+            outcome=result.outcome.value,
+            steps=result.steps,
+            spent_tokens=result.spent_tokens,
+            error=result.error,
+        )
+    except Exception:
+        log.exception("could not record the end of run %d", info.run_id)
+    try:
+        observer.run_finished(info, result)
+    except Exception:
+        log.exception("the observer of run %d failed at its end", info.run_id)
 
 
 def _total_tokens(reply: Reply, turn: Turn) -> int:

@@ -7,7 +7,8 @@ it is told and cannot reach into the loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,18 +52,8 @@ class StepSummary:
     prefix_chars: int = 0  # characters shared from the start with the previous request
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "step": self.step,
-            "maxSteps": self.max_steps,
-            "spentTokens": self.spent_tokens,
-            "tokenBudget": self.token_budget,
-            "requestTokens": self.request_tokens,
-            "contextCeiling": self.context_ceiling,
-            "reportedPromptTokens": self.reported_prompt_tokens,
-            "cachedPromptTokens": self.cached_prompt_tokens,
-            "prefixChars": self.prefix_chars,
-        }
+        """Exactly the §7 ``harness/budget`` object."""
+        return camel_json(self, leave_out=("carried", "stubbed", "reread"))
 
 
 @dataclass(frozen=True)
@@ -80,14 +71,25 @@ class RunResult:
     files_changed: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "outcome": self.outcome.value,
-            "steps": self.steps,
-            "spentTokens": self.spent_tokens,
-            "summary": self.summary,
-            "filesChanged": list(self.files_changed),
-        }
+        """Exactly the §8.1 run object."""
+        return camel_json(self, leave_out=("error",))
+
+
+def camel_json(value: Any, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A dataclass as JSON, field by field in order: camelCase names, enums by value,
+    tuples as arrays (the one converter from these snake_case values to the wire)."""
+    out: dict[str, Any] = {}
+    for f in fields(value):
+        if f.name in leave_out:
+            continue
+        item = getattr(value, f.name)
+        if isinstance(item, Enum):
+            item = item.value
+        elif isinstance(item, tuple):
+            item = list(item)
+        head, *rest = f.name.split("_")
+        out[head + "".join(word.title() for word in rest)] = item
+    return out
 
 
 class RunObserver:
@@ -109,4 +111,4 @@ class RunObserver:
     def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
 
 
-__all__ = ["RunInfo", "RunObserver", "RunResult", "StepSummary"]
+__all__ = ["RunInfo", "RunObserver", "RunResult", "StepSummary", "camel_json"]

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from harness.assembly import Turn
 from harness.ledger import Observation
 from harness.report import RunInfo, StepSummary
 from harness.store import ObservationRecord, StepRecord
 from harness.toolbox import MAX_CALLS_PER_TURN, label
-from harness.types import Reply, ToolResult, TraceEvent
+from harness.types import Reply, ToolResult, TraceEvent, Usage
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,6 @@ def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> S
     """The step as the store keeps it; ``earlier`` are events noted since the last step
     (changes on disk)."""
     turn, reply, results = done.turn, done.reply, done.results
-    usage = reply.usage
     return StepRecord(
         run_id=run_id,
         step=done.step,
@@ -58,20 +58,16 @@ def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> S
         result="\n\n".join(r.text for r in results),
         effective_tokens=turn.effective,
         est_tokens=turn.est_tokens,
-        reported_prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        total_tokens=usage.total_tokens,
+        **_reported(reply.usage),
         started_at=done.started_at,
         spent_tokens=done.spent,
-        carried=turn.section.carried,
-        stubbed=turn.section.stubbed,
-        reread=turn.section.reread,
         recalled=len(turn.recalled),
         observations=[_observation(o) for o in done.observations],
         events=[*earlier, *turn.events, *(e for r in results for e in r.events)],
         policy=[p for r in results for p in r.policy],
         edits=[w for r in results for w in r.writes],
         recalls=turn.recalled,
+        **_counts(turn),
     )
 
 
@@ -87,12 +83,37 @@ def step_summary(run: RunInfo, done: StepDone) -> StepSummary:
         request_tokens=turn.est_tokens,
         context_ceiling=turn.effective,
         reported_prompt_tokens=usage.prompt_tokens,
-        carried=turn.section.carried,
-        stubbed=turn.section.stubbed,
-        reread=turn.section.reread,
         cached_prompt_tokens=usage.cache_read_tokens,
         prefix_chars=turn.prefix_chars,
+        **_counts(turn),
     )
+
+
+class _Reported(TypedDict):
+    reported_prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+
+
+def _reported(usage: Usage) -> _Reported:
+    """The tokens as the provider reported them (None: it did not)."""
+    return _Reported(
+        reported_prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        total_tokens=usage.total_tokens,
+    )
+
+
+class _Counts(TypedDict):
+    carried: int
+    stubbed: int
+    reread: int
+
+
+def _counts(turn: Turn) -> _Counts:
+    """What the request carried, stubbed and re-read: in the record and in the summary."""
+    section = turn.section
+    return _Counts(carried=section.carried, stubbed=section.stubbed, reread=section.reread)
 
 
 def _observation(o: Observation) -> ObservationRecord:

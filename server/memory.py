@@ -18,12 +18,15 @@ from server.errors import InvalidParams, NotFound
 from server.params import KeyParams, PinParams, ScopeParams, WriteParams
 
 if TYPE_CHECKING:
+    from harness.store import Store
     from server.host import CommandHost
+
+Scope = str | Path
 
 T = TypeVar("T")
 
 
-def scope_of(host: CommandHost, params: ScopeParams) -> str | Path:
+def scope_of(host: CommandHost, params: ScopeParams) -> Scope:
     if params.scope == "global":
         return GLOBAL
     return host.folder(params.workspace_folder)
@@ -50,30 +53,28 @@ def memory_list(host: CommandHost, params: ScopeParams) -> list[dict[str, Any]]:
     return [note.to_json() for note in host.store().memory_list(scope)]
 
 
-def memory_get(host: CommandHost, params: KeyParams) -> dict[str, Any]:
+def _found(host: CommandHost, params: KeyParams, act: Callable[[Store, Scope], T | None]) -> T:
+    """What ``act`` did to the note ``params.key``; NotFound when there is no such note."""
     scope = scope_of(host, params)
     store = host.store()
-    note = _checked("key", lambda: store.memory_get(scope, params.key))
-    if note is None:
+    done = _checked("key", lambda: act(store, scope))
+    if done is None:
         raise _missing(params, scope)
-    return note.to_json()
+    return done
+
+
+def memory_get(host: CommandHost, params: KeyParams) -> dict[str, Any]:
+    return _found(host, params, lambda store, scope: store.memory_get(scope, params.key)).to_json()
 
 
 def memory_delete(host: CommandHost, params: KeyParams) -> dict[str, Any]:
-    scope = scope_of(host, params)
-    store = host.store()
-    note = _checked("key", lambda: store.memory_delete(scope, params.key))
-    if note is None:
-        raise _missing(params, scope)
+    note = _found(host, params, lambda store, scope: store.memory_delete(scope, params.key))
     return {"deleted": 1, "note": note.to_json()}
 
 
 def memory_pin(host: CommandHost, params: PinParams) -> dict[str, Any]:
-    scope = scope_of(host, params)
-    store = host.store()
-    note = _checked("key", lambda: store.memory_pin(scope, params.key, params.pinned))
-    if note is None:
-        raise _missing(params, scope)
+    pinned = params.pinned
+    note = _found(host, params, lambda store, scope: store.memory_pin(scope, params.key, pinned))
     return note.to_json()
 
 

@@ -117,14 +117,6 @@ class _User:
 
 def _stats(rows: list[StepRow], requests: list[Request]) -> list[StepStat]:
     return [
-        StepStat(
-            step=row.step,
-            request_chars=request.chars,
-            est_tokens=row.est_tokens,
-            ceiling=row.effective_tokens,
-            carried=row.carried,
-            stubbed=row.stubbed,
-            reread=row.reread,
-        )
-        for row, request in zip(rows, requests, strict=False)
+        StepStat(r.step, q.chars, r.est_tokens, r.effective_tokens, r.carried, r.stubbed, r.reread)
+        for r, q in zip(rows, requests, strict=False)
     ]

@@ -189,6 +189,21 @@ async def wait_watching(client: HarnessClient) -> None:
     raise TimeoutError("the watchers did not start")
 
 
+async def changes_seen(client: HarnessClient, run_id: int, within_s: float = WAIT_S) -> None:
+    """Until the run ``run_id`` has been told of a change that could invalidate what its
+    model saw (``changesSeen`` in ``harness.status``)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while True:
+        status = await client.command("harness.status")
+        run = next((r for r in status["runs"] if r["runId"] == run_id), None)
+        if run is not None and run["changesSeen"] >= 1:
+            return
+        if loop.time() > deadline:
+            raise TimeoutError(f"run {run_id} was never told of the change")
+        await asyncio.sleep(0.02)
+
+
 async def close(client: LanguageClient) -> None:
     """shutdown + exit; a server that does not go kills it, so teardown never hangs."""
     with contextlib.suppress(Exception):

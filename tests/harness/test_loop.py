@@ -18,7 +18,16 @@ from harness.provider.scripted import ScriptedProvider
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.session import open_session
 from harness.store import Store
-from harness.types import Attempt, AttemptSink, Outcome, Reply, Request, ToolCall
+from harness.types import (
+    Approval,
+    ApprovalRequest,
+    Attempt,
+    AttemptSink,
+    Outcome,
+    Reply,
+    Request,
+    ToolCall,
+)
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -77,6 +86,10 @@ async def make_run(
     return session.run
 
 
+async def run_to_end(ws: Path, tmp_path: Path, provider: Any, **options: Any) -> RunResult:
+    return await (await make_run(ws, tmp_path, provider, **options)).execute()
+
+
 async def test_finished_when_the_model_stops_calling_tools(ws: Path, tmp_path: Path) -> None:
     rec = Recorder()
     run = await make_run(
@@ -98,18 +111,14 @@ async def test_finished_when_the_model_stops_calling_tools(ws: Path, tmp_path: P
 async def test_step_cap(ws: Path, tmp_path: Path) -> None:
     turns = [turn(call("list_dir")) for _ in range(10)]
     contract = TaskContract.workspace("loop", ws).with_max_steps(3)
-    result = await (
-        await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract)
-    ).execute()
+    result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
     assert (result.outcome, result.steps) == (Outcome.STEP_CAP_REACHED, 3)
 
 
 async def test_budget_exhausted(ws: Path, tmp_path: Path) -> None:
     turns = [turn(call("list_dir")) for _ in range(10)]
     contract = TaskContract.workspace("loop", ws).with_token_budget(1_500)
-    result = await (
-        await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract)
-    ).execute()
+    result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
     assert result.outcome is Outcome.BUDGET_EXHAUSTED
     assert result.spent_tokens >= 1_500 and result.steps < 10
 
@@ -147,7 +156,7 @@ async def test_verification_failed_at_the_step_cap(ws: Path, tmp_path: Path) -> 
         "fix", ws, Verification.command([sys.executable, "-c", "raise SystemExit(1)"])
     ).with_max_steps(2)
     provider = ScriptedProvider([{"content": "done"}, {"content": "done!"}])
-    result = await (await make_run(ws, tmp_path, provider, contract=contract)).execute()
+    result = await run_to_end(ws, tmp_path, provider, contract=contract)
     assert (result.outcome, result.steps) == (Outcome.VERIFICATION_FAILED, 2)
 
 
@@ -230,10 +239,19 @@ async def until(predicate: Any, within_s: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
-def sleeper_that_says_it_started(ws: Path) -> list[str]:
-    """A command that proves it is running (it creates ``started``), then sleeps."""
-    code = "open('started', 'w').close(); import time; time.sleep(30)"
+def sleeper_that_says_it_started() -> list[str]:
+    """A command that proves it is running (it writes its pid to ``started``), then sleeps."""
+    code = "import os, time; open('started', 'w').write(str(os.getpid())); time.sleep(30)"
     return [sys.executable, "-c", code]
+
+
+async def reaped(pid: int) -> None:
+    """Until the killed command is gone and the loop has finished with it (its output pipes
+    drained, its exit reaped): what a cancelled exec leaves to the event loop."""
+    here = asyncio.current_task()
+    await until(lambda: not Path(f"/proc/{pid}").exists())
+    await until(lambda: all(t.done() for t in asyncio.all_tasks() if t is not here))
+    await asyncio.sleep(0)  # the transport closes in a callback scheduled by the last of them
 
 
 async def test_cancel_during_an_exec_commits_the_step_with_what_ran(
@@ -243,7 +261,7 @@ async def test_cancel_during_an_exec_commits_the_step_with_what_ran(
         [
             turn(
                 call("write_file", path="b.txt", content="b"),
-                call("exec", argv=sleeper_that_says_it_started(ws)),
+                call("exec", argv=sleeper_that_says_it_started()),
                 call("list_dir"),
             )
         ]
@@ -259,17 +277,29 @@ async def test_cancel_during_an_exec_commits_the_step_with_what_ran(
     detail = run.store.step_detail(run.run_id, 1)
     assert detail is not None
     assert "[list" not in detail.result, "the call after the interrupted exec never ran"
+    await reaped(int((ws / "started").read_text()))
+
+
+class NeverAnswers:
+    """An approver whose user never answers; ``asked`` is set once the question is out."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        self.asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("not reached")
 
 
 async def test_a_host_that_stops_mid_step_records_only_whole_steps(
     ws: Path, tmp_path: Path
 ) -> None:
-    provider = ScriptedProvider(
-        [turn(call("list_dir")), turn(call("exec", argv=sleeper_that_says_it_started(ws)))]
-    )
-    run = await make_run(ws, tmp_path, provider)
+    approver = NeverAnswers()
+    provider = ScriptedProvider([turn(call("list_dir")), turn(call("exec", argv=["true"]))])
+    run = await make_run(ws, tmp_path, provider, approver=approver)
     task = asyncio.create_task(run.execute())
-    await until((ws / "started").exists)
+    await asyncio.wait_for(approver.asked.wait(), 10)  # step 2's tools are running
     task.cancel()  # the host is shutting down; not run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 5)
@@ -372,7 +402,7 @@ async def test_the_result_carries_the_last_words_and_the_files_written(
             {"content": "Changed a.py and new.txt."},
         ]
     )
-    result = await (await make_run(ws, tmp_path, provider)).execute()
+    result = await run_to_end(ws, tmp_path, provider)
     assert result.summary == "Changed a.py and new.txt."
     assert result.files_changed == ("new.txt", "a.py"), "first-write order, once each"
     assert result.to_json() == {
@@ -388,9 +418,7 @@ async def test_the_result_carries_the_last_words_and_the_files_written(
 async def test_a_run_whose_last_reply_said_nothing_has_no_summary(ws: Path, tmp_path: Path) -> None:
     contract = TaskContract.workspace("loop", ws).with_max_steps(2)
     turns = [{"content": "Looking.", **turn(call("list_dir"))}, turn(call("list_dir"))]
-    result = await (
-        await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract)
-    ).execute()
+    result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
     assert (result.outcome, result.summary, result.files_changed) == (
         Outcome.STEP_CAP_REACHED,
         None,
@@ -465,3 +493,29 @@ async def test_a_turn_of_100_000_calls_runs_32_and_answers_the_rest(
     second = provider.requests[1]
     assert "not run: this turn made 100,000 tool calls" in second.user
     assert second.chars < 24_000 * 4 * 2, "the next request stays within its ceiling"
+
+
+class Buggy:
+    """A provider with a bug: not a ProviderError, just an exception."""
+
+    name = "buggy"
+    model = "m"
+
+    async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
+        raise KeyError("choices")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_an_unexpected_exception_ends_the_run_with_its_error_recorded(
+    ws: Path, tmp_path: Path
+) -> None:
+    rec = Recorder()
+    run = await make_run(ws, tmp_path, Buggy(), observer=rec)
+    result = await run.execute()  # returns: the host only reports
+    assert (result.outcome, result.steps) == (Outcome.CANCELLED, 0)
+    assert result.error == "internal error: KeyError: 'choices'"
+    row = run.store.get_run(run.run_id)
+    assert row is not None and (row.outcome, row.error) == ("cancelled", result.error)
+    assert rec.finished == [result]
