@@ -4,7 +4,9 @@ editor's guard, memory and the exec environment — and the rules of a turn's ca
 files a command changed on disk noted in the ledger (§3.3).
 
 The session builds one ``Toolbox`` per run; the loop asks it for each step's
-``ToolContext``.
+``ToolContext`` (``context``): the one place that decides what a call may touch, so the
+sandbox settings and the hook that announces a write to the store before it happens are
+given to tools here too.
 """
 
 from __future__ import annotations

@@ -123,19 +123,23 @@ def parse_params(model: type[P], arguments: Sequence[Any]) -> P:
         raise InvalidParams(describe(exc, model)) from None
 
 
+_PROBLEMS = {  # by pydantic error type; any other says pydantic's message
+    "missing": "`{field}` is required",
+    "extra_forbidden": "`{field}` is not a parameter (expected {expected})",
+}
+
+
 def describe(exc: ValidationError, model: type[Params]) -> str:
     """One line naming each bad field; never echoes the (possibly huge) values."""
-    parts: list[str] = []
     errors = exc.errors(include_url=False, include_input=False, include_context=False)
-    for err in errors[:MAX_REPORTED_ERRORS]:
-        field = ".".join(_short(str(p)) for p in err["loc"]) or "(the argument)"
-        kind = err["type"]
-        if kind == "missing":
-            parts.append(f"`{field}` is required")
-        elif kind == "extra_forbidden":
-            parts.append(f"`{field}` is not a parameter (expected {_field_list(model)})")
-        else:
-            parts.append(f"`{field}`: {err['msg']}")
+    parts = [
+        _PROBLEMS.get(err["type"], "`{field}`: {msg}").format(
+            field=".".join(_short(str(p)) for p in err["loc"]) or "(the argument)",
+            msg=err["msg"],
+            expected=_field_list(model),
+        )
+        for err in errors[:MAX_REPORTED_ERRORS]
+    ]
     if len(errors) > MAX_REPORTED_ERRORS:
         parts.append(f"and {len(errors) - MAX_REPORTED_ERRORS} more")
     return "; ".join(parts)

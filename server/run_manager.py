@@ -44,14 +44,6 @@ class ActiveRun:
     changes_seen: int = 0  # changes on disk that could invalidate what the model saw
     awaiting_approval: bool = False
 
-    @property
-    def run_id(self) -> int:
-        return self.session.run_id
-
-    @property
-    def root(self) -> Path:
-        return self.session.root
-
     def set_waiting(self, waiting: bool) -> None:
         self.awaiting_approval = waiting
 
@@ -61,7 +53,7 @@ class ActiveRun:
         return {
             "runId": run.run_id,
             "goal": run.contract.goal,
-            "workspace": str(self.root),
+            "workspace": str(self.session.root),
             "step": run.step,
             "maxSteps": run.contract.max_steps,
             "spentTokens": run.spent,
@@ -86,19 +78,20 @@ class RunManager:
 
     async def start(self, params: RunParams) -> dict[str, Any]:
         root = self.host.folder(params.workspace_folder)
-        busy = next((a for a in self._active.values() if a.root == root), None)
+        busy = next((a for a in self._active.values() if a.session.root == root), None)
         if busy is not None:
             raise Conflict(
-                f"run {busy.run_id} is already in progress in {root}; wait for it to "
+                f"run {busy.session.run_id} is already in progress in {root}; wait for it to "
                 "finish or cancel it (harness.cancel)"
             )
         active = await self._open(params, root)
-        self._active[active.run_id] = active
-        task = asyncio.create_task(self._drive(active), name=f"harness run {active.run_id}")
+        run_id = active.session.run_id
+        self._active[run_id] = active
+        task = asyncio.create_task(self._drive(active), name=f"harness run {run_id}")
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
-        log.info("run %d started in %s: %s", active.run_id, root, one_line(params.goal))
-        return {"runId": active.run_id}
+        log.info("run %d started in %s: %s", run_id, root, one_line(params.goal))
+        return {"runId": run_id}
 
     async def _open(self, params: RunParams, root: Path) -> ActiveRun:
         """The run (its row exists once this returns) with what only the editor has."""
@@ -128,7 +121,7 @@ class RunManager:
         try:
             try:
                 goal = one_line(session.run.contract.goal)
-                await active.progress.begin("Harness", f"run {active.run_id}: {goal}")
+                await active.progress.begin("Harness", f"run {active.session.run_id}: {goal}")
             except asyncio.CancelledError:
                 session.run.cancel()  # execute() records the run as cancelled, then we stop
                 await session.execute()
@@ -137,7 +130,7 @@ class RunManager:
         finally:
             # The folder is free before runFinished goes out, so a client may start the
             # next run as soon as it hears about the last one.
-            self._active.pop(active.run_id, None)
+            self._active.pop(active.session.run_id, None)
             result = session.run.result
             if result is not None:
                 report_finished(self.host, active.progress, result)
@@ -166,7 +159,7 @@ class RunManager:
     def cancel_progress(self, token: str) -> None:
         for active in list(self._active.values()):
             if active.progress.token == token:
-                self.cancel(active.run_id)
+                self.cancel(active.session.run_id)
 
     async def stop_all(self, grace_s: float = STOP_TIMEOUT_S) -> None:
         for active in list(self._active.values()):
@@ -191,13 +184,13 @@ class RunManager:
     def files_changed(self, root: Path, paths: list[Path]) -> None:
         """The watcher of ``root`` saw ``paths`` change."""
         for active in list(self._active.values()):
-            if active.root == root:
+            if active.session.root == root:
                 active.changes_seen += active.session.run.notify_changed(paths, cause="disk")
 
     def paths_changed(self, paths: list[Path]) -> None:
         """Files changed through the editor (didSave) or a revert: every run they are in."""
         for active in list(self._active.values()):
-            inside = [p for p in paths if p.is_relative_to(active.root)]
+            inside = [p for p in paths if p.is_relative_to(active.session.root)]
             if inside:
                 active.changes_seen += active.session.run.notify_changed(inside, cause="disk")
 
