@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from harness.contract import TaskContract
-from harness.loop import Run
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.revert import RevertAction, file_histories, revert_edits, revert_run
+from harness.session import open_session
 from harness.store import EditRow, Store
 from harness.workspace import Workspace
 
@@ -49,16 +49,19 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def run_turns(ws: Path, store: Store, turns: list[dict[str, Any]]) -> int:
-    run = Run(
-        TaskContract.workspace("edit things", ws),
-        store=store,
-        provider=ScriptedProvider([*turns, {"content": "done"}]),
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
-        memory=False,
-    )
-    asyncio.run(run.execute())
-    return run.run_id
+    async def run() -> int:
+        session = await open_session(
+            TaskContract.workspace("edit things", ws),
+            store=store,
+            provider=ScriptedProvider([*turns, {"content": "done"}]),
+            approver=YesApprover(),
+            policy=Policy.load(ws, user_config=None),
+            memory=False,
+        )
+        await session.execute()
+        return session.run_id
+
+    return asyncio.run(run())
 
 
 def edit_everything(ws: Path, store: Store) -> int:
