@@ -3,42 +3,59 @@ SHELL := /bin/bash
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Two installs in one venv: `make demo` needs only the package and its runtime
+# dependencies; `make lint`/`make test` add the development tools.
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 PYTEST_ARGS ?=
+NVIM_LUA := editors/nvim tests/e2e/nvim
+STYLUA := $(VENV)/lua-tools/node_modules/.bin/stylua
 
 .DEFAULT_GOAL := help
 
 help: ## Show this help
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml $(RUNTIME_STAMP)
 	$(BIN)/pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+	touch $@
 
-setup: $(STAMP) ## Create .venv and install the package with its dev dependencies
+setup: $(DEV_STAMP) ## Create .venv and install the package with its dev dependencies
 
-demo: setup ## Run the scripted demo: bounded vs naive context, and memory recalled by a second run
+demo: $(RUNTIME_STAMP) ## Run the scripted demo: bounded vs naive context, and memory recalled by a second run
 	$(BIN)/harness demo
 
-lint: setup ## ruff (lint + format check), the import contract, mypy strict
+lint: $(DEV_STAMP) nvim-lint ## ruff (lint + format check), the import and size contracts, mypy strict; Lua
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python tools/check_imports.py
+	$(BIN)/python tools/check_size.py
 	$(BIN)/mypy
 
-typecheck: setup ## mypy strict on harness and server
+typecheck: $(DEV_STAMP) ## mypy strict on harness and server
 	$(BIN)/mypy
 
-fmt: setup ## Apply ruff formatting and safe fixes
+fmt: $(DEV_STAMP) $(STYLUA) ## Apply ruff formatting and safe fixes; stylua
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+	$(STYLUA) --config-path editors/nvim/stylua.toml $(NVIM_LUA)
 
-test: setup lint vscode-check vscode-deps ## Lint, then the whole test suite (unit, e2e through the real server and editors)
+test: lint system-deps vscode-check vscode-deps ## Lint, the whole test suite (unit, e2e, editors), and `harness demo` once
 	$(BIN)/pytest $(PYTEST_ARGS)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  if (cd "$$tmp" && "$(CURDIR)/$(BIN)/harness" demo > demo.log 2>&1) && test -s "$$tmp/demo-out/context.svg"; \
+	  then echo "harness demo: ok (exit 0, chart written)"; \
+	  else cat "$$tmp/demo.log"; echo "make test: harness demo failed" >&2; exit 1; fi
 
-bench: setup ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
+bench: $(DEV_STAMP) ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
 	$(BIN)/pytest tests/bench -q -s -p no:randomly $(PYTEST_ARGS)
 
 system-deps: ## System packages the tests need (tools/system-deps.sh; installs only as root)
@@ -64,8 +81,17 @@ vsix: $(VSCODE)/harness.vsix ## Build editors/vscode/harness.vsix with @vscode/v
 vscode-deps: system-deps vsix ## code-server (npm) and Chromium (apt) for tests/e2e/test_vscode_*.py
 	bash $(VSCODE)/scripts/install-code-server.sh >/dev/null
 
+# -- Neovim plugin (editors/nvim): stylua (npm) and luacheck (Debian's lua-check) ----------
+$(STYLUA):
+	npm install --prefix $(VENV)/lua-tools --no-audit --no-fund --loglevel=error \
+		@johnnymorganz/stylua-bin@2.5.2
+
+nvim-lint: $(STYLUA) system-deps ## Neovim plugin: stylua --check, luacheck
+	$(STYLUA) --check --config-path editors/nvim/stylua.toml $(NVIM_LUA)
+	luacheck -q --config editors/nvim/.luacheckrc $(NVIM_LUA)
+
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix
 
-.PHONY: help setup demo lint typecheck fmt test bench clean system-deps vscode-check vsix vscode-deps
+.PHONY: help setup demo lint typecheck fmt test bench clean system-deps nvim-lint vscode-check vsix vscode-deps

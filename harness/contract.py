@@ -1,5 +1,10 @@
 """The task contract: goal, workspace, verification and the budgets a run is held to (§2).
 
+Hosts layer what they were given over the defaults with ``TaskContract.with_overrides``:
+one merge rule for the CLI's flags, the editor's settings and a command's arguments — a
+given value wins, ``None`` means "not given", and a partial ``ContextBudget`` changes only
+the fields it gives.
+
 The budget arithmetic lives here as pure functions so every caller (the loop, the context
 assembler, the server's status bar, the benchmarks) computes the same ceiling.
 """
@@ -78,6 +83,24 @@ class Verification(_Frozen):
         return self.argv is not None
 
 
+class ContextBudgetOverrides(_Frozen):
+    """A partial ``ContextBudget``: the fields a host was given (``None``: not given). It
+    has exactly ``ContextBudget``'s fields (a test keeps them equal)."""
+
+    max_tokens: int | None = None
+    share: float | None = None
+
+
+class ContractOverrides(_Frozen):
+    """What a host was given for a run's contract; ``None`` everywhere means "not given"."""
+
+    verification: Verification | None = None
+    token_budget: int | None = None
+    max_steps: int | None = None
+    context_budget: ContextBudgetOverrides = Field(default_factory=ContextBudgetOverrides)
+    memory_limits: MemoryLimits | None = None
+
+
 class TaskContract(_Frozen):
     """What a run is asked to do, where, how success is checked, and what it may spend."""
 
@@ -106,6 +129,19 @@ class TaskContract(_Frozen):
 
     def with_memory_limits(self, limits: MemoryLimits) -> TaskContract:
         return self._with(memory_limits=limits)
+
+    def with_overrides(self, overrides: ContractOverrides) -> TaskContract:
+        """A new contract with every value ``overrides`` gives; the rest stay. Apply layers
+        in order (settings, then a command's arguments): the last given value wins."""
+        changes = {
+            name: value
+            for name, value in overrides
+            if value is not None and name != "context_budget"
+        }
+        budget = overrides.context_budget.model_dump(exclude_none=True)
+        if budget:
+            changes["context_budget"] = {**self.context_budget.model_dump(), **budget}
+        return self._with(**changes) if changes else self
 
     def _with(self, **changes: object) -> TaskContract:
         # model_validate re-runs validation, unlike model_copy(update=...).
@@ -138,6 +174,8 @@ __all__ = [
     "MEMORY_MAX_ENTRIES",
     "MEMORY_MAX_ENTRY_CHARS",
     "ContextBudget",
+    "ContextBudgetOverrides",
+    "ContractOverrides",
     "MemoryLimits",
     "TaskContract",
     "Verification",

@@ -4,6 +4,7 @@
     ├── ConfigError            bad settings, flags or policy files (CLI exit 2; server showMessage)
     ├── ContainmentError       a path that leaves the workspace (refused whatever the policy says)
     ├── StoreError             the SQLite store cannot be opened or migrated
+    ├── MemoryInputError       a note's key, value, kind or scope is not acceptable (§4)
     └── ProviderError          a model call failed; ``kind`` classifies it, ``retryable`` is data
         └── ContextOverflowError   the provider rejected the request for its length
 
@@ -30,6 +31,12 @@ class ContainmentError(HarnessError):
 
 class StoreError(HarnessError):
     """The store cannot be opened, migrated or written."""
+
+
+class MemoryInputError(HarnessError):
+    """A note's key, value, kind or scope is not acceptable; the message says why and what
+    to do. A run's ``remember``/``forget`` turns it into an observation for the model; the
+    operator's commands into a usage error."""
 
 
 class FailureKind(StrEnum):
@@ -95,6 +102,7 @@ __all__ = [
     "ContextOverflowError",
     "FailureKind",
     "HarnessError",
+    "MemoryInputError",
     "ProviderError",
     "StoreError",
 ]

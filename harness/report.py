@@ -1,21 +1,41 @@
-"""What a run reports to whoever drives it: per-step summaries, the result, and the
-observer hooks a terminal or the language server implements."""
+"""What a run reports to whoever drives it: the run's fixed facts (``RunInfo``), per-step
+summaries, the result, and the observer hooks a terminal or the language server implements.
+
+Observers get a ``RunInfo`` — a frozen value — never the ``Run`` itself: a host reads what
+it is told and cannot reach into the loop.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.types import Outcome, ToolCall
 
 if TYPE_CHECKING:
-    from harness.loop import Run
+    from harness.contract import TaskContract
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """The facts of one run that do not change while it runs."""
+
+    run_id: int
+    goal: str
+    root: Path
+    max_steps: int
+    token_budget: int
+
+    @classmethod
+    def of(cls, run_id: int, contract: TaskContract) -> RunInfo:
+        return cls(run_id, contract.goal, contract.root, contract.max_steps, contract.token_budget)
 
 
 @dataclass(frozen=True)
 class StepSummary:
-    """What a client shows after each step (the ``harness/budget`` notification)."""
+    """What a client shows after each step (the ``harness/budget`` notification, §7)."""
 
     run_id: int
     step: int
@@ -32,25 +52,15 @@ class StepSummary:
     prefix_chars: int = 0  # characters shared from the start with the previous request
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "step": self.step,
-            "maxSteps": self.max_steps,
-            "spentTokens": self.spent_tokens,
-            "tokenBudget": self.token_budget,
-            "requestTokens": self.request_tokens,
-            "contextCeiling": self.context_ceiling,
-            "reportedPromptTokens": self.reported_prompt_tokens,
-            "cachedPromptTokens": self.cached_prompt_tokens,
-            "prefixChars": self.prefix_chars,
-        }
+        """Exactly the §7 ``harness/budget`` object."""
+        return camel_json(self, leave_out=("carried", "stubbed", "reread"))
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """How a run ended. ``summary`` is the model's last words (None when its last reply said
-    nothing); ``files_changed`` the workspace-relative paths it wrote, in first-write order.
-    ``error`` is for the host's log and message, not part of the §8.1 object."""
+    """How a run ended (§8.1). ``summary`` is the model's last words (None when its last
+    reply said nothing); ``files_changed`` the workspace-relative paths it wrote, in
+    first-write order. ``error`` is for the host's log and message, not part of the JSON."""
 
     run_id: int
     outcome: Outcome
@@ -61,27 +71,44 @@ class RunResult:
     files_changed: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "outcome": self.outcome.value,
-            "steps": self.steps,
-            "spentTokens": self.spent_tokens,
-            "summary": self.summary,
-            "filesChanged": list(self.files_changed),
-        }
+        """Exactly the §8.1 run object."""
+        return camel_json(self, leave_out=("error",))
+
+
+def camel_json(value: Any, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A dataclass as JSON, field by field in order: camelCase names, enums by value,
+    tuples as arrays (the one converter from these snake_case values to the wire)."""
+    out: dict[str, Any] = {}
+    for f in fields(value):
+        if f.name in leave_out:
+            continue
+        item = getattr(value, f.name)
+        if isinstance(item, Enum):
+            item = item.value
+        elif isinstance(item, tuple):
+            item = list(item)
+        head, *rest = f.name.split("_")
+        out[head + "".join(word.title() for word in rest)] = item
+    return out
 
 
 class RunObserver:
-    """Hooks for whoever drives a run (a terminal, the language server). All optional."""
+    """Hooks for whoever drives a run (a terminal, the language server). All optional; a
+    hook that raises is a fault in the host, and ends the run with that error recorded."""
 
-    def step_started(self, run: Run, step: int) -> None: ...
+    def run_started(self, run: RunInfo) -> None: ...
 
-    def tool_started(self, run: Run, step: int, call: ToolCall, label: str) -> None: ...
+    def step_started(self, run: RunInfo, step: int) -> None: ...
 
-    def step_finished(self, run: Run, summary: StepSummary) -> None: ...
+    def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None: ...
 
-    def file_written(self, run: Run, path: Path) -> None: ...
+    def step_finished(self, run: RunInfo, summary: StepSummary) -> None: ...
 
-    def user_warning(self, run: Run, message: str) -> None: ...
+    def file_written(self, run: RunInfo, path: Path) -> None: ...
 
-    def run_finished(self, run: Run, result: RunResult) -> None: ...
+    def user_warning(self, run: RunInfo, message: str) -> None: ...
+
+    def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
+
+
+__all__ = ["RunInfo", "RunObserver", "RunResult", "StepSummary", "camel_json"]

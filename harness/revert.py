@@ -1,19 +1,25 @@
 """Reverting a run: every file the run wrote goes back to its content before the run.
 
-The ``edits`` table holds, per agent write, the bytes before and after. For each path the
-first ``before`` is the content before the run (``None``: the run created the file, so
-reverting deletes it) and the last ``after`` is what the run left. A file whose current
-content is neither the run's last ``after`` nor already the original was changed since by
-someone else (the user, a formatter, another run) and is refused unless ``force``. A file
-with unsaved changes in the editor (``guard``) is refused too unless ``force``: the buffer
-is the user's.
+The ``edits`` table holds, per agent write, the bytes before and after — including the
+intents of writes whose step never committed (the process died between announcing a write
+and committing its step, §5). For each path the first ``before`` is the content before the
+run (``None``: the run created the file, so reverting deletes it). What the run may have
+left is the last ``after`` — or, when the last writes are intents not confirmed by a
+commit, the ``before`` of any of them (such a write may not have happened: writes are
+atomic, so the file holds one or the other). A file whose current content is none of these
+and not already the original was changed since by someone else (the user, a formatter,
+another run) and is refused unless ``force``. A file with unsaved changes in the editor
+(``guard``) is refused too unless ``force``: the buffer is the user's.
 
 Writes go through the workspace's containment and are atomic (temp file + rename, mode
-kept). The result lists what happened to each file; nothing here raises for one bad file.
+kept). Afterwards the directories the run created are removed when empty, and so are the
+temp files of writes a crash interrupted. The result lists what happened to each file;
+nothing here raises for one bad file.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -21,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.errors import ContainmentError
-from harness.store.trace import EditRow, RunRow
+from harness.store.records import EditRow, RunRow
 from harness.types import DocumentGuard
 from harness.workspace import Workspace
 
@@ -55,6 +61,7 @@ class RevertResult:
     run_id: int
     workspace: Path
     files: tuple[FileRevert, ...]
+    dirs_removed: tuple[str, ...] = ()  # directories the run created, empty again and gone
 
     def count(self, action: RevertAction) -> int:
         return sum(1 for f in self.files if f.action is action)
@@ -68,6 +75,7 @@ class RevertResult:
             "deleted": self.count(RevertAction.DELETED),
             "refused": self.count(RevertAction.REFUSED),
             "failed": self.count(RevertAction.FAILED),
+            "dirsRemoved": list(self.dirs_removed),
         }
 
 
@@ -80,21 +88,32 @@ class RunEdits(Protocol):
 
 
 @dataclass(frozen=True)
-class _FileHistory:
+class FileHistory:
     path: str
     original: bytes | None  # the first ``before``: None when the run created the file
     final: bytes  # the last ``after``
+    # What else the run may have left: the ``before`` of trailing unconfirmed intents.
+    maybe: tuple[bytes | None, ...] = ()
+
+    def left_by_run(self, content: bytes | None) -> bool:
+        """Whether ``content`` is something the run itself may have left on disk."""
+        return content == self.final or content in self.maybe
 
 
-def file_histories(edits: Sequence[EditRow]) -> list[_FileHistory]:
+def file_histories(edits: Sequence[EditRow]) -> list[FileHistory]:
     """One entry per path, in the order the run first wrote them."""
-    first: dict[str, bytes | None] = {}
-    last: dict[str, bytes] = {}
+    rows: dict[str, list[EditRow]] = {}
     for edit in edits:
-        if edit.path not in first:
-            first[edit.path] = edit.before
-        last[edit.path] = edit.after
-    return [_FileHistory(path, first[path], last[path]) for path in first]
+        rows.setdefault(edit.path, []).append(edit)
+    histories = []
+    for path, writes in rows.items():
+        maybe: list[bytes | None] = []
+        for w in reversed(writes):
+            if w.committed:
+                break
+            maybe.append(w.before)
+        histories.append(FileHistory(path, writes[0].before, writes[-1].after, tuple(maybe)))
+    return histories
 
 
 def revert_edits(
@@ -104,10 +123,14 @@ def revert_edits(
     force: bool = False,
     guard: DocumentGuard | None = None,
 ) -> tuple[FileRevert, ...]:
-    """Put every file in ``edits`` back to its content before the first edit."""
-    return tuple(
+    """Put every file in ``edits`` back to its content before the first edit (the
+    directories it created are left: ``remove_created_dirs``)."""
+    files = tuple(
         _revert_file(workspace, h, force=force, guard=guard) for h in file_histories(edits)
     )
+    for edit in {e.path: e for e in edits}.values():
+        _remove_temp_files(workspace, edit.path)
+    return files
 
 
 def revert_run(
@@ -125,12 +148,47 @@ def revert_run(
     if row is None:
         return None
     workspace = Workspace(Path(row.workspace))
-    files = revert_edits(workspace, store.run_edits(run_id), force=force, guard=guard)
-    return RevertResult(run_id, workspace.root, files)
+    edits = store.run_edits(run_id)
+    files = revert_edits(workspace, edits, force=force, guard=guard)
+    return RevertResult(run_id, workspace.root, files, remove_created_dirs(workspace, edits))
+
+
+def remove_created_dirs(workspace: Workspace, edits: Sequence[EditRow]) -> tuple[str, ...]:
+    """Remove, deepest first, the directories the run's writes created (``new_dirs``) that
+    are empty now; a directory holding anything stays. Returns the ones removed."""
+    created = {d for e in edits for d in e.new_dirs}
+    removed: list[str] = []
+    for rel in sorted(created, key=lambda d: (-d.count("/"), d)):
+        try:
+            path = workspace.resolve(rel, for_write=True)
+            if path.is_symlink() or not path.is_dir() or any(path.iterdir()):
+                continue
+            path.rmdir()
+        except (OSError, ContainmentError):
+            continue
+        removed.append(rel)
+    return tuple(removed)
+
+
+def _remove_temp_files(workspace: Workspace, rel: str) -> None:
+    """Remove what a write interrupted by a crash left beside ``rel``: the workspace's
+    atomic writes go through ``.<name>.<8 hex>.harness-tmp`` in the same directory."""
+    try:
+        target = workspace.resolve(rel, for_write=True)
+    except ContainmentError:
+        return
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{8}}\.harness-tmp")
+    try:
+        entries = list(target.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if pattern.fullmatch(entry.name) and entry.is_file() and not entry.is_symlink():
+            entry.unlink(missing_ok=True)
 
 
 def _revert_file(
-    workspace: Workspace, history: _FileHistory, *, force: bool, guard: DocumentGuard | None
+    workspace: Workspace, history: FileHistory, *, force: bool, guard: DocumentGuard | None
 ) -> FileRevert:
     path = history.path
     try:
@@ -146,7 +204,7 @@ def _revert_file(
     if current == history.original:
         return FileRevert(path, RevertAction.UNCHANGED, "already as it was before the run")
     if not force:
-        if current != history.final:
+        if not history.left_by_run(current):
             why = "was deleted" if current is None else "was changed"
             return FileRevert(
                 path,
@@ -177,10 +235,12 @@ def _read(path: Path) -> bytes | None:
 
 
 __all__ = [
+    "FileHistory",
     "FileRevert",
     "RevertAction",
     "RevertResult",
     "file_histories",
+    "remove_created_dirs",
     "revert_edits",
     "revert_run",
 ]

@@ -108,7 +108,10 @@ class ToolSchema:
 
 @dataclass(frozen=True)
 class ReadSpan:
-    """What a read showed the model: the file, the range, and the hash of the whole file."""
+    """What a read showed the model: the file, the lines shown (``offset``/``limit`` as
+    shown, not as asked: a read cut at the cap records the lines that fit; both None for a
+    whole file), the hash of the whole file, and the hash of the text shown (without any
+    marker), so a range's staleness can be decided by its own text."""
 
     path: str
     offset: int | None

@@ -36,7 +36,7 @@ from server.documents import DocumentTracker
 from server.folders import folder_roots, pick_folder, uri_to_path
 from server.logs import LspLogHandler
 from server.rpc import ask_client, notify
-from server.runs import RunManager
+from server.run_manager import RunManager
 from server.stores import Stores
 from server.watch import FolderWatchers
 
@@ -52,7 +52,8 @@ PULL_TIMEOUT_S = 5.0
 
 
 class HarnessServer(LanguageServer):
-    """The harness, hosted for one client connection."""
+    """The harness, hosted for one client connection. Implements ``server.host.CommandHost``
+    for the run manager and the command modules."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -68,7 +69,14 @@ class HarnessServer(LanguageServer):
         self.watchers = FolderWatchers(self.runs.files_changed)
         self.log_handler: LspLogHandler | None = None
 
-    # -- what commands need -------------------------------------------------------------
+    # -- what commands need (server.host) ------------------------------------------------
+
+    @property
+    def lsp(self) -> LanguageServer:
+        return self
+
+    def watching(self, root: Path) -> bool:
+        return self.watchers.ready(root)
 
     def folder_roots(self) -> list[Path]:
         try:

@@ -1,6 +1,7 @@
 """``workspace/executeCommand``: the command table and the one adapter every command uses.
 
-A command is a name, a params model (``server.params``) and a function ``(ls, params)``,
+A command is a name, a params model (``server.params``) and a function ``(host, params)``
+taking the narrow ``server.host.CommandHost`` view of the server,
 defined in its feature module's ``COMMANDS``. ``COMMAND_MODULES`` names the module of each
 command so the server can advertise every command at ``initialize`` while the feature
 modules (and pydantic, the store, the loop behind them) load only when first used — that
@@ -27,7 +28,7 @@ from harness.errors import HarnessError
 from server.errors import CommandError, to_jsonrpc
 
 if TYPE_CHECKING:
-    from server.app import HarnessServer
+    from server.host import CommandHost
     from server.params import Params
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,8 @@ log = logging.getLogger(__name__)
 P = TypeVar("P", bound="Params")
 
 COMMAND_MODULES: Mapping[str, str] = {
-    "harness.run": "server.control",
-    "harness.cancel": "server.control",
+    "harness.run": "server.run",
+    "harness.cancel": "server.run",
     "harness.status": "server.status",
     "harness.memory.list": "server.memory",
     "harness.memory.get": "server.memory",
@@ -56,7 +57,7 @@ COMMAND_MODULES: Mapping[str, str] = {
 class Command(Generic[P]):
     name: str
     params: type[P]
-    run: Callable[[HarnessServer, P], Any]  # returns the result, or an awaitable of it
+    run: Callable[[CommandHost, P], Any]  # returns the result, or an awaitable of it
 
 
 def command(name: str) -> Command[Any]:
@@ -72,7 +73,7 @@ def preload() -> None:
     """Import every feature module (run in a thread after ``initialized``)."""
     for module in sorted(set(COMMAND_MODULES.values())):
         importlib.import_module(module)
-    importlib.import_module("harness.loop")
+    importlib.import_module("harness.session")
 
 
 def register(ls: LanguageServer, names: Iterable[str] = COMMAND_MODULES) -> None:
@@ -84,18 +85,18 @@ def _handler(name: str) -> Callable[..., Any]:
     # pygls passes the server as ``ls`` and the raw arguments as ``*arguments``; the
     # annotations must resolve in this module (pygls calls get_type_hints on them).
     async def handler(ls: LanguageServer, *arguments: Any) -> Any:
-        return await execute(cast("HarnessServer", ls), name, arguments)
+        return await execute(cast("CommandHost", ls), name, arguments)
 
     return handler
 
 
-async def execute(ls: HarnessServer, name: str, arguments: tuple[Any, ...]) -> Any:
+async def execute(host: CommandHost, name: str, arguments: tuple[Any, ...]) -> Any:
     from server.params import parse_params
 
     try:
         cmd = command(name)
         params = parse_params(cmd.params, arguments)
-        result = cmd.run(ls, params)
+        result = cmd.run(host, params)
         if inspect.isawaitable(result):
             result = await result
         return result

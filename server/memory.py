@@ -12,21 +12,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from harness.errors import MemoryInputError
 from harness.memory.text import GLOBAL, check_key
 from server.commands import Command
 from server.errors import InvalidParams, NotFound
 from server.params import KeyParams, PinParams, ScopeParams, WriteParams
 
 if TYPE_CHECKING:
-    from server.app import HarnessServer
+    from harness.store import Store
+    from server.host import CommandHost
+
+Scope = str | Path
 
 T = TypeVar("T")
 
 
-def scope_of(ls: HarnessServer, params: ScopeParams) -> str | Path:
+def scope_of(host: CommandHost, params: ScopeParams) -> Scope:
     if params.scope == "global":
         return GLOBAL
-    return ls.folder(params.workspace_folder)
+    return host.folder(params.workspace_folder)
 
 
 def label(scope: str | Path) -> str:
@@ -34,10 +38,11 @@ def label(scope: str | Path) -> str:
 
 
 def _checked(field: str, fn: Callable[[], T]) -> T:
-    """Run a store call whose ``ValueError`` means a bad argument (an empty key, a bad kind)."""
+    """Run a store call whose ``MemoryInputError`` means a bad argument (an empty key, a bad
+    kind)."""
     try:
         return fn()
-    except ValueError as exc:
+    except MemoryInputError as exc:
         raise InvalidParams(f"`{field}`: {exc}") from None
 
 
@@ -45,41 +50,39 @@ def _missing(params: KeyParams, scope: str | Path) -> NotFound:
     return NotFound(f"no note `{params.key.strip()[:100]}` in {label(scope)}")
 
 
-def memory_list(ls: HarnessServer, params: ScopeParams) -> list[dict[str, Any]]:
-    scope = scope_of(ls, params)
-    return [note.to_json() for note in ls.store().memory_list(scope)]
+def memory_list(host: CommandHost, params: ScopeParams) -> list[dict[str, Any]]:
+    scope = scope_of(host, params)
+    return [note.to_json() for note in host.store().memory_list(scope)]
 
 
-def memory_get(ls: HarnessServer, params: KeyParams) -> dict[str, Any]:
-    scope = scope_of(ls, params)
-    store = ls.store()
-    note = _checked("key", lambda: store.memory_get(scope, params.key))
-    if note is None:
+def _found(host: CommandHost, params: KeyParams, act: Callable[[Store, Scope], T | None]) -> T:
+    """What ``act`` did to the note ``params.key``; NotFound when there is no such note."""
+    scope = scope_of(host, params)
+    store = host.store()
+    done = _checked("key", lambda: act(store, scope))
+    if done is None:
         raise _missing(params, scope)
-    return note.to_json()
+    return done
 
 
-def memory_delete(ls: HarnessServer, params: KeyParams) -> dict[str, Any]:
-    scope = scope_of(ls, params)
-    store = ls.store()
-    note = _checked("key", lambda: store.memory_delete(scope, params.key))
-    if note is None:
-        raise _missing(params, scope)
+def memory_get(host: CommandHost, params: KeyParams) -> dict[str, Any]:
+    return _found(host, params, lambda store, scope: store.memory_get(scope, params.key)).to_json()
+
+
+def memory_delete(host: CommandHost, params: KeyParams) -> dict[str, Any]:
+    note = _found(host, params, lambda store, scope: store.memory_delete(scope, params.key))
     return {"deleted": 1, "note": note.to_json()}
 
 
-def memory_pin(ls: HarnessServer, params: PinParams) -> dict[str, Any]:
-    scope = scope_of(ls, params)
-    store = ls.store()
-    note = _checked("key", lambda: store.memory_pin(scope, params.key, params.pinned))
-    if note is None:
-        raise _missing(params, scope)
+def memory_pin(host: CommandHost, params: PinParams) -> dict[str, Any]:
+    pinned = params.pinned
+    note = _found(host, params, lambda store, scope: store.memory_pin(scope, params.key, pinned))
     return note.to_json()
 
 
-def memory_write(ls: HarnessServer, params: WriteParams) -> dict[str, Any]:
-    scope = scope_of(ls, params)
-    store = ls.store()
+def memory_write(host: CommandHost, params: WriteParams) -> dict[str, Any]:
+    scope = scope_of(host, params)
+    store = host.store()
     _checked("key", lambda: check_key(params.key))
     result = _checked(
         "value",
@@ -90,9 +93,9 @@ def memory_write(ls: HarnessServer, params: WriteParams) -> dict[str, Any]:
     return result.to_json()
 
 
-def memory_clear(ls: HarnessServer, params: ScopeParams) -> dict[str, Any]:
-    scope = scope_of(ls, params)
-    return {"deleted": ls.store().memory_clear(scope)}
+def memory_clear(host: CommandHost, params: ScopeParams) -> dict[str, Any]:
+    scope = scope_of(host, params)
+    return {"deleted": host.store().memory_clear(scope)}
 
 
 COMMANDS: list[Command[Any]] = [

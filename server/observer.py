@@ -1,24 +1,28 @@
 """What a run tells the client while it works (§7): progress reports per step and tool,
 ``harness/budget`` after every step, ``harness/didWrite`` after every agent write, a
-warning when the agent was kept from a file with unsaved changes, and at the end the
-progress end plus ``harness/runFinished``.
+warning when the agent was kept from a file with unsaved changes — and, once the run
+manager has released the folder, ``report_finished``: the progress end, an error message
+when the run stopped on one, and ``harness/runFinished``.
+
+The observer holds the host and the run's progress; it changes no one's state but its own.
+What the run manager keeps (the last budget) it learns through ``on_budget``.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from harness.report import RunObserver, RunResult, StepSummary
+from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.types import ToolCall
 
 if TYPE_CHECKING:
-    from harness.loop import Run
-    from server.app import HarnessServer
-    from server.runs import RunManager
+    from server.host import RunHost
+    from server.progress import RunProgress
 
 log = logging.getLogger(__name__)
 
@@ -29,52 +33,54 @@ MAX_LABEL_CHARS = 120
 
 
 class LspObserver(RunObserver):
-    def __init__(self, ls: HarnessServer, manager: RunManager) -> None:
-        self.ls = ls
-        self.manager = manager
+    def __init__(
+        self,
+        host: RunHost,
+        progress: RunProgress,
+        on_budget: Callable[[StepSummary], None] | None = None,
+    ) -> None:
+        self.host = host
+        self.progress = progress
+        self.on_budget = on_budget
 
-    def _report(self, run: Run, step: int, label: str | None = None) -> None:
-        active = self.manager.active.get(run.run_id)
-        if active is None:
-            return
-        max_steps = run.contract.max_steps
-        message = f"step {step}/{max_steps}"
+    def _report(self, run: RunInfo, step: int, label: str | None = None) -> None:
+        message = f"step {step}/{run.max_steps}"
         if label:
             message += f" · {one_line(label)}"
-        active.progress.report(message, min(100, (step - 1) * 100 // max_steps))
+        self.progress.report(message, min(100, (step - 1) * 100 // run.max_steps))
 
-    def step_started(self, run: Run, step: int) -> None:
+    def step_started(self, run: RunInfo, step: int) -> None:
         self._report(run, step)
 
-    def tool_started(self, run: Run, step: int, call: ToolCall, label: str) -> None:
+    def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None:
         self._report(run, step, label)
 
-    def step_finished(self, run: Run, summary: StepSummary) -> None:
-        budget = summary.to_json()
-        self.manager.last_budget = budget
-        self.ls.notify(BUDGET, budget)
+    def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
+        if self.on_budget is not None:
+            self.on_budget(summary)
+        self.host.notify(BUDGET, summary.to_json())
 
-    def file_written(self, run: Run, path: Path) -> None:
-        self.ls.notify(DID_WRITE, {"uri": path.as_uri()})
+    def file_written(self, run: RunInfo, path: Path) -> None:
+        self.host.notify(DID_WRITE, {"uri": path.as_uri()})
 
-    def user_warning(self, run: Run, message: str) -> None:
+    def user_warning(self, run: RunInfo, message: str) -> None:
         log.warning("run %d: %s", run.run_id, message)
-        self.ls.show(f"harness: {message}", types.MessageType.Warning)
+        self.host.show(f"harness: {message}", types.MessageType.Warning)
 
-    def run_finished(self, run: Run, result: RunResult) -> None:
-        active = self.manager.active.get(run.run_id)
-        outcome = result.outcome.value
-        summary = f"{outcome} · {result.steps} steps · {result.spent_tokens:,} tokens"
-        if active is not None:
-            self.manager.release(active)
-            active.progress.end(summary)
-        log.info("run %d %s%s", run.run_id, summary, f" ({result.error})" if result.error else "")
-        if result.error:
-            self.ls.show(
-                f"harness: run {run.run_id} ended {outcome}: {result.error}",
-                types.MessageType.Error,
-            )
-        self.ls.notify(RUN_FINISHED, result.to_json())
+
+def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> None:
+    """The end of a run, as the client hears it."""
+    outcome = result.outcome.value
+    summary = f"{outcome} · {result.steps} steps · {result.spent_tokens:,} tokens"
+    progress.end(summary)
+    why = f" ({result.error})" if result.error else ""
+    log.info("run %d %s%s", result.run_id, summary, why)
+    if result.error:
+        host.show(
+            f"harness: run {result.run_id} ended {outcome}: {result.error}",
+            types.MessageType.Error,
+        )
+    host.notify(RUN_FINISHED, result.to_json())
 
 
 def one_line(text: str) -> str:
@@ -83,4 +89,4 @@ def one_line(text: str) -> str:
     return line if len(line) <= MAX_LABEL_CHARS else line[: MAX_LABEL_CHARS - 1] + "…"
 
 
-__all__ = ["BUDGET", "DID_WRITE", "RUN_FINISHED", "LspObserver", "one_line"]
+__all__ = ["BUDGET", "DID_WRITE", "RUN_FINISHED", "LspObserver", "one_line", "report_finished"]

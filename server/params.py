@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from harness.contract import ContextBudgetOverrides, ContractOverrides, Verification
 from server.errors import InvalidParams
 
 MAX_SQL_INT = 2**63 - 1
@@ -47,6 +48,16 @@ class RunParams(Params):
     max_steps: Positive | None = None
     context_budget: ContextBudgetParams | None = None
     verify: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
+
+    def overrides(self) -> ContractOverrides:
+        """The contract values these arguments give (``None``: not given)."""
+        budget = self.context_budget.model_dump() if self.context_budget else {}
+        return ContractOverrides(
+            verification=Verification.command(self.verify) if self.verify else None,
+            token_budget=self.token_budget,
+            max_steps=self.max_steps,
+            context_budget=ContextBudgetOverrides(**budget),
+        )
 
 
 class RunIdParams(Params):
@@ -112,19 +123,23 @@ def parse_params(model: type[P], arguments: Sequence[Any]) -> P:
         raise InvalidParams(describe(exc, model)) from None
 
 
+_PROBLEMS = {  # by pydantic error type; any other says pydantic's message
+    "missing": "`{field}` is required",
+    "extra_forbidden": "`{field}` is not a parameter (expected {expected})",
+}
+
+
 def describe(exc: ValidationError, model: type[Params]) -> str:
     """One line naming each bad field; never echoes the (possibly huge) values."""
-    parts: list[str] = []
     errors = exc.errors(include_url=False, include_input=False, include_context=False)
-    for err in errors[:MAX_REPORTED_ERRORS]:
-        field = ".".join(_short(str(p)) for p in err["loc"]) or "(the argument)"
-        kind = err["type"]
-        if kind == "missing":
-            parts.append(f"`{field}` is required")
-        elif kind == "extra_forbidden":
-            parts.append(f"`{field}` is not a parameter (expected {_field_list(model)})")
-        else:
-            parts.append(f"`{field}`: {err['msg']}")
+    parts = [
+        _PROBLEMS.get(err["type"], "`{field}`: {msg}").format(
+            field=".".join(_short(str(p)) for p in err["loc"]) or "(the argument)",
+            msg=err["msg"],
+            expected=_field_list(model),
+        )
+        for err in errors[:MAX_REPORTED_ERRORS]
+    ]
     if len(errors) > MAX_REPORTED_ERRORS:
         parts.append(f"and {len(errors) - MAX_REPORTED_ERRORS} more")
     return "; ".join(parts)

@@ -19,24 +19,24 @@ from server.observer import DID_WRITE
 from server.params import RevertParams
 
 if TYPE_CHECKING:
-    from server.app import HarnessServer
+    from server.host import CommandHost
 
 
-def revert(ls: HarnessServer, params: RevertParams) -> dict[str, Any]:
-    if params.run_id in ls.runs.active:
+def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
+    if host.runs.is_active(params.run_id):
         raise Conflict(f"run {params.run_id} is still in progress; cancel it first")
-    store = ls.store()
+    store = host.store()
     row = store.get_run(params.run_id)
     if row is None:
         raise NotFound(f"no run {params.run_id} in the store {store.path}")
-    guard = EditorGuard(ls.documents, Path(row.workspace).resolve())
+    guard = EditorGuard(host.documents, Path(row.workspace).resolve())
     result = revert_run(store, params.run_id, force=params.force, guard=guard)
     if result is None:
         raise NotFound(f"no run {params.run_id} in the store {store.path}")
     changed = [result.workspace / f.path for f in result.files if f.changed_disk]
     for path in changed:
-        ls.notify(DID_WRITE, {"uri": path.as_uri()})
-    ls.runs.paths_changed(changed)
+        host.notify(DID_WRITE, {"uri": path.as_uri()})
+    host.runs.paths_changed(changed)
     return result.to_json()
 
 

@@ -3,13 +3,14 @@ cancelled without breaking pygls.
 
 ``ask_client`` waits on a request through ``asyncio.shield``: cancelling the waiter (a run
 cancelled while the user looks at an approval dialog) leaves pygls' own future pending, so
-a late answer is simply dropped instead of being set on a cancelled future. The client is
-told with ``$/cancelRequest`` that nobody waits any more.
+a late answer is dropped (and logged at debug level) instead of being set on a cancelled
+future. The client is told with ``$/cancelRequest`` that nobody waits any more.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from concurrent.futures import Future
@@ -43,7 +44,17 @@ async def ask_client(
         return await asyncio.wait_for(asyncio.shield(waiter), within_s)
     except (asyncio.CancelledError, TimeoutError):
         notify(protocol, types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+        waiter.add_done_callback(functools.partial(_dropped, method))
         raise
+
+
+def _dropped(method: str, fut: asyncio.Future[Any]) -> None:
+    """The answer to a request nobody waits for any more."""
+    if fut.cancelled():
+        return
+    error = fut.exception()
+    what = f"an error ({type(error).__name__})" if error is not None else "a result"
+    log.debug("%s: %s came after the wait was given up; dropped", method, what)
 
 
 def _retrieve(fut: asyncio.Future[Any]) -> None:

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from harness.contract import ContextBudgetOverrides, ContractOverrides
 from harness.errors import ConfigError
 from harness.policy import parse_layer
 from harness.provider import ProviderConfig, config_from_env
@@ -71,6 +72,14 @@ class Settings(_Model):
         p = self.provider
         return config_from_env(
             environ, name=p.name, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env
+        )
+
+    def contract_overrides(self) -> ContractOverrides:
+        """The contract values these settings give (``None``: not set)."""
+        return ContractOverrides(
+            token_budget=self.token_budget,
+            max_steps=self.max_steps,
+            context_budget=ContextBudgetOverrides(**self.context_budget.model_dump()),
         )
 
     @property

@@ -14,24 +14,24 @@ from server.commands import Command
 from server.params import StatusParams
 
 if TYPE_CHECKING:
-    from server.app import HarnessServer
+    from server.host import CommandHost
 
 
-def status(ls: HarnessServer, params: StatusParams) -> dict[str, Any]:
-    roots = ls.folder_roots()
-    store = ls.store()
-    workspace = ls.folder(params.workspace_folder) if params.workspace_folder or roots else None
+def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:
+    roots = host.folder_roots()
+    store = host.store()
+    workspace = host.folder(params.workspace_folder) if params.workspace_folder or roots else None
     return {
-        "runs": [active.to_json() for active in ls.runs.active.values()],
-        "lastBudget": ls.runs.last_budget,
+        "runs": host.runs.status(),
+        "lastBudget": host.runs.last_budget,
         "memory": {
             "workspace": memory_usage(store, workspace) if workspace is not None else None,
             "global": memory_usage(store, GLOBAL),
         },
         "storePath": str(store.path),
-        "settings": ls.settings.model_dump(mode="json", by_alias=True),
+        "settings": host.settings.model_dump(mode="json", by_alias=True),
         "workspaceFolders": [
-            {"path": str(root), "watching": ls.watchers.ready(root)} for root in roots
+            {"path": str(root), "watching": host.watching(root)} for root in roots
         ],
     }
 

@@ -13,24 +13,23 @@ from server.errors import NotFound
 from server.params import RunIdParams, TraceRunsParams, TraceStepParams
 
 if TYPE_CHECKING:
-    from server.app import HarnessServer
+    from server.host import CommandHost
 
 
-def trace_runs(ls: HarnessServer, params: TraceRunsParams) -> list[dict[str, Any]]:
-    return [row.to_json() for row in ls.store().list_runs(limit=params.limit)]
+def trace_runs(host: CommandHost, params: TraceRunsParams) -> list[dict[str, Any]]:
+    return [row.to_json() for row in host.store().list_runs(limit=params.limit)]
 
 
-def trace_run(ls: HarnessServer, params: RunIdParams) -> dict[str, Any]:
-    store = ls.store()
-    run = store.get_run(params.run_id)
-    if run is None:
+def trace_run(host: CommandHost, params: RunIdParams) -> dict[str, Any]:
+    store = host.store()
+    trace = store.run_trace(params.run_id)
+    if trace is None:
         raise NotFound(f"no run {params.run_id} in the store {store.path}")
-    steps = store.run_steps(params.run_id)
-    return {"run": run.to_json(), "steps": [s.to_json() for s in steps]}
+    return trace.to_json()
 
 
-def trace_step(ls: HarnessServer, params: TraceStepParams) -> dict[str, Any]:
-    store = ls.store()
+def trace_step(host: CommandHost, params: TraceStepParams) -> dict[str, Any]:
+    store = host.store()
     detail = store.step_detail(params.run_id, params.step)
     if detail is None:
         raise NotFound(f"no step {params.step} in run {params.run_id} (store {store.path})")

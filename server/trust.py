@@ -17,7 +17,7 @@ from server.commands import Command
 from server.params import Folder, Params
 
 if TYPE_CHECKING:
-    from server.app import HarnessServer
+    from server.host import CommandHost
 
 
 class TrustParams(Params):
@@ -25,11 +25,11 @@ class TrustParams(Params):
     trusted: bool
 
 
-def trust(ls: HarnessServer, params: TrustParams) -> dict[str, Any]:
-    root = ls.folder(params.workspace_folder)
+def trust(host: CommandHost, params: TrustParams) -> dict[str, Any]:
+    root = host.folder(params.workspace_folder)
     change = record_trust(root, params.trusted, config=default_user_config())
     if not params.trusted and change.covered_by is not None:
-        ls.show(
+        host.show(
             f"harness: {root} is still trusted: {change.covered_by} is in the trusted folders "
             f"of {change.config}; remove it there to stop trusting its subfolders",
             MessageType.Warning,

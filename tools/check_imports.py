@@ -1,29 +1,54 @@
 """The import contract, checked on the syntax tree (run by ``make lint``):
 
 - ``harness`` never imports ``server``, ``pygls`` or ``lsprotocol``;
-- context, memory, store, policy, ledger and workspace never import the provider or httpx.
+- context, memory, store, policy, ledger and workspace never import the provider or httpx;
+- no import cycles among the modules of ``harness`` and ``server``, counting every import
+  in a file: at the top, inside functions (lazy imports) and under ``TYPE_CHECKING``.
+
+A cycle is reported as the modules in order, each importing the next, with the line of
+each import.
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("harness", "server")
 FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol")
 PROVIDER_FREE = ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
 PROVIDER_MODULES = ("harness.provider", "httpx", "httpx_sse")
 
+Edge = tuple[str, int]  # (imported module, line)
 
-def imported_modules(path: Path) -> list[tuple[int, str]]:
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(
+    path: Path, package: str | None = None, is_module: Callable[[str], bool] = lambda _: False
+) -> list[tuple[int, str]]:
+    """Every module ``path`` imports, with its line: ``import a.b``, ``from a.b import c``
+    (``a.b.c`` when ``is_module`` says it is a module, else ``a.b``), relative imports
+    (resolved against ``package``) and ``importlib.import_module("a.b")``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, package)
+            if base is None:
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.append((node.lineno, sub if is_module(sub) else base))
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -36,8 +61,24 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+def _absolute(node: ast.ImportFrom, package: str | None) -> str | None:
+    if node.level == 0:
+        return node.module
+    if package is None:
+        return None
+    parts = package.split(".")
+    if node.level > 1:
+        parts = parts[: -(node.level - 1)]
+    return ".".join([*parts, node.module] if node.module else parts)
+
+
 def _matches(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _sources(root: Path) -> Iterator[Path]:
+    for package in PACKAGES:
+        yield from sorted((root / package).rglob("*.py"))
 
 
 def violations(root: Path = ROOT) -> list[str]:
@@ -46,7 +87,7 @@ def violations(root: Path = ROOT) -> list[str]:
         rel = path.relative_to(root)
         parts = rel.with_suffix("").parts  # ("harness", "store", "trace")
         provider_free = len(parts) > 1 and parts[1] in PROVIDER_FREE
-        for line, module in imported_modules(path):
+        for line, module in dict.fromkeys(imported_modules(path)):
             if _matches(module, FORBIDDEN_EVERYWHERE):
                 problems.append(f"{rel}:{line}: harness must not import {module}")
             if provider_free and _matches(module, PROVIDER_MODULES):
@@ -54,13 +95,104 @@ def violations(root: Path = ROOT) -> list[str]:
     return problems
 
 
+def import_graph(root: Path = ROOT) -> dict[str, dict[str, int]]:
+    """module -> {module it imports -> first line}, for the modules of ``PACKAGES``."""
+    files = {module_name(p, root): p for p in _sources(root)}
+    graph: dict[str, dict[str, int]] = {name: {} for name in files}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for line, target in imported_modules(path, package, files.__contains__):
+            if target in files and target != name:
+                graph[name].setdefault(target, line)
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """One cycle (as a closed path of modules) for every strongly connected component of
+    more than one module, found with Tarjan's algorithm (iteratively: no recursion limit)."""
+    found: list[list[str]] = []
+    for component in _components(graph):
+        if len(component) > 1:
+            found.append(_cycle_in(graph, component))
+    return sorted(found)
+
+
+def _components(graph: dict[str, dict[str, int]]) -> Iterable[set[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component: set[str] = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                yield component
+
+
+def _cycle_in(graph: dict[str, dict[str, int]], component: set[str]) -> list[str]:
+    """The shortest closed path through the component's first module (breadth first)."""
+    start = min(component)
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following: list[str] = []
+        for node in frontier:
+            for child in sorted(graph[node]):
+                if child not in component:
+                    continue
+                if child == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [*reversed(path), start]
+                if child not in came_from:
+                    came_from[child] = node
+                    following.append(child)
+        frontier = following
+    raise AssertionError(f"no cycle through {start}")  # a component always has one
+
+
+def describe(graph: dict[str, dict[str, int]], cycle: list[str]) -> str:
+    steps = [f"{a} (line {graph[a][b]})" for a, b in pairwise(cycle)]
+    return "import cycle: " + " → ".join([*steps, cycle[-1]])
+
+
 def main() -> int:
     problems = violations()
+    graph = import_graph()
+    problems += [describe(graph, c) for c in cycles(graph)]
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
         return 1
-    print("import contract: ok")
+    print(f"import contract: ok ({len(graph)} modules, no cycles)")
     return 0
 
 

@@ -22,7 +22,7 @@ from rich.text import Text
 from harness.cli.common import add_store_arg, open_store, print_json
 from harness.cli.common import console as wide_console
 from harness.contract import MemoryLimits
-from harness.errors import ConfigError
+from harness.errors import ConfigError, MemoryInputError
 from harness.escape import printable
 from harness.memory.notes import KINDS, MemoryNote, MemoryWriteResult
 from harness.memory.text import GLOBAL, check_key, scope_key
@@ -139,7 +139,7 @@ def _write(args: argparse.Namespace) -> int:
                 args.kind,
                 pinned=True if args.pin else None,
             )
-        except ValueError as exc:
+        except MemoryInputError as exc:
             raise ConfigError(str(exc)) from exc
     if args.json:
         print_json(result.to_json())
@@ -198,7 +198,7 @@ def _key(key: str) -> str:
     """A key as given on the command line; a malformed one is a usage error."""
     try:
         return check_key(key)
-    except ValueError as exc:
+    except MemoryInputError as exc:
         raise ConfigError(str(exc)) from exc
 
 

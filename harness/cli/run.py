@@ -15,22 +15,15 @@ from typing import Any
 from rich.console import Console
 from rich.status import Status
 
-from harness import redact
 from harness.cli.approve import default_approver
 from harness.cli.common import add_store_arg, open_store
-from harness.contract import ContextBudget, TaskContract, Verification
+from harness.contract import ContextBudgetOverrides, ContractOverrides, TaskContract, Verification
 from harness.errors import ConfigError
 from harness.escape import printable
-from harness.loop import Run
-from harness.policy import Policy
-from harness.provider import (
-    PROVIDER_NAMES,
-    ProviderConfig,
-    config_from_env,
-    make_provider,
-    resolve_api_key,
-)
-from harness.report import RunObserver, RunResult, StepSummary
+from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
+from harness.report import RunInfo, RunObserver, RunResult, StepSummary
+from harness.session import Session, build_contract, open_session
+from harness.store import Store
 from harness.types import ToolCall
 from harness.watch import Watcher
 
@@ -75,11 +68,9 @@ def _share(text: str) -> float:
     return value
 
 
-def build_contract(args: argparse.Namespace) -> TaskContract:
-    root = Path(args.workspace).expanduser()
-    if not root.is_dir():
-        raise ConfigError(f"workspace {root} is not a directory")
-    verification = Verification.none()
+def contract_overrides(args: argparse.Namespace) -> ContractOverrides:
+    """What the flags give; a flag not given is ``None`` (the default decides)."""
+    verification = None
     if args.verify:
         try:
             argv = shlex.split(args.verify)
@@ -88,18 +79,14 @@ def build_contract(args: argparse.Namespace) -> TaskContract:
         if not argv:
             raise ConfigError("--verify: the command is empty")
         verification = Verification.command(argv)
-    contract = TaskContract.workspace(args.goal, root.resolve(), verification)
-    if args.token_budget is not None:
-        contract = contract.with_token_budget(args.token_budget)
-    if args.max_steps is not None:
-        contract = contract.with_max_steps(args.max_steps)
-    budget = ContextBudget()
-    if args.context_max_tokens is not None or args.context_share is not None:
-        budget = ContextBudget(
-            max_tokens=args.context_max_tokens or budget.max_tokens,
-            share=args.context_share or budget.share,
-        )
-    return contract.with_context_budget(budget)
+    return ContractOverrides(
+        verification=verification,
+        token_budget=args.token_budget,
+        max_steps=args.max_steps,
+        context_budget=ContextBudgetOverrides(
+            max_tokens=args.context_max_tokens, share=args.context_share
+        ),
+    )
 
 
 def provider_config(args: argparse.Namespace) -> ProviderConfig:
@@ -114,51 +101,48 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
 
 
 def command(args: argparse.Namespace) -> int:
-    if not args.goal.strip():
-        raise ConfigError("the goal is empty")
-    contract = build_contract(args)
-    config = provider_config(args)
-    api_key = resolve_api_key(config, os.environ)
-    redact.register(api_key)
-    policy = Policy.load(contract.root)
-    return asyncio.run(_execute(args, contract, config, api_key, policy))
+    contract = build_contract(args.goal, args.workspace, contract_overrides(args))
+    return asyncio.run(_execute(args, contract, provider_config(args)))
 
 
-async def _execute(
-    args: argparse.Namespace,
-    contract: TaskContract,
-    config: ProviderConfig,
-    api_key: str | None,
-    policy: Policy,
-) -> int:
-    store = open_store(args)
-    provider = make_provider(config, api_key)
+async def _execute(args: argparse.Namespace, contract: TaskContract, config: ProviderConfig) -> int:
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
-    observer = TerminalObserver(Console(stderr=True), quiet=False)
-    run = Run(
-        contract,
-        store=store,
-        provider=provider,
-        approver=default_approver(yes=args.yes, interactive=interactive),
-        policy=policy,
-        observer=observer,
-        memory=not args.no_memory,
-    )
-    observer.started(run.run_id, contract)
-    watcher = Watcher(run.workspace.root, run.notify_changed, ignore=[store.path])
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, run.cancel)
+    opened: list[Store] = []
+
+    def store() -> Store:  # opened once the configuration is known to be good
+        opened.append(open_store(args))
+        return opened[-1]
+
     try:
-        await watcher.start()
-        result = await run.execute()
+        session = await open_session(
+            contract,
+            store=store,
+            provider=config,
+            approver=default_approver(yes=args.yes, interactive=interactive),
+            observer=TerminalObserver(Console(stderr=True), quiet=False),
+            memory=not args.no_memory,
+        )
+        result = await _watched(session, ignore=[s.path for s in opened])
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        await watcher.stop()
-        await provider.aclose()
-        store.close()
+        for s in opened:
+            s.close()
     if args.json:
         print(json.dumps(result.to_json()))
     return 0 if result.outcome.ok else 1
+
+
+async def _watched(session: Session, ignore: list[Path]) -> RunResult:
+    """Execute with the workspace watched and Ctrl-C cancelling at the next safe point."""
+    watcher = Watcher(session.root, session.run.notify_changed, ignore=ignore)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, session.run.cancel)
+    try:
+        await watcher.start()
+        return await session.execute()
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await watcher.stop()
+        await session.aclose()
 
 
 class TerminalObserver(RunObserver):
@@ -181,25 +165,25 @@ class TerminalObserver(RunObserver):
             self._status.stop()
             self._status = None
 
-    def step_started(self, run: Run, step: int) -> None:
+    def run_started(self, run: RunInfo) -> None:
+        self._say(
+            f"run {run.run_id} · {run.root} · budget {run.token_budget:,} tokens, "
+            f"{run.max_steps} steps"
+        )
+
+    def step_started(self, run: RunInfo, step: int) -> None:
         # A spinner only on a terminal, and never while a tool runs (approval prompts).
         if self.console.is_terminal and not self.quiet:
             self._stop_status()
             self._status = self.console.status(
-                f"step {step}/{run.contract.max_steps} · waiting for the model…"
+                f"step {step}/{run.max_steps} · waiting for the model…"
             )
             self._status.start()
 
-    def started(self, run_id: int, contract: TaskContract) -> None:
-        self._say(
-            f"run {run_id} · {contract.root} · budget {contract.token_budget:,} tokens, "
-            f"{contract.max_steps} steps"
-        )
+    def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None:
+        self._say(f"  step {step}/{run.max_steps} · {label}")
 
-    def tool_started(self, run: Run, step: int, call: ToolCall, label: str) -> None:
-        self._say(f"  step {step}/{run.contract.max_steps} · {label}")
-
-    def step_finished(self, run: Run, summary: StepSummary) -> None:
+    def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
         reported = summary.reported_prompt_tokens
         self._say(
             f"  step {summary.step} · request ~{summary.request_tokens:,} tokens "
@@ -209,10 +193,10 @@ class TerminalObserver(RunObserver):
             f"re-read {summary.reread} · spent {summary.spent_tokens:,}/{summary.token_budget:,}"
         )
 
-    def user_warning(self, run: Run, message: str) -> None:
+    def user_warning(self, run: RunInfo, message: str) -> None:
         self._say(f"warning: {message}")
 
-    def run_finished(self, run: Run, result: RunResult) -> None:
+    def run_finished(self, run: RunInfo, result: RunResult) -> None:
         why = f" ({result.error})" if result.error else ""
         self._say(
             f"run {result.run_id} {result.outcome.value}{why} · {result.steps} steps · "

@@ -60,13 +60,13 @@ def _runs(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        run = store.get_run(args.run)
-        if run is None:
+        trace = store.run_trace(args.run)
+        if trace is None:
             print(f"harness: no run {args.run} in {store.path}", file=sys.stderr)
             return 1
-        steps = store.run_steps(args.run)
+    run, steps = trace.run, trace.steps
     if args.json:
-        print_json({"run": run.to_json(), "steps": [s.to_json() for s in steps]})
+        print_json(trace.to_json())
         return 0
     out = console()
     out.print(

@@ -3,17 +3,23 @@ and store, and a scripted model. Used by ``harness demo`` and the context benchm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.contract import ContextBudget, TaskContract, Verification
+from harness.contract import (
+    DEFAULT_TOKEN_BUDGET,
+    ContextBudgetOverrides,
+    ContractOverrides,
+    Verification,
+)
 from harness.demo import session, workspace
-from harness.loop import Run
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.store import Store
-from harness.types import Outcome
+from harness.session import build_contract, open_session
+from harness.store import StepRow, Store
+from harness.types import Outcome, Request
 
 NAIVE_TOKEN_BUDGET = 10**10  # the baseline must not stop early: it is what we compare against
 
@@ -52,55 +58,65 @@ async def run_scenario(
     *,
     steps: int,
     naive: bool,
-    budget: ContextBudget | None = None,
+    budget: ContextBudgetOverrides | None = None,
     token_budget: int | None = None,
     turns: list[dict[str, Any]] | None = None,
     create: bool = True,
 ) -> ScenarioResult:
+    """One scripted run over ``root`` (generated unless ``create`` is False): the demo's
+    session, or ``turns``; with the bounded context or the naive baseline."""
     if create:
         workspace.create(root)
-    holder: dict[str, Run] = {}
-
-    def before_turn(index: int) -> None:
-        # "The user" saves lexer.py in their editor; the server's didSave (or the watcher)
-        # would report it — the demo reports it itself, deterministically.
-        if index == session.DISK_EDIT_TURN and turns is None:
-            path = root / session.DISK_EDIT_PATH
-            path.write_text(session.user_edit(path.read_text()))
-            holder["run"].notify_changed([path])
-
+    user = _User(root, save_mid_run=turns is None)
     provider = ScriptedProvider(
-        turns if turns is not None else session.build_turns(steps), before_turn=before_turn
+        turns if turns is not None else session.build_turns(steps), before_turn=user.turn
     )
-    contract = (
-        TaskContract.workspace(session.GOAL, root, Verification.command(session.TEST_ARGV))
-        .with_max_steps(steps)
-        .with_token_budget(token_budget or (NAIVE_TOKEN_BUDGET if naive else 400_000))
-        .with_context_budget(budget or ContextBudget())
+    overrides = ContractOverrides(
+        verification=Verification.command(session.TEST_ARGV),
+        max_steps=steps,
+        token_budget=token_budget or (NAIVE_TOKEN_BUDGET if naive else DEFAULT_TOKEN_BUDGET),
+        context_budget=budget or ContextBudgetOverrides(),
     )
-    run = Run(
-        contract,
+    started = await open_session(
+        build_contract(session.GOAL, root, overrides),
         store=store,
         provider=provider,
         approver=YesApprover(),  # the demo approves its own scripted commands
         policy=Policy.load(root, user_config=None),
-        naive_context=naive,
+        assembly="naive" if naive else "bounded",
     )
-    holder["run"] = run
-    result = await run.execute()
-    rows = store.run_steps(run.run_id)
-    stats = [
-        StepStat(
-            step=row.step,
-            request_chars=request.chars,
-            est_tokens=row.est_tokens,
-            ceiling=row.effective_tokens,
-            carried=row.carried,
-            stubbed=row.stubbed,
-            reread=row.reread,
-        )
-        for row, request in zip(rows, provider.requests, strict=False)
-    ]
+    user.notify = started.run.notify_changed
+    result = await started.execute()
+    requests = provider.requests
     return ScenarioResult(
-        run.run_id, result.outcome, result.spent_tokens, stats, [r.user for r in provider.requests]
+        started.run_id,
+        result.outcome,
+        result.spent_tokens,
+        _stats(store.run_steps(started.run_id), requests),
+        [r.user for r in requests],
     )
+
+
+class _User:
+    """ "The user", who saves lexer.py in their editor mid-run. The server's didSave (or the
+    watcher) would report it; the demo reports it itself, deterministically."""
+
+    def __init__(self, root: Path, *, save_mid_run: bool) -> None:
+        self.root = root
+        self.save_mid_run = save_mid_run
+        self.notify: Callable[[list[Path]], int] | None = None
+
+    def turn(self, index: int) -> None:
+        if index != session.DISK_EDIT_TURN or not self.save_mid_run:
+            return
+        path = self.root / session.DISK_EDIT_PATH
+        path.write_text(session.user_edit(path.read_text()))
+        if self.notify is not None:
+            self.notify([path])
+
+
+def _stats(rows: list[StepRow], requests: list[Request]) -> list[StepStat]:
+    return [
+        StepStat(r.step, q.chars, r.est_tokens, r.effective_tokens, r.carried, r.stubbed, r.reread)
+        for r, q in zip(rows, requests, strict=False)
+    ]

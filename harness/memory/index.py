@@ -2,8 +2,9 @@
 content, and a per-scope index (notes in store order, an inverted index from word to notes,
 each note's rendered line) that the store updates in place on every change it makes.
 
-Nothing here touches SQLite; the store builds a ``ScopeIndex`` from its rows and keeps it
-current. ``version`` changes whenever a note's text, kind or pin changes (the block must be
+Nothing here touches SQLite: ``harness.memory.recall.RecallIndex`` builds a ``ScopeIndex``
+from the rows the store hands it, and the store tells it of every change it makes.
+``version`` changes whenever a note's text, kind or pin changes (the block must be
 re-rendered); ``evidence`` changes when recall evidence (distinct runs) changes.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from harness.memory.block import render_line
+from harness.memory.notes import is_operator_note
 from harness.memory.text import RESTATEMENT_THRESHOLD, jaccard, words
 
 WORD_CACHE_LIMIT = 65_536
@@ -59,6 +61,7 @@ class IndexedNote:
     value_words: frozenset[str]
     words: frozenset[str]  # key and value: what relevance to a turn is scored on
     line: str
+    operator: bool  # the user's note (a decision or pinned), printed apart from the agent's
 
     @classmethod
     def build(
@@ -68,7 +71,7 @@ class IndexedNote:
         id: int,
         key: str,
         value: str,
-        operator_kind: str | None,
+        kind: str,
         pinned: bool,
         seq: int,
         runs: int,
@@ -82,7 +85,8 @@ class IndexedNote:
             runs=runs,
             value_words=value_words,
             words=value_words | cache(key),
-            line=render_line(key, value, operator_kind=operator_kind, pinned=pinned),
+            line=render_line(key, value, kind=kind, pinned=pinned),
+            operator=is_operator_note(kind, pinned),
         )
 
 

@@ -13,6 +13,14 @@ from harness.types import TraceEvent
 KINDS = ("fact", "decision")
 
 
+def is_operator_note(kind: str, pinned: bool) -> bool:
+    """Whose note it is, as the recall block shows it: a ``decision`` (only the operator
+    writes those) or a pinned note (only the operator pins) is the user's; anything else
+    is the agent's own. ``kind`` is the attribution, not ``run_id``: a note outlives its
+    run (``run_id`` becomes NULL when the run is deleted)."""
+    return kind == "decision" or pinned
+
+
 @dataclass(frozen=True)
 class MemoryNote:
     """One stored note. ``scope_key`` is a workspace's canonical path or ``"global"``;
@@ -31,6 +39,11 @@ class MemoryNote:
     recalls: int = 0
     recall_runs: int = 0
     seq: int = 0  # write order across the store: larger is more recent
+    last_recall: int = 0  # the recall mark of the step that last carried it (0: never)
+
+    @property
+    def by_operator(self) -> bool:
+        return is_operator_note(self.kind, self.pinned)
 
     @property
     def scope(self) -> str:

@@ -5,6 +5,9 @@ Recall is kept cheap: the store keeps each scope's index current (words cached b
 an inverted index, rendered lines); ``block`` caches the layout (which notes are visible,
 the full block's size, the order by evidence) until the index changes, and per turn only
 scores the turn's words against the inverted index.
+
+``RunMemory`` needs only the part of the store that ``NoteStore`` names (``harness.store.Store``
+is one), so memory never imports the store.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from harness.contract import MemoryLimits
-from harness.memory.block import fill, full_chars, render, selection_reserve
+from harness.errors import MemoryInputError
+from harness.memory.block import Line, fill, full_chars, render, selection_reserve, split
 from harness.memory.index import IndexedNote, ScopeIndex, WordCache
-from harness.memory.notes import MemoryWriteResult
+from harness.memory.notes import MemoryForgetResult, MemoryNote, MemoryWriteResult
 from harness.memory.text import (
     GLOBAL,
     MAX_KEY_CHARS,
@@ -29,9 +33,6 @@ from harness.memory.text import (
     topic_words,
 )
 from harness.types import TraceEvent
-
-if TYPE_CHECKING:
-    from harness.store import Store
 
 TURN_WORD_CACHE_LIMIT = 16_384
 SIMILAR_SHOWN = 3  # restatements quoted in a remember result; the rest are named
@@ -63,6 +64,7 @@ class _Layout:
 
     ws: tuple[IndexedNote, ...]  # workspace notes in store order
     gl: tuple[IndexedNote, ...]  # global notes not shadowed by a workspace key
+    sections: tuple[tuple[Line, ...], ...]  # every visible note, as the block prints them
     shadowed: int
     full_chars: int  # the block with every visible note
     min_line: int
@@ -72,12 +74,29 @@ class _Layout:
         return len(self.ws) + len(self.gl)
 
 
+class NoteStore(Protocol):
+    """What a run's memory needs of the store."""
+
+    def memory_write(  # noqa: PLR0917 -- the §4 operator API is positional
+        self, ws: Path | str, key: str, value: str, run_id: int | None, step: int | None,
+        kind: str, *, limits: MemoryLimits | None = None,
+    ) -> MemoryWriteResult: ...  # fmt: skip
+
+    def memory_forget(
+        self, ws: Path | str, key: str, run_id: int, step: int
+    ) -> MemoryForgetResult: ...
+
+    def memory_get(self, ws: Path | str, key: str) -> MemoryNote | None: ...
+
+    def memory_index(self, ws: Path | str) -> ScopeIndex: ...
+
+
 class RunMemory:
     """Durable memory as one run uses it. ``scope`` arguments are ``"workspace"`` (this
     run's workspace) or ``"global"``."""
 
     def __init__(
-        self, store: Store, workspace: Path | str, run_id: int, limits: MemoryLimits
+        self, store: NoteStore, workspace: Path | str, run_id: int, limits: MemoryLimits
     ) -> None:
         self.store = store
         self.workspace_key = scope_key(Path(workspace))
@@ -98,7 +117,7 @@ class RunMemory:
             result = self.store.memory_write(
                 target, key, value, self.run_id, step, "fact", limits=self.limits
             )
-        except ValueError as exc:
+        except MemoryInputError as exc:
             return _invalid("remember", key, scope, str(exc))
         if result.refused is not None:
             existing = result.existing
@@ -115,7 +134,7 @@ class RunMemory:
         try:
             target = scope_for(self.workspace_key, scope)
             result = self.store.memory_forget(target, key, self.run_id, step)
-        except ValueError as exc:
+        except MemoryInputError as exc:
             return _invalid("forget", key, scope, str(exc))
         where = _where(scope)
         note = result.note
@@ -185,20 +204,24 @@ class RunMemory:
         if layout.count == 0:
             return MemoryBlock(text="")
         if layout.full_chars <= max_chars:
-            ws_sel, gl_sel = layout.ws, layout.gl
+            sections = layout.sections
         else:
             ranked = self._ranked(layout, ws_index, gl_index, self._words_of(goal, touched))
             budget = max_chars - selection_reserve()
             chosen = fill(ranked, budget, layout.min_line) if budget > 0 else [set(), set()]
             # Store order is id order: a note keeps its id when rewritten.
-            ws_sel = tuple(ws_index.notes[i] for i in sorted(chosen[0]))
-            gl_sel = tuple(gl_index.notes[i] for i in sorted(chosen[1]))
-        dropped = layout.count - len(ws_sel) - len(gl_sel)
-        text = render(ws_sel, gl_sel, dropped)
+            sections = split(
+                [ws_index.notes[i] for i in sorted(chosen[0])],
+                [gl_index.notes[i] for i in sorted(chosen[1])],
+            )
+        shown = sum(len(notes) for notes in sections)
+        text = render(sections, layout.count - shown)
         if len(text) > max_chars:  # not even the heading fits
-            text, ws_sel, gl_sel, dropped = "", (), (), layout.count
-        recalled = tuple((self.workspace_key, n.key) for n in ws_sel) + tuple(
-            (GLOBAL, n.key) for n in gl_sel
+            text, sections, shown = "", ((),) * 4, 0
+        dropped = layout.count - shown
+        scopes = (self.workspace_key, self.workspace_key, GLOBAL, GLOBAL)
+        recalled = tuple(
+            (scope, n.key) for scope, notes in zip(scopes, sections, strict=True) for n in notes
         )
         detail = {
             "carried": len(recalled),
@@ -219,13 +242,14 @@ class RunMemory:
         if self._layout is None or key != self._layout_key:
             ws_notes = tuple(ws.notes.values())
             gl_notes = tuple(n for n in gl.notes.values() if n.key not in ws.by_key)
-            gl_chars = sum(len(n.line) + 1 for n in gl_notes)
             lines = [len(n.line) for n in ws_notes] + [len(n.line) for n in gl_notes]
+            sections = split(ws_notes, gl_notes)
             self._layout = _Layout(
                 ws=ws_notes,
                 gl=gl_notes,
+                sections=sections,
                 shadowed=len(gl) - len(gl_notes),
-                full_chars=full_chars(ws.line_chars, len(ws_notes), gl_chars, len(gl_notes)),
+                full_chars=full_chars(sections),
                 min_line=min(lines, default=0),
             )
             self._layout_key = key

@@ -11,6 +11,8 @@ import re
 import unicodedata
 from pathlib import Path
 
+from harness.errors import MemoryInputError
+
 GLOBAL = "global"
 """The scope key of notes every workspace recalls."""
 
@@ -49,7 +51,7 @@ def scope_for(workspace_key: str, scope: str) -> str:
         return GLOBAL
     if scope == "workspace":
         return workspace_key
-    raise ValueError(f"scope must be 'workspace' or 'global', not {scope!r}")
+    raise MemoryInputError(f"scope must be 'workspace' or 'global', not {scope!r}")
 
 
 def _breaks(ch: str) -> bool:
@@ -57,19 +59,20 @@ def _breaks(ch: str) -> bool:
 
 
 def check_key(key: str) -> str:
-    """The key as stored (surrounding whitespace removed), or ``ValueError`` saying why not."""
+    """The key as stored (surrounding whitespace removed), or ``MemoryInputError`` saying
+    why not."""
     if not isinstance(key, str):
-        raise ValueError("a note key must be a string")
+        raise MemoryInputError("a note key must be a string")
     cleaned = key.strip()
     if not cleaned:
-        raise ValueError("a note key must not be empty")
+        raise MemoryInputError("a note key must not be empty")
     if len(cleaned) > MAX_KEY_CHARS:
-        raise ValueError(
+        raise MemoryInputError(
             f"a note key is at most {MAX_KEY_CHARS} characters (this one has {len(cleaned)});"
             " use a short name such as `build-command`"
         )
     if any(_breaks(ch) for ch in cleaned):
-        raise ValueError("a note key must not contain control or formatting characters")
+        raise MemoryInputError("a note key must not contain control or formatting characters")
     return cleaned
 
 

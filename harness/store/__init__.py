@@ -1,30 +1,41 @@
-"""The SQLite store: schema and migrations, the trace, and durable memory."""
+"""The SQLite store (§5): the trace of every run and durable memory (§4), behind one facade.
+
+base.py         the connection: private files, WAL, busy timeout, migrations, time stamps
+permissions.py  0600 / 0700 for the store's files and the directories it creates
+schema.py       the ordered migrations
+owner.py        which process owns a run, and whether it is gone
+records.py      the values written and read back (``StepRecord``, ``RunRow``, …)
+runs.py         run rows; marking runs whose process died ``interrupted``
+steps.py        committing a step; reading steps with the §8.1 counts
+edits.py        write intents and edits (what revert reads)
+notes.py        memory's SQL
+memory.py       memory's operations: rows + rules + the recall index, one transaction each
+facade.py       ``Store``
+"""
 
 from __future__ import annotations
 
-from harness.store.base import default_store_path
-from harness.store.memory import MemoryStore
-from harness.store.trace import (
+from harness.store.base import default_store_path, now_iso
+from harness.store.facade import Store
+from harness.store.records import (
     EditRow,
     ObservationRecord,
     RunRow,
+    RunTrace,
     StepDetail,
     StepRecord,
     StepRow,
 )
 
-
-class Store(MemoryStore):
-    """The store: ``Store(path)`` opens (and migrates) the database at ``path``."""
-
-
 __all__ = [
     "EditRow",
     "ObservationRecord",
     "RunRow",
+    "RunTrace",
     "StepDetail",
     "StepRecord",
     "StepRow",
     "Store",
     "default_store_path",
+    "now_iso",
 ]

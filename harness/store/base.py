@@ -1,5 +1,6 @@
-"""The SQLite connection the store's parts share: opening (WAL, busy timeout, foreign
-keys), migrations, transactions, and the default path."""
+"""The SQLite connection the store's parts share: opening it (private files, WAL, busy
+timeout, foreign keys, migrations), transactions and reads under one lock, the time stamps
+it writes, and the default path."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Self
 
 import platformdirs
 
 from harness.errors import StoreError
+from harness.store.permissions import prepare, secure, side_files
 from harness.store.schema import migrate
 
 BUSY_TIMEOUT_MS = 5_000
+IN_MEMORY = ":memory:"
 
 
 def default_store_path() -> Path:
@@ -32,58 +34,63 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class StoreBase:
-    """Owns one connection. Safe to share between threads: every use holds ``_lock``."""
+class Database:
+    """Owns one connection. Safe to share between threads: every use holds ``lock``."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        self.lock = threading.RLock()
         try:
-            if str(path) != ":memory:":
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
+            on_disk = str(path) != IN_MEMORY
+            if on_disk:
+                prepare(self.path)
+            self.conn = sqlite3.connect(
                 str(path),
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 isolation_level=None,  # we issue BEGIN/COMMIT ourselves
                 check_same_thread=False,
             )
-            self._conn.row_factory = sqlite3.Row
-            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            self._lock = threading.RLock()
-            with self._lock:
-                self.version = migrate(self._conn)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            with self.lock:
+                self.version = migrate(self.conn)
+            if on_disk:
+                secure(side_files(self.path))  # the -wal and -shm SQLite has made by now
         except (sqlite3.Error, OSError, RuntimeError) as exc:
             raise StoreError(f"cannot open the store at {path}: {exc}") from exc
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        with self.lock:
+            self.conn.close()
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it lands or none of it."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
+                yield self.conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                self.conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            self.conn.execute("COMMIT")
 
-    def _query(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return list(self._conn.execute(sql, params).fetchall())
+    def rows(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
+        with self.lock:
+            return list(self.conn.execute(sql, params).fetchall())
 
-    def _query_one(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
-        with self._lock:
-            row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
-            return row
+    def row(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
+        with self.lock:
+            found: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
+            return found
+
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: it moves when another connection commits."""
+        with self.lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "default_store_path", "now_iso"]

@@ -149,6 +149,26 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memory_recalls_note ON memory_recalls(note_id, run_id);
     CREATE INDEX memory_recalls_key ON memory_recalls(scope, key);
     """,
+    # 3: crash consistency (§5). A run records the process that owns it (pid, its start as
+    # "<boot id>:<start time in clock ticks>" from /proc, host name), so a store opened later
+    # can tell a run whose process died (marked interrupted) from one still going. An edit
+    # row is written before the file is (committed = 0, an intent) and confirmed by the
+    # step's commit (committed = 1); new_dirs lists, as JSON, the directories the write
+    # was going to create, so revert can remove them again.
+    """
+    ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+    ALTER TABLE runs ADD COLUMN owner_started TEXT;
+    ALTER TABLE runs ADD COLUMN owner_host TEXT;
+    CREATE INDEX runs_unfinished ON runs(id) WHERE outcome IS NULL;
+    ALTER TABLE edits ADD COLUMN committed INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE edits ADD COLUMN new_dirs TEXT;
+    CREATE INDEX edits_announced ON edits(run_id, step, path) WHERE committed = 0;
+    """,
+    # 4: the characters of a step's request shared with the previous request (§8.1
+    # prefixChars), computed by the loop; NULL when it was not measured.
+    """
+    ALTER TABLE steps ADD COLUMN prefix_chars INTEGER;
+    """,
 ]
 
 

@@ -55,10 +55,10 @@ class ToolContext:
     memory: Any = None  # harness.memory.RunMemory when memory is enabled
     env: Mapping[str, str] = field(default_factory=dict)  # exec environment, keys scrubbed
     exec_config: ExecConfig = field(default_factory=ExecConfig)  # sandbox and network (§6.6)
-    # Called with (relative path, bytes before or None) before a write touches the disk; the
-    # store commits an intent row so a crash never leaves a write that revert cannot undo
-    # (§5). If it raises, the write does not happen.
-    before_write: Callable[[str, bytes | None], None] | None = None
+    # Called with (relative path, bytes before or None, bytes after) before a write touches
+    # the disk; the store commits an intent row so a crash never leaves a write that revert
+    # cannot undo (§5). If it raises, the write does not happen.
+    before_write: Callable[[str, bytes | None, bytes], None] | None = None
 
 
 class Tool(Protocol):

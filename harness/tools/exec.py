@@ -1,5 +1,7 @@
-"""The ``exec`` tool (§6.1): run a program in the workspace under the policy, with a
-timeout, in its own process group, and with secrets scrubbed from its environment.
+"""The ``exec`` tool (§6.1, §6.6): run a program in the workspace under the policy, with a
+timeout, in the bubblewrap sandbox when there is one (``harness.sandbox``), with secrets
+scrubbed from its environment (``harness.tools.environment``), and with nothing it started
+left alive afterwards (``harness.tools.proctree``).
 
 The output kept is the head and the tail of each stream (the middle is elided with a
 visible marker), and at most a bounded number of bytes is ever held in memory.
@@ -10,16 +12,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shlex
 import signal
 import time
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
+from harness import sandbox
 from harness.tools.base import ToolArgs, ToolContext, failure, header
-from harness.types import Act, ToolResult
+from harness.tools.environment import exec_environment
+from harness.tools.proctree import MARKER_VAR, KillReport, kill_all, members, new_marker
+from harness.types import Act, SandboxMode, ToolResult
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 600.0
@@ -31,20 +36,7 @@ _READ_CHUNK = 64 * 1024
 _DRAIN_AFTER_KILL_S = 2.0
 _GRACE_AFTER_EXIT_S = 1.0
 _EXIT_POLL_S = 0.05
-
-_SECRET_NAMES = frozenset({"HARNESS_API_KEY"})
-_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_SECRET_ACCESS_KEY")
-
-
-def exec_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``base`` (default ``os.environ``) without API keys, tokens, secrets and passwords."""
-    source = os.environ if base is None else base
-    return {k: v for k, v in source.items() if not _is_secret(k)}
-
-
-def _is_secret(name: str) -> bool:
-    upper = name.upper()
-    return upper in _SECRET_NAMES or upper.endswith(_SECRET_SUFFIXES)
+_BWRAP_EXEC = re.compile(r"^bwrap: execvp (.+?): (.+)$", re.MULTILINE)
 
 
 class _Capture:
@@ -91,12 +83,6 @@ async def _pump(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
         capture.feed(chunk)
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    # The child leads its own session, so its pid is the group id: this takes its children.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
 class ExecArgs(ToolArgs):
     argv: list[str] = Field(min_length=1, description="Program and arguments")
     timeout_s: float | None = Field(
@@ -119,12 +105,17 @@ class Exec:
         "Run a program in the workspace root: argv is the program and its arguments as a "
         'list (no shell: for pipes or redirection use ["sh", "-c", "..."]). Stdin is '
         f"empty. timeout_s defaults to {DEFAULT_TIMEOUT_S:.0f} (max {MAX_TIMEOUT_S:.0f}); on "
-        "timeout the process and its children are killed. Returns the exit code, stdout and "
-        f"stderr; long output keeps the first {HEAD_CHARS:,} and last {TAIL_CHARS:,} chars "
-        "of each stream. Commands may need the user's approval."
+        "timeout the process and everything it started are killed, and so is anything it "
+        "leaves running when it exits. Returns the exit code, stdout and stderr; long output "
+        f"keeps the first {HEAD_CHARS:,} and last {TAIL_CHARS:,} chars of each stream. "
+        "Where a sandbox is available, only the workspace is writable. Commands may need "
+        "the user's approval."
     )
 
     Args: ClassVar[type[ToolArgs]] = ExecArgs
+
+    def __init__(self) -> None:
+        self._told: set[int] = set()  # runs already told that there is no sandbox
 
     async def run(self, args: ExecArgs, ctx: ToolContext) -> ToolResult:
         command = shlex.join(args.argv)
@@ -132,10 +123,30 @@ class Exec:
         events = (decision.event,) if decision.event is not None else ()
         if not decision.allowed:
             return failure(self.name, command, decision.message, policy=events)
-        env = dict(ctx.env) if ctx.env else exec_environment()
+        config = ctx.exec_config
+        found = (
+            await asyncio.to_thread(sandbox.probe, network=config.network)
+            if config.sandbox is not SandboxMode.OFF
+            else None
+        )
+        boxed = found is not None and found.available
+        if config.sandbox is SandboxMode.REQUIRED and not boxed:
+            reason = found.reason if found is not None else "no sandbox"
+            message = (
+                f'commands must run in a sandbox ([exec] sandbox = "required") and none is '
+                f"available: {reason}; nothing was run"
+            )
+            return failure(self.name, command, message, policy=events)
+        marker = new_marker()
+        env = {**exec_environment(ctx.env or None), MARKER_VAR: marker}
+        argv = list(args.argv)
+        if boxed and found is not None and found.executable is not None:
+            argv = sandbox.bwrap_argv(
+                argv, root=ctx.workspace.root, network=config.network, executable=found.executable
+            )
         try:
             proc = await asyncio.create_subprocess_exec(
-                *args.argv,
+                *argv,
                 cwd=ctx.workspace.root,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -146,9 +157,29 @@ class Exec:
         except OSError as exc:
             return failure(self.name, command, _start_error(args.argv[0], exc), policy=events)
         timeout = args.timeout_s if args.timeout_s is not None else DEFAULT_TIMEOUT_S
-        text, ok = await _supervise(proc, command, timeout)
-        code = proc.returncode if ok else None
-        return ToolResult(self.name, command, text, ok=ok, policy=events, exit_code=code)
+        run = await _supervise(proc, command, timeout, marker)
+        if boxed and (missing := _bwrap_start_error(run)) is not None:
+            return failure(self.name, command, missing, policy=events)
+        text = run.text + self._sandbox_note(ctx, found, boxed)
+        code = proc.returncode if run.ok else None
+        return ToolResult(self.name, command, text, ok=run.ok, policy=events, exit_code=code)
+
+    def _sandbox_note(
+        self, ctx: ToolContext, found: sandbox.SandboxProbe | None, boxed: bool
+    ) -> str:
+        if boxed:
+            return ""
+        notes = []
+        if ctx.run_id not in self._told:
+            self._told.add(ctx.run_id)
+            why = found.reason if found is not None else 'sandbox = "off" in [exec]'
+            notes.append(
+                f"note: no sandbox ({why}): commands run with the user's full access to the "
+                "file system (said once per run)"
+            )
+        if not ctx.exec_config.network:
+            notes.append("note: the network could not be turned off: that needs the sandbox")
+        return "".join("\n" + n for n in notes)
 
 
 def _start_error(program: str, exc: OSError) -> str:
@@ -162,52 +193,99 @@ def _start_error(program: str, exc: OSError) -> str:
     return f"`{program}` could not be started: {exc.strerror or exc}"
 
 
+def _bwrap_start_error(run: _Run) -> str | None:
+    """bwrap reports a program it cannot start on stderr with exit status 1."""
+    if run.code != 1:
+        return None
+    found = _BWRAP_EXEC.search(run.stderr_head)
+    if found is None:
+        return None
+    program, why = found.group(1), found.group(2)
+    if "No such file" in why:
+        return _start_error(program, FileNotFoundError(why))
+    if "Permission denied" in why:
+        return _start_error(program, PermissionError(why))
+    return f"`{program}` could not be started: {why}"
+
+
+class _Run:
+    """What supervising one process produced."""
+
+    def __init__(self, text: str, ok: bool, code: int | None, stderr_head: str) -> None:
+        self.text, self.ok, self.code, self.stderr_head = text, ok, code, stderr_head
+
+
 async def _supervise(
-    proc: asyncio.subprocess.Process, command: str, limit_s: float
-) -> tuple[str, bool]:
-    """Wait for the process under the timeout; kill its group on timeout or cancellation."""
+    proc: asyncio.subprocess.Process, command: str, limit_s: float, marker: str
+) -> _Run:
+    """Wait for the process under the timeout; on timeout, cancellation or leftovers, kill
+    everything it started."""
     out, err = _Capture(), _Capture()
     pumps = asyncio.ensure_future(asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err)))
     started = time.monotonic()
-    timed_out, leftovers = False, False
+    timed_out = False
+    leftovers: KillReport | None = None
     try:
         # Shielded: on timeout the output read so far is kept and the rest drained below.
-        leftovers = await asyncio.wait_for(asyncio.shield(_finish(proc, pumps)), limit_s)
+        leftovers = await asyncio.wait_for(asyncio.shield(_finish(proc, pumps, marker)), limit_s)
     except TimeoutError:
         timed_out = True
-    finally:
-        if proc.returncode is None or not pumps.done():
-            _kill_group(proc)
+    except BaseException:
+        _kill_now(proc, marker)  # cancelled: no awaiting, the caller is leaving
+        pumps.cancel()
+        pumps.add_done_callback(_consume)
+        raise
+    report = await asyncio.to_thread(kill_all, proc.pid, marker) if timed_out else None
     if not pumps.done():
         await _drain(pumps)
+    if proc.returncode is None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), _DRAIN_AFTER_KILL_S)
     elapsed = time.monotonic() - started
-    status = _status_line(proc.returncode, timed_out, limit_s, elapsed)
-    if leftovers:
-        status += "\n(it left background processes holding its output open; they were killed)"
+    status = _status_line(proc.returncode, timed_out, limit_s, elapsed, report)
+    if leftovers is not None and (leftovers.killed or leftovers.survivors):
+        status += f"\n(it left background processes running: {leftovers.describe()})"
     streams = [
         f"--- {name} ---\n{cap.render() if cap.total else '(empty)'}"
         for name, cap in (("stdout", out), ("stderr", err))
     ]
-    return "\n".join([header("exec", command), status, *streams]), not timed_out
+    text = "\n".join([header("exec", command), status, *streams])
+    head = err.head.decode("utf-8", errors="replace")
+    return _Run(text, not timed_out, proc.returncode, head)
 
 
-async def _finish(proc: asyncio.subprocess.Process, pumps: asyncio.Future[Any]) -> bool:
-    """Wait until the program has exited and its output has ended. A background process it
-    started may keep the pipes open after it exits: after a grace period that group is
-    killed (returns True) rather than waited for until the timeout."""
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def _kill_now(proc: asyncio.subprocess.Process, marker: str) -> None:
+    """One immediate round (the caller is being cancelled), then the rest in a thread."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    for pid in members(proc.pid, marker):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    loop = asyncio.get_running_loop()
+    loop.run_in_executor(None, kill_all, proc.pid, marker)
+
+
+async def _finish(
+    proc: asyncio.subprocess.Process, pumps: asyncio.Future[Any], marker: str
+) -> KillReport | None:
+    """Wait until the program has exited and its output has ended. Whatever it left running
+    is killed (after a grace period for output still arriving) and reported."""
     exited = asyncio.ensure_future(_exit_of(proc))
     try:
         await asyncio.wait({pumps, exited}, return_when=asyncio.FIRST_COMPLETED)
         if not pumps.done():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(pumps), _GRACE_AFTER_EXIT_S)
-        if pumps.done():
-            await proc.wait()  # the exit status may arrive just after the pipes close
-            return False
-        # It has exited (returncode is set); what holds the pipes is not waited for.
-        _kill_group(proc)
-        await _drain(pumps)
-        return True
+        await proc.wait()  # the exit status may arrive just after the pipes close
+        report = await asyncio.to_thread(kill_all, proc.pid, marker)
+        if not pumps.done():
+            await _drain(pumps)
+        return report
     finally:
         exited.cancel()
 
@@ -226,13 +304,18 @@ async def _drain(pumps: asyncio.Future[Any]) -> None:
         await asyncio.wait_for(asyncio.shield(pumps), _DRAIN_AFTER_KILL_S)
     if not pumps.done():
         pumps.cancel()
+        pumps.add_done_callback(_consume)
 
 
-def _status_line(code: int | None, timed_out: bool, timeout: float, elapsed: float) -> str:
+def _status_line(
+    code: int | None, timed_out: bool, timeout: float, elapsed: float, report: KillReport | None
+) -> str:
     if timed_out:
+        what = report.describe() if report is not None else ""
         return (
-            f"timed out after {timeout:g} s; the process and its children were killed "
-            "(raise timeout_s, up to 600, or run something shorter)"
+            f"timed out after {timeout:g} s; the command was killed"
+            + (f", and {what}" if what else "")
+            + " (raise timeout_s, up to 600, or run something shorter)"
         )
     line = f"exit code: {code}"
     if code is not None and code < 0:

@@ -1,28 +1,33 @@
 """The file tools of §6.1: ``read_file``, ``write_file`` and ``edit_file``.
 
-Reads are whole, a line range, or refused with the size and the remedy, never silently cut.
-Writes are atomic, keep the file's mode, and never overwrite a buffer the user has not
-saved (§6.5).
+Reads are whole or a line range; over the cap they show the whole lines that fit and say
+which (``harness.tools.span``), never silently cut and never refused for size. Only
+regular files are opened, through the workspace's race-free resolver; the file's real name
+is checked again when it is opened. Writes are announced (``ctx.before_write``) before the
+disk is touched, are atomic, keep the file's mode, and never overwrite a buffer the user
+has not saved (§6.5).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from pathlib import Path
+import functools
 from typing import ClassVar
 
 from pydantic import Field
 
+from harness.errors import ContainmentError
 from harness.tools.access import (
     Access,
     authorize,
-    binary_refusal,
-    decode_text,
     display_path,
-    split_lines,
+    open_error,
+    owned,
+    same_name,
 )
 from harness.tools.base import ToolArgs, ToolContext, failure, header
+from harness.tools.span import SpanError, SpanText, read_span
 from harness.types import (
     Act,
     FileWrite,
@@ -32,8 +37,10 @@ from harness.types import (
     ReadSpan,
     ToolResult,
     TraceEvent,
-    content_hash,
 )
+from harness.workspace import PreparedWrite, Workspace
+
+_EMPTY = "(empty file)"
 
 
 class ReadFileArgs(ToolArgs):
@@ -47,8 +54,9 @@ class ReadFile:
     description: ClassVar[str] = (
         "Read a text file in the workspace. Paths are relative to the workspace root. "
         "Without offset/limit the whole file is returned; with them, `limit` lines starting "
-        "at line `offset` (1-based). A file or range over the per-read size limit is refused "
-        "with its size: then read it in ranges. Binary files are refused."
+        "at line `offset` (1-based). A file or range longer than the per-read size limit "
+        "returns the whole lines that fit and ends with a marker naming them and the offset "
+        "to read the rest from. Binary files and non-regular files are refused."
     )
 
     Args: ClassVar[type[ToolArgs]] = ReadFileArgs
@@ -58,98 +66,81 @@ class ReadFile:
         if isinstance(access, ToolResult):
             return access
         target = display_path(args.path)
-        loaded = await _load_text(self.name, target, access.path, "read_file")
-        if isinstance(loaded, ToolResult):
-            return _with_policy(loaded, access.policy)
-        data, text = loaded
-        lines = split_lines(text)
+        notes = _read_notes(ctx, access.rel)
         whole = args.offset is None and args.limit is None
-        if whole:
-            body, where = text, ""
-        else:
-            ranged = _line_range(target, lines, args.offset or 1, args.limit)
-            if isinstance(ranged, str):
-                return failure(self.name, target, ranged, policy=access.policy)
-            body, where = ranged
-        refusal = _over_limit(
-            target, text, lines, body=body, where=where, limit=ctx.read_limit_chars
+        # Room for the header (with the widest range) and the notes: the result fits the cap.
+        reserve = len(f"[read {target}:{10**12}-{10**12}]") + sum(len(n) + 1 for n in notes)
+        cap = max(200, ctx.read_limit_chars - reserve - len(_EMPTY) - 2)
+        read = await asyncio.to_thread(
+            functools.partial(
+                span_of,
+                ctx.workspace,
+                args.path,
+                access,
+                offset=args.offset,
+                limit=args.limit,
+                cap=cap,
+            )
         )
-        if refusal is not None:
-            return failure(self.name, target, refusal, policy=access.policy)
-        head = header(self.name, target) + (f" {where}" if where else "")
-        notes = _read_notes(ctx, access.rel, body, whole)
-        return ToolResult(
-            name=self.name,
-            target=target,
-            text="\n".join([head, *notes, body]) if notes else f"{head}\n{body}",
-            read=ReadSpan(access.rel, args.offset, args.limit, content_hash(data)),
-            policy=access.policy,
-        )
+        if isinstance(read, str):
+            return failure(self.name, target, read, policy=access.policy)
+        if isinstance(read, ToolResult):
+            return read
+        return _read_result(target, access, read, notes, whole)
 
 
-async def _load_text(
-    kind: str, target: str, path: Path, what: str
-) -> tuple[bytes, str] | ToolResult:
+def span_of(
+    workspace: Workspace,
+    raw: str,
+    access: Access,
+    *,
+    offset: int | None,
+    limit: int | None,
+    cap: int,
+) -> SpanText | ToolResult | str:
+    """Open ``raw`` (checking it still leads to the name the policy allowed) and read the
+    span; an error is the text for the model. Runs in a worker thread."""
+    target = display_path(raw)
     try:
-        data = await asyncio.to_thread(path.read_bytes)
-    except IsADirectoryError:
-        return failure(
-            kind, target, f"`{target}` is a directory; use list_dir to see what is in it"
-        )
-    except FileNotFoundError:
-        return failure(
-            kind, target, f"`{target}` does not exist; use find or list_dir to locate it"
-        )
-    except OSError as exc:
-        return failure(kind, target, f"`{target}` cannot be read: {exc.strerror or exc}")
-    text = decode_text(data)
-    if text is None:
-        return binary_refusal(kind, target, len(data), what)
-    return data, text
+        with workspace.open_file(raw) as f:
+            changed = same_name(access, f.rel, "read_file", target)
+            if changed is not None:
+                return changed
+            return read_span(f, offset, limit, cap, f"`{target}`")
+    except SpanError as exc:
+        return str(exc)
+    except (ContainmentError, OSError) as exc:
+        return open_error("read_file", target, exc)
 
 
-def _line_range(
-    target: str, lines: list[str], offset: int, limit: int | None
-) -> tuple[str, str] | str:
-    """The body and the ``lines A-B of N`` note for a range, or why there is none."""
-    total = len(lines)
-    if offset > total:
-        return f"offset {offset} is past the end: `{target}` has {total:,} lines"
-    end = total if limit is None else min(total, offset + limit - 1)
-    body = "\n".join(lines[offset - 1 : end])
-    return body, f"lines {offset}-{end} of {total:,}"
-
-
-def _over_limit(
-    target: str, text: str, lines: list[str], *, body: str, where: str, limit: int
-) -> str | None:
-    if len(body) <= limit:
-        return None
-    avg = max(1.0, len(text) / max(1, len(lines)))
-    fit = max(1, int(limit * 0.8 / avg))
-    if fit >= 20:
-        fit -= fit % 10
-    if not where:
-        return (
-            f"{target} is {len(text):,} chars ({len(lines):,} lines), over the {limit:,}-char "
-            f"limit for one read; read it in ranges with offset and limit "
-            f"(e.g. offset=1, limit={fit})"
-        )
-    return (
-        f"{where} of {target} are {len(body):,} chars, over the {limit:,}-char limit for one "
-        f"read; read a smaller range (about {fit} lines fit)"
+def _read_result(
+    target: str, access: Access, read: SpanText, notes: list[str], whole: bool
+) -> ToolResult:
+    ranged = not whole or read.partial
+    head = header("read_file", f"{target}:{read.first}-{read.last}" if not whole else target)
+    lines = [head, *notes]
+    if whole and not read.body:
+        lines.append(_EMPTY)
+    span = ReadSpan(
+        access.rel,
+        read.first if ranged else None,
+        read.count if ranged else None,
+        read.content_hash,
+        read.shown_hash,
+    )
+    return ToolResult(
+        name="read_file",
+        target=target,
+        text="\n".join([*lines, read.body]),
+        read=span,
+        policy=access.policy,
     )
 
 
-def _read_notes(ctx: ToolContext, rel: str, body: str, whole: bool) -> list[str]:
-    notes = []
+def _read_notes(ctx: ToolContext, rel: str) -> list[str]:
     if ctx.guard is not None and ctx.guard.has_unsaved_changes(rel):
-        notes.append(
-            "note: the editor holds unsaved changes to this file; this is the content on disk"
-        )
-    if whole and not body:
-        notes.append("(empty file)")
-    return notes
+        return ["note: the editor holds unsaved changes to this file; this is the content on disk"]
+    return []
 
 
 def _unsaved_refusal(
@@ -174,26 +165,66 @@ def _unsaved_refusal(
 
 
 async def _authorize_write(kind: str, raw: str, ctx: ToolContext) -> Access | ToolResult:
-    """Containment (``.git/`` included), the ``write`` policy, then the user's unsaved buffer."""
+    """Containment (``.git/``, ``.harness/`` included), the ``write`` policy, then the
+    user's unsaved buffer."""
     access = await authorize(kind, raw, Act.WRITE, ctx, for_write=True)
     if isinstance(access, ToolResult):
         return access
     target = display_path(raw)
-    if access.path.is_dir():
-        return failure(kind, target, f"`{target}` is a directory, not a file", policy=access.policy)
     if ctx.guard is not None and ctx.guard.has_unsaved_changes(access.rel):
         return _unsaved_refusal(kind, target, access.rel, access.policy)
     return access
 
 
-async def _write(
-    kind: str, target: str, ctx: ToolContext, access: Access, data: bytes
-) -> FileWrite | ToolResult:
+async def _prepare(
+    kind: str, raw: str, ctx: ToolContext, access: Access
+) -> PreparedWrite | ToolResult:
+    """Locate the target again and read its old bytes, in a thread; the real name must be
+    the one the policy allowed."""
+    target = display_path(raw)
     try:
-        return await asyncio.to_thread(ctx.workspace.write_atomic, access.rel, data)
+        prepared = await owned(lambda: ctx.workspace.prepare_write(raw), lambda p: p.close())
+    except IsADirectoryError:
+        return failure(kind, target, f"`{target}` is a directory, not a file", policy=access.policy)
+    except (ContainmentError, OSError) as exc:
+        return failure(kind, target, open_error(kind, target, exc), policy=access.policy)
+    changed = same_name(access, prepared.rel, kind, target)
+    if changed is not None:
+        prepared.close()
+        return changed
+    return prepared
+
+
+async def _commit(
+    kind: str,
+    target: str,
+    ctx: ToolContext,
+    access: Access,
+    *,
+    prepared: PreparedWrite,
+    data: bytes,
+) -> FileWrite | ToolResult:
+    """Announce the write (the store's intent row), then make it. ``prepared`` is closed."""
+    try:
+        if ctx.before_write is not None:
+            ctx.before_write(prepared.rel, prepared.before, data)
+    except Exception as exc:
+        prepared.close()
+        message = (
+            f"the write was not made: it could not be recorded first ({type(exc).__name__}: "
+            f"{exc}); `{target}` is unchanged"
+        )
+        return failure(kind, target, message, policy=access.policy)
+    try:
+        return await owned(lambda: _commit_and_close(prepared, data), lambda _: None)
     except OSError as exc:
         message = f"`{target}` could not be written: {exc.strerror or exc}"
         return failure(kind, target, message, policy=access.policy)
+
+
+def _commit_and_close(prepared: PreparedWrite, data: bytes) -> FileWrite:
+    with prepared:
+        return prepared.commit(data)
 
 
 class WriteFileArgs(ToolArgs):
@@ -207,7 +238,7 @@ class WriteFile:
         "Create or overwrite a text file with the given content (the whole file). Parent "
         "directories are created. Paths are relative to the workspace root. To change part "
         "of an existing file, prefer edit_file. Files with unsaved changes in the editor, "
-        "secrets and .git/ are refused."
+        "secrets, .git/ and .harness/ are refused."
     )
 
     Args: ClassVar[type[ToolArgs]] = WriteFileArgs
@@ -217,7 +248,11 @@ class WriteFile:
         if isinstance(access, ToolResult):
             return access
         target = display_path(args.path)
-        written = await _write(self.name, target, ctx, access, args.content.encode("utf-8"))
+        prepared = await _prepare(self.name, args.path, ctx, access)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        data = args.content.encode("utf-8")
+        written = await _commit(self.name, target, ctx, access, prepared=prepared, data=data)
         if isinstance(written, ToolResult):
             return written
         return ToolResult(
@@ -258,29 +293,55 @@ class EditFile:
         access = await _authorize_write(self.name, args.path, ctx)
         if isinstance(access, ToolResult):
             return access
-        loaded = await _load_text(self.name, target, access.path, "edit_file")
-        if isinstance(loaded, ToolResult):
-            return _with_policy(loaded, access.policy)
-        text = loaded[1]
+        prepared = await _prepare(self.name, args.path, ctx, access)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        text = _existing_text(prepared)
+        if text is None or isinstance(text, ToolResult):
+            prepared.close()
+            return _edit_unreadable(target, prepared, access)
         replaced = _replace_once(target, text, args.old, args.new)
         if isinstance(replaced, str):
+            prepared.close()
             return failure(self.name, target, replaced, policy=access.policy)
         new_text, old, new = replaced
         line = text[: text.index(old)].count("\n") + 1
         head = header(self.name, target)
         if new_text == text:
+            prepared.close()
             text_out = f"{head} (no change: old and new are identical, at line {line})"
             return ToolResult(self.name, target, text_out, policy=access.policy)
-        written = await _write(self.name, target, ctx, access, new_text.encode("utf-8"))
+        data = new_text.encode("utf-8")
+        written = await _commit(self.name, target, ctx, access, prepared=prepared, data=data)
         if isinstance(written, ToolResult):
             return written
         return ToolResult(
             name=self.name,
             target=target,
-            text=f"{head} {_describe_edit(old, new, line)}",
+            text=f"{head} {describe_edit(old, new, line)}",
             writes=(written,),
             policy=access.policy,
         )
+
+
+def _existing_text(prepared: PreparedWrite) -> str | None:
+    if prepared.before is None or b"\x00" in prepared.before[:8192]:
+        return None
+    try:
+        return prepared.before.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _edit_unreadable(target: str, prepared: PreparedWrite, access: Access) -> ToolResult:
+    if prepared.before is None:
+        message = f"`{target}` does not exist; use find or list_dir to locate it"
+    else:
+        message = (
+            f"`{target}` is a binary or non-UTF-8 file ({len(prepared.before):,} bytes); "
+            "edit_file works on text files only"
+        )
+    return failure("edit_file", target, message, policy=access.policy)
 
 
 def _replace_once(target: str, text: str, old: str, new: str) -> tuple[str, str, str] | str:
@@ -303,16 +364,26 @@ def _replace_once(target: str, text: str, old: str, new: str) -> tuple[str, str,
     return text.replace(old, new, 1), old, new
 
 
-def _describe_edit(old: str, new: str, line: int) -> str:
-    old_lines, new_lines = old.count("\n") + 1, new.count("\n") + 1
-    return (
-        f"replaced {old_lines} line{'s' if old_lines != 1 else ''} with {new_lines} "
-        f"line{'s' if new_lines != 1 else ''} at line {line} ({len(old):,} → {len(new):,} chars)"
-    )
+def line_count(text: str) -> int:
+    """Lines in a piece of text as an editor shows them: none for ``""``; a final newline
+    ends the last line rather than starting another."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def _with_policy(result: ToolResult, policy: tuple[PolicyEvent, ...]) -> ToolResult:
-    return dataclasses.replace(result, policy=policy) if policy else result
+def describe_edit(old: str, new: str, line: int) -> str:
+    """``replaced 3 lines with 1 line at line 5 (152 → 20 chars)``; ``removed 3 lines at
+    line 5 (152 → 0 chars)`` when ``new`` is empty."""
+    n_old, n_new = line_count(old), line_count(new)
+    chars = f"({len(old):,} → {len(new):,} chars)"
+    if not new:
+        return f"removed {_lines(n_old)} at line {line} {chars}"
+    return f"replaced {_lines(n_old)} with {_lines(n_new)} at line {line} {chars}"
+
+
+def _lines(n: int) -> str:
+    return f"{n:,} line{'' if n == 1 else 's'}"
 
 
 __all__ = ["EditFile", "ReadFile", "WriteFile"]

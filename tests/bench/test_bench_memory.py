@@ -29,7 +29,7 @@ import pytest
 
 from harness.contract import MemoryLimits
 from harness.memory import GLOBAL, RunMemory, jaccard, words
-from harness.memory.block import fill, full_chars, render, render_line, selection_reserve
+from harness.memory.block import fill, full_chars, render, render_line, selection_reserve, split
 from harness.memory.notes import MemoryNote
 from harness.memory.text import RESTATEMENT_THRESHOLD, topic_words
 from harness.store import Store
@@ -131,26 +131,23 @@ def naive_block(
     taken = {n.key for n in ws_notes}
     gl_notes = [n for n in store.memory_list(GLOBAL) if n.key not in taken]
 
-    def line(n: MemoryNote) -> str:
-        kind = n.kind if n.run_id is None else None
-        return render_line(n.key, n.value, operator_kind=kind, pinned=n.pinned)
+    @dataclass
+    class L:
+        id: int
+        key: str
+        line: str
+        operator: bool
+
+    def line(n: MemoryNote) -> L:
+        text = render_line(n.key, n.value, kind=n.kind, pinned=n.pinned)
+        return L(n.id, n.key, text, n.by_operator)
 
     ws_lines = {n.id: line(n) for n in ws_notes}
     gl_lines = {n.id: line(n) for n in gl_notes}
     if not ws_notes and not gl_notes:
         return "", ()
 
-    @dataclass
-    class L:
-        id: int
-        line: str
-
-    total = full_chars(
-        sum(len(x) + 1 for x in ws_lines.values()),
-        len(ws_lines),
-        sum(len(x) + 1 for x in gl_lines.values()),
-        len(gl_lines),
-    )
+    total = full_chars(split(list(ws_lines.values()), list(gl_lines.values())))
     if total <= max_chars:
         ws_sel, gl_sel = ws_notes, gl_notes
     else:
@@ -165,19 +162,17 @@ def naive_block(
         ranked.sort(key=lambda t: t[0])
         lines = (ws_lines, gl_lines)
         chosen = fill(
-            ((scope, L(n.id, lines[scope][n.id])) for _, scope, n in ranked),
+            ((scope, lines[scope][n.id]) for _, scope, n in ranked),
             max_chars - selection_reserve(),
-            min(len(x) for x in [*ws_lines.values(), *gl_lines.values()]),
+            min(len(x.line) for x in [*ws_lines.values(), *gl_lines.values()]),
         )
         ws_sel = [n for n in ws_notes if n.id in chosen[0]]
         gl_sel = [n for n in gl_notes if n.id in chosen[1]]
     dropped = len(ws_notes) + len(gl_notes) - len(ws_sel) - len(gl_sel)
-    text = render(
-        [L(n.id, ws_lines[n.id]) for n in ws_sel],
-        [L(n.id, gl_lines[n.id]) for n in gl_sel],
-        dropped,
-    )
-    recalled = tuple((ws_key, n.key) for n in ws_sel) + tuple((GLOBAL, n.key) for n in gl_sel)
+    sections = split([ws_lines[n.id] for n in ws_sel], [gl_lines[n.id] for n in gl_sel])
+    text = render(sections, dropped)
+    scopes = (ws_key, ws_key, GLOBAL, GLOBAL)
+    recalled = tuple((sc, n.key) for sc, ns in zip(scopes, sections, strict=True) for n in ns)
     return text, recalled
 
 

@@ -159,30 +159,30 @@ def _start_to_initialize(command: list[str], workspace: Path) -> float:
         },
     }
     started = time.perf_counter()
-    proc = subprocess.Popen(
+    with subprocess.Popen(  # the with block closes the pipes (warnings are errors)
         command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=server_env(),
         cwd=ROOT,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write(_frame(initialize))
-        proc.stdin.flush()
-        while (message := _read_message(proc.stdout)).get("id") != 1:
-            pass
-        elapsed = (time.perf_counter() - started) * 1000
-        assert "capabilities" in message["result"]
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
-        proc.stdin.flush()
-        proc.wait(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(_frame(initialize))
+            proc.stdin.flush()
+            while (message := _read_message(proc.stdout)).get("id") != 1:
+                pass
+            elapsed = (time.perf_counter() - started) * 1000
+            assert "capabilities" in message["result"]
+            proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+            proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+            proc.stdin.flush()
+            proc.wait(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     return elapsed
 
 

@@ -10,9 +10,10 @@ a notification makes the predicate true (notes §2, gotcha 2: never rely on
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
-import hashlib
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
@@ -32,10 +33,10 @@ SERVER_COMMAND = [sys.executable, "-m", "server"]
 WAIT_S = 30.0
 
 
-# One scratch directory per checkout: several checkouts on one machine (worktrees) must not
-# share a default store whose schema another branch has moved on.
-_CHECKOUT = hashlib.sha256(str(Path(__file__).resolve().parents[2]).encode()).hexdigest()[:12]
-SCRATCH = Path(tempfile.gettempdir()) / f"harness-lsp-tests-{_CHECKOUT}"
+# The default store and the user config of every server the tests start: this process's
+# own (other test sessions on the machine, other checkouts, must not share them).
+SCRATCH = Path(tempfile.mkdtemp(prefix="harness-lsp-tests-"))
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -186,6 +187,21 @@ async def wait_watching(client: HarnessClient) -> None:
             return
         await asyncio.sleep(0.02)
     raise TimeoutError("the watchers did not start")
+
+
+async def changes_seen(client: HarnessClient, run_id: int, within_s: float = WAIT_S) -> None:
+    """Until the run ``run_id`` has been told of a change that could invalidate what its
+    model saw (``changesSeen`` in ``harness.status``)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while True:
+        status = await client.command("harness.status")
+        run = next((r for r in status["runs"] if r["runId"] == run_id), None)
+        if run is not None and run["changesSeen"] >= 1:
+            return
+        if loop.time() > deadline:
+            raise TimeoutError(f"run {run_id} was never told of the change")
+        await asyncio.sleep(0.02)
 
 
 async def close(client: LanguageClient) -> None:

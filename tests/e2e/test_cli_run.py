@@ -114,7 +114,13 @@ def test_requests_drop_superseded_reads_and_carry_fresh_content(
 
     def change_b_on_disk(body: dict[str, Any]) -> dict[str, Any]:
         (project / "src" / "b.py").write_text("B_VERSION = 2  # changed by the user\n")
-        time.sleep(0.6)  # the watcher reports within ~30 ms; leave it ample time
+        return turn(call("list_dir", path="src"))
+
+    def look_until_the_change_shows(body: dict[str, Any]) -> dict[str, Any]:
+        # The CLI's watcher reports the change within a few hundred ms; the model keeps
+        # looking (a cheap listing each turn) until a request carries it, then stops.
+        if "B_VERSION = 2" in user_text(body):
+            return {"content": "done"}
         return turn(call("list_dir", path="src"))
 
     fake = fake_llm(
@@ -123,13 +129,15 @@ def test_requests_drop_superseded_reads_and_carry_fresh_content(
             turn(call("write_file", path="src/a.py", content="ORIGINAL_A = 'second version'\n")),
             turn(call("read_file", path="./src/a.py")),
             change_b_on_disk,
-            {"content": "done"},
+            *[look_until_the_change_shows] * 390,
         ]
     )
-    out = harness(*run_args("Look around", fake.url, project, tmp_path / "s.db"))
+    out = harness(
+        *run_args("Look around", fake.url, project, tmp_path / "s.db", "--max-steps", "400")
+    )
     assert out.code == 0, out.stderr
+    assert out.json()["outcome"] == "finished"
     requests = [user_text(b) for b in fake.requests]
-    assert len(requests) == 5
     # after the write, the next request carries the new content (re-read), not the old
     assert "second version" in requests[2]
     assert "first read text" not in requests[2]
@@ -139,11 +147,13 @@ def test_requests_drop_superseded_reads_and_carry_fresh_content(
     )
     # after reading a.py again, the earlier read is a stub
     assert "[read src/a.py] (elided: superseded by the read at step 3)" in requests[3]
-    # b.py changed on disk between turns 4 and 5: the fifth request carries the new b.py
+    # b.py changed on disk while the model answered the fourth request: the first request
+    # that knows it carries the new b.py, re-read, and never the old text
     assert "B_VERSION = 1" in requests[3]
-    assert "B_VERSION = 2  # changed by the user" in requests[4]
-    assert "B_VERSION = 1" not in requests[4]
-    assert "invalidated by a change on disk" in requests[4]
+    fresh = requests[-1]
+    assert "B_VERSION = 2  # changed by the user" in fresh
+    assert "B_VERSION = 1" not in fresh
+    assert "invalidated by a change on disk" in fresh
 
 
 @pytest.mark.parametrize(

@@ -4,15 +4,17 @@ buffers (§6.5), through the real server: the watcher, ``didSave``, ``didOpen``/
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from tests.e2e.lsp import (
+    WAIT_S,
     HarnessClient,
     call,
+    changes_seen,
     turn,
 )
 from tests.support.fake_llm import FakeLLM
@@ -25,13 +27,17 @@ def user_text(body: dict[str, Any]) -> str:
 async def test_a_file_changed_on_disk_is_reread_by_the_next_request(
     client: HarnessClient, fake: FakeLLM, ws: Path
 ) -> None:
+    seen = threading.Event()
+
     def change_b_on_disk(body: dict[str, Any]) -> dict[str, Any]:
         (ws / "src" / "b.py").write_text("B_VERSION = 2  # changed on disk\n")
-        time.sleep(0.5)  # the watcher reports within ~30 ms
+        assert seen.wait(WAIT_S), "the watcher never reported the change to the run"
         return turn(call("list_dir", path="src"))
 
     fake.add_turns(turn(call("read_file", path="src/b.py")), change_b_on_disk, {"content": "ok"})
     run_id = (await client.command("harness.run", {"goal": "look"}))["runId"]
+    await changes_seen(client, run_id)  # the model answers only once the run knows
+    seen.set()
     assert (await client.wait_finished(run_id))["outcome"] == "finished"
 
     requests = [user_text(b) for b in fake.requests]
@@ -53,13 +59,15 @@ async def test_did_save_feeds_the_run_at_once(
     uri = note.as_uri()
     loop = asyncio.get_running_loop()
 
+    seen = threading.Event()
+
     def save_in_editor(body: dict[str, Any]) -> dict[str, Any]:
         note.write_text("saved from the editor\n")
         loop.call_soon_threadsafe(
             client.text_document_did_save,
             types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)),
         )
-        time.sleep(0.5)
+        assert seen.wait(WAIT_S), "didSave never reached the run"
         return turn(call("list_dir"))
 
     client.text_document_did_open(
@@ -71,6 +79,8 @@ async def test_did_save_feeds_the_run_at_once(
     )
     fake.add_turns(turn(call("read_file", path="notes/todo.txt")), save_in_editor, {"content": "k"})
     run_id = (await client.command("harness.run", {"goal": "look"}))["runId"]
+    await changes_seen(client, run_id)
+    seen.set()
     assert (await client.wait_finished(run_id))["outcome"] == "finished"
     last = user_text(fake.requests[2])
     assert "saved from the editor" in last and "first version" not in last

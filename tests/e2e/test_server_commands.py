@@ -4,7 +4,7 @@ store (§8.1); ``harness.run.revert`` puts files back byte for byte."""
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from pygls.exceptions import JsonRpcException
 
 from tests.e2e.cli import harness
 from tests.e2e.lsp import (
+    WAIT_S,
     HarnessClient,
     call,
     turn,
@@ -151,12 +152,15 @@ async def test_revert_refuses_a_dirty_buffer_and_an_active_run(
     assert "unsaved changes in the editor" in result["files"][0]["reason"]
     assert b.read_text() == "agent\n"
 
+    release = threading.Event()
+
     def slow(body: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(1.0)
+        assert release.wait(WAIT_S), "the test never released the model"
         return {"content": "slow"}
 
     fake.add_turns(slow)
     busy = (await client.command("harness.run", {"goal": "slow"}))["runId"]
     with pytest.raises(JsonRpcException, match="still in progress"):
         await client.command("harness.run.revert", {"runId": busy})
+    release.set()
     await client.wait_finished(busy)

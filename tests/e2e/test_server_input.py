@@ -5,7 +5,7 @@ with showMessage and replaced by defaults, and harness errors come back as clear
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from pygls.exceptions import JsonRpcException
 
 from tests.e2e.lsp import (
     CONFIG,
+    WAIT_S,
     HarnessClient,
     close,
     initialize_params,
@@ -232,8 +233,10 @@ async def test_bad_input_is_a_clear_error_and_the_server_keeps_answering(
 async def test_a_second_run_in_the_same_folder_is_refused(
     client: HarnessClient, fake: FakeLLM
 ) -> None:
+    release = threading.Event()
+
     def slow(body: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(0.8)
+        assert release.wait(WAIT_S), "the test never released the model"
         return {"content": "done"}
 
     fake.add_turns(slow)
@@ -242,6 +245,7 @@ async def test_a_second_run_in_the_same_folder_is_refused(
         await client.command("harness.run", {"goal": "second"})
     assert raised.value.code == -32009
     assert f"run {first} is already in progress" in raised.value.message
+    release.set()
     assert (await client.wait_finished(first))["outcome"] == "finished"
     fake.add_turns({"content": "done"})
     second = (await client.command("harness.run", {"goal": "second"}))["runId"]

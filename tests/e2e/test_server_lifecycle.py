@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from tests.e2e.lsp import (
     SERVER_COMMAND,
+    WAIT_S,
     HarnessClient,
     call,
     client_factory,
@@ -80,8 +81,10 @@ async def test_one_run_per_folder_and_workspace_folder_picks_one(
         (root / "name.txt").write_text(root.name)
     await bare.initialize_session(initialize_params([one, two], settings(fake, store)))
 
+    release = threading.Event()
+
     def slow(body: dict[str, Any]) -> dict[str, Any]:
-        time.sleep(0.5)
+        assert release.wait(WAIT_S), "the test never released the model"
         return turn(call("read_file", path="name.txt"))
 
     fake.add_turns(slow, slow, {"content": "done"}, {"content": "done"})
@@ -96,6 +99,7 @@ async def test_one_run_per_folder_and_workspace_folder_picks_one(
     }
     assert status["memory"]["workspace"]["entries"] == 0
     assert status["memory"]["workspace"]["maxEntries"] == 64
+    release.set()
     await bare.wait_finished(first)
     await bare.wait_finished(second)
     runs = {r["runId"]: r["workspace"] for r in await bare.command("harness.trace.runs")}

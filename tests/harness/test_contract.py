@@ -10,6 +10,8 @@ from harness.contract import (
     MEMORY_MAX_ENTRIES,
     MEMORY_MAX_ENTRY_CHARS,
     ContextBudget,
+    ContextBudgetOverrides,
+    ContractOverrides,
     MemoryLimits,
     TaskContract,
     Verification,
@@ -91,3 +93,37 @@ def test_entry_cap(effective: int, cap: int) -> None:
 @pytest.mark.parametrize(("chars", "tokens"), [(0, 0), (1, 1), (4, 1), (5, 2), (53_220, 13_305)])
 def test_token_estimate_is_ceil_of_a_quarter(chars: int, tokens: int) -> None:
     assert estimate_tokens(chars) == tokens
+
+
+def test_overrides_apply_what_is_given_and_none_is_not_given() -> None:
+    base = TaskContract.workspace("x", "/tmp")
+    assert base.with_overrides(ContractOverrides()) == base
+    settings = ContractOverrides(
+        token_budget=9_000,
+        max_steps=9,
+        context_budget=ContextBudgetOverrides(max_tokens=5_000, share=0.2),
+    )
+    arguments = ContractOverrides(
+        max_steps=2,
+        context_budget=ContextBudgetOverrides(share=0.9),
+        verification=Verification.command(["make", "test"]),
+    )
+    c = base.with_overrides(settings).with_overrides(arguments)
+    assert (c.token_budget, c.max_steps) == (9_000, 2), "the last given value wins"
+    assert c.context_budget == ContextBudget(max_tokens=5_000, share=0.9), "a partial budget"
+    assert c.verification.argv == ("make", "test")
+    assert base.with_overrides(ContractOverrides(max_steps=3)).context_budget == ContextBudget()
+
+
+def test_overrides_are_validated_like_the_contract() -> None:
+    base = TaskContract.workspace("x", "/tmp")
+    with pytest.raises(ValidationError, match="share"):
+        base.with_overrides(ContractOverrides(context_budget=ContextBudgetOverrides(share=2.0)))
+    with pytest.raises(ValidationError, match="max_steps"):
+        base.with_overrides(ContractOverrides(max_steps=0))
+
+
+def test_a_partial_budget_has_exactly_the_fields_of_the_budget() -> None:
+    # When ContextBudget gains a field (low_water), the overrides must gain it too.
+    assert set(ContextBudgetOverrides.model_fields) == set(ContextBudget.model_fields)
+    assert set(ContractOverrides.model_fields) == set(TaskContract.model_fields) - {"goal", "root"}

@@ -15,9 +15,19 @@ from harness.errors import ContextOverflowError, FailureKind, ProviderError
 from harness.loop import Run
 from harness.policy import Policy, UnavailableApprover, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.report import RunObserver, RunResult, StepSummary
+from harness.report import RunInfo, RunObserver, RunResult, StepSummary
+from harness.session import open_session
 from harness.store import Store
-from harness.types import Attempt, AttemptSink, Outcome, Reply, Request, ToolCall
+from harness.types import (
+    Approval,
+    ApprovalRequest,
+    Attempt,
+    AttemptSink,
+    Outcome,
+    Reply,
+    Request,
+    ToolCall,
+)
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -35,16 +45,16 @@ class Recorder(RunObserver):
         self.written: list[Path] = []
         self.finished: list[RunResult] = []
 
-    def tool_started(self, run: Run, step: int, call: ToolCall, label: str) -> None:
+    def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None:
         self.labels.append(label)
 
-    def step_finished(self, run: Run, summary: StepSummary) -> None:
+    def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
         self.summaries.append(summary)
 
-    def file_written(self, run: Run, path: Path) -> None:
+    def file_written(self, run: RunInfo, path: Path) -> None:
         self.written.append(path)
 
-    def run_finished(self, run: Run, result: RunResult) -> None:
+    def run_finished(self, run: RunInfo, result: RunResult) -> None:
         self.finished.append(result)
 
 
@@ -56,7 +66,7 @@ def ws(tmp_path: Path) -> Path:
     return root
 
 
-def make_run(
+async def make_run(
     ws: Path,
     tmp_path: Path,
     provider: Any,
@@ -65,7 +75,7 @@ def make_run(
     approver: Any = None,
     observer: RunObserver | None = None,
 ) -> Run:
-    return Run(
+    session = await open_session(
         contract or TaskContract.workspace("do it", ws),
         store=Store(tmp_path / "s.db"),
         provider=provider,
@@ -73,11 +83,16 @@ def make_run(
         policy=Policy.load(ws, user_config=None),
         observer=observer,
     )
+    return session.run
+
+
+async def run_to_end(ws: Path, tmp_path: Path, provider: Any, **options: Any) -> RunResult:
+    return await (await make_run(ws, tmp_path, provider, **options)).execute()
 
 
 async def test_finished_when_the_model_stops_calling_tools(ws: Path, tmp_path: Path) -> None:
     rec = Recorder()
-    run = make_run(
+    run = await make_run(
         ws,
         tmp_path,
         ScriptedProvider([turn(call("read_file", path="a.py")), {"content": "ok"}]),
@@ -96,14 +111,14 @@ async def test_finished_when_the_model_stops_calling_tools(ws: Path, tmp_path: P
 async def test_step_cap(ws: Path, tmp_path: Path) -> None:
     turns = [turn(call("list_dir")) for _ in range(10)]
     contract = TaskContract.workspace("loop", ws).with_max_steps(3)
-    result = await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract).execute()
+    result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
     assert (result.outcome, result.steps) == (Outcome.STEP_CAP_REACHED, 3)
 
 
 async def test_budget_exhausted(ws: Path, tmp_path: Path) -> None:
     turns = [turn(call("list_dir")) for _ in range(10)]
     contract = TaskContract.workspace("loop", ws).with_token_budget(1_500)
-    result = await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract).execute()
+    result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
     assert result.outcome is Outcome.BUDGET_EXHAUSTED
     assert result.spent_tokens >= 1_500 and result.steps < 10
 
@@ -124,7 +139,7 @@ async def test_failed_verification_is_an_observation_and_the_run_goes_on(
             {"content": "now it is"},
         ]
     )
-    run = make_run(ws, tmp_path, provider, contract=contract, approver=UnavailableApprover())
+    run = await make_run(ws, tmp_path, provider, contract=contract, approver=UnavailableApprover())
     result = await run.execute()
     assert (result.outcome, result.steps) == (Outcome.SUCCESS, 3)
     assert "[verify " in provider.requests[1].user and "failed" in provider.requests[1].user
@@ -141,7 +156,7 @@ async def test_verification_failed_at_the_step_cap(ws: Path, tmp_path: Path) -> 
         "fix", ws, Verification.command([sys.executable, "-c", "raise SystemExit(1)"])
     ).with_max_steps(2)
     provider = ScriptedProvider([{"content": "done"}, {"content": "done!"}])
-    result = await make_run(ws, tmp_path, provider, contract=contract).execute()
+    result = await run_to_end(ws, tmp_path, provider, contract=contract)
     assert (result.outcome, result.steps) == (Outcome.VERIFICATION_FAILED, 2)
 
 
@@ -156,7 +171,7 @@ async def test_a_file_changed_by_an_exec_is_reread_as_changed_by_the_exec(
             {"content": "done"},
         ]
     )
-    run = make_run(ws, tmp_path, provider)
+    run = await make_run(ws, tmp_path, provider)
     assert (await run.execute()).outcome is Outcome.FINISHED
     third = provider.requests[2].user
     assert "(re-read at step 3; the read at step 1 was invalidated by the exec at step 2)" in third
@@ -172,7 +187,7 @@ async def test_unknown_tools_and_bad_arguments_are_observations(ws: Path, tmp_pa
             {"content": "ok"},
         ]
     )
-    run = make_run(ws, tmp_path, provider)
+    run = await make_run(ws, tmp_path, provider)
     assert (await run.execute()).outcome is Outcome.FINISHED
     second = provider.requests[1].user
     assert "teleport" in second and "read_file" in second and "grep" in second
@@ -204,7 +219,7 @@ class SlowProvider:
 async def test_cancel_during_a_model_call_keeps_whole_steps(ws: Path, tmp_path: Path) -> None:
     provider = SlowProvider(turn(call("read_file", path="a.py")))
     rec = Recorder()
-    run = make_run(ws, tmp_path, provider, observer=rec)
+    run = await make_run(ws, tmp_path, provider, observer=rec)
     task = asyncio.create_task(run.execute())
     while provider.calls < 2:
         await asyncio.sleep(0.01)
@@ -215,29 +230,83 @@ async def test_cancel_during_a_model_call_keeps_whole_steps(ws: Path, tmp_path: 
     assert run.store.get_run(run.run_id).outcome == "cancelled"  # type: ignore[union-attr]
 
 
+async def until(predicate: Any, within_s: float = 10.0) -> None:
+    """Wait for ``predicate()``; fail the test if it does not come true in time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while not predicate():
+        assert loop.time() < deadline, "timed out waiting for the condition"
+        await asyncio.sleep(0.01)
+
+
+def sleeper_that_says_it_started() -> list[str]:
+    """A command that proves it is running (it writes its pid to ``started``), then sleeps."""
+    code = "import os, time; open('started', 'w').write(str(os.getpid())); time.sleep(30)"
+    return [sys.executable, "-c", code]
+
+
+async def reaped(pid: int) -> None:
+    """Until the killed command is gone and the loop has finished with it (its output pipes
+    drained, its exit reaped): what a cancelled exec leaves to the event loop."""
+    here = asyncio.current_task()
+    await until(lambda: not Path(f"/proc/{pid}").exists())
+    await until(lambda: all(t.done() for t in asyncio.all_tasks() if t is not here))
+    await asyncio.sleep(0)  # the transport closes in a callback scheduled by the last of them
+
+
 async def test_cancel_during_an_exec_commits_the_step_with_what_ran(
     ws: Path, tmp_path: Path
 ) -> None:
-    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
     provider = ScriptedProvider(
         [
             turn(
                 call("write_file", path="b.txt", content="b"),
-                call("exec", argv=sleeper),
+                call("exec", argv=sleeper_that_says_it_started()),
                 call("list_dir"),
             )
         ]
     )
-    run = make_run(ws, tmp_path, provider)
+    run = await make_run(ws, tmp_path, provider)
     task = asyncio.create_task(run.execute())
-    while not (ws / "b.txt").exists():
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.3)
+    await until((ws / "started").exists)  # the command is running: cancel it mid-way
     run.cancel()
     result = await asyncio.wait_for(task, 5)
     assert (result.outcome, result.steps) == (Outcome.CANCELLED, 1)
     [edit] = run.store.run_edits(run.run_id)
     assert edit.path == "b.txt"
+    detail = run.store.step_detail(run.run_id, 1)
+    assert detail is not None
+    assert "[list" not in detail.result, "the call after the interrupted exec never ran"
+    await reaped(int((ws / "started").read_text()))
+
+
+class NeverAnswers:
+    """An approver whose user never answers; ``asked`` is set once the question is out."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        self.asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("not reached")
+
+
+async def test_a_host_that_stops_mid_step_records_only_whole_steps(
+    ws: Path, tmp_path: Path
+) -> None:
+    approver = NeverAnswers()
+    provider = ScriptedProvider([turn(call("list_dir")), turn(call("exec", argv=["true"]))])
+    run = await make_run(ws, tmp_path, provider, approver=approver)
+    task = asyncio.create_task(run.execute())
+    await asyncio.wait_for(approver.asked.wait(), 10)  # step 2's tools are running
+    task.cancel()  # the host is shutting down; not run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 5)
+    row = run.store.get_run(run.run_id)
+    assert row is not None and (row.outcome, row.steps) == ("cancelled", 1)
+    assert [s.step for s in run.store.run_steps(run.run_id)] == [1]
+    assert run.result is not None and run.result.steps == 1
 
 
 class Overflowing:
@@ -281,7 +350,7 @@ async def test_context_overflow_retries_once_with_half_the_budget(ws: Path, tmp_
     ]
     provider = Overflowing(limit=12_000, turns=turns)
     contract = TaskContract.workspace("x", ws).with_context_budget(ContextBudget(max_tokens=9_000))
-    run = make_run(ws, tmp_path, provider, contract=contract)
+    run = await make_run(ws, tmp_path, provider, contract=contract)
     result = await run.execute()
     assert result.outcome is Outcome.FINISHED
     assert len(provider.sizes) == 4  # step 2 was rejected once, then sent at half the budget
@@ -297,7 +366,7 @@ async def test_context_overflow_retries_once_with_half_the_budget(ws: Path, tmp_
 
 async def test_context_overflow_twice_ends_the_run_as_such(ws: Path, tmp_path: Path) -> None:
     provider = Overflowing(limit=10, turns=[{"content": "never"}])
-    run = make_run(ws, tmp_path, provider)
+    run = await make_run(ws, tmp_path, provider)
     result = await run.execute()
     assert (result.outcome, result.steps) == (Outcome.CONTEXT_OVERFLOW, 0)
     assert len(provider.sizes) == 1, "nothing to shrink: never retried identically"
@@ -315,7 +384,7 @@ class Failing:
 
 
 async def test_a_dead_provider_is_a_provider_error(ws: Path, tmp_path: Path) -> None:
-    run = make_run(ws, tmp_path, Failing())
+    run = await make_run(ws, tmp_path, Failing())
     result = await run.execute()
     assert result.outcome is Outcome.PROVIDER_ERROR
     assert result.error is not None and "auth" in result.error
@@ -333,7 +402,7 @@ async def test_the_result_carries_the_last_words_and_the_files_written(
             {"content": "Changed a.py and new.txt."},
         ]
     )
-    result = await make_run(ws, tmp_path, provider).execute()
+    result = await run_to_end(ws, tmp_path, provider)
     assert result.summary == "Changed a.py and new.txt."
     assert result.files_changed == ("new.txt", "a.py"), "first-write order, once each"
     assert result.to_json() == {
@@ -349,7 +418,7 @@ async def test_the_result_carries_the_last_words_and_the_files_written(
 async def test_a_run_whose_last_reply_said_nothing_has_no_summary(ws: Path, tmp_path: Path) -> None:
     contract = TaskContract.workspace("loop", ws).with_max_steps(2)
     turns = [{"content": "Looking.", **turn(call("list_dir"))}, turn(call("list_dir"))]
-    result = await make_run(ws, tmp_path, ScriptedProvider(turns), contract=contract).execute()
+    result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
     assert (result.outcome, result.summary, result.files_changed) == (
         Outcome.STEP_CAP_REACHED,
         None,
@@ -369,7 +438,7 @@ async def test_each_step_reports_the_prefix_it_shares_with_the_previous_request(
             {"content": "ok"},
         ]
     )
-    run = make_run(ws, tmp_path, provider, observer=rec)
+    run = await make_run(ws, tmp_path, provider, observer=rec)
     await run.execute()
     texts = [r.texts() for r in provider.requests]
 
@@ -411,7 +480,7 @@ async def test_a_turn_of_100_000_calls_runs_32_and_answers_the_rest(
     provider = ScriptedProvider([turn(*calls), {"content": "ok"}])
     # the scripted model's usage counts the 100,000 calls it "wrote": give it the budget
     contract = TaskContract.workspace("remember", ws).with_token_budget(10**9)
-    run = make_run(ws, tmp_path, provider, contract=contract)
+    run = await make_run(ws, tmp_path, provider, contract=contract)
     result = await run.execute()
     assert (result.outcome, result.steps) == (Outcome.FINISHED, 2)
     notes = run.store.memory_list(ws.resolve())
@@ -424,3 +493,29 @@ async def test_a_turn_of_100_000_calls_runs_32_and_answers_the_rest(
     second = provider.requests[1]
     assert "not run: this turn made 100,000 tool calls" in second.user
     assert second.chars < 24_000 * 4 * 2, "the next request stays within its ceiling"
+
+
+class Buggy:
+    """A provider with a bug: not a ProviderError, just an exception."""
+
+    name = "buggy"
+    model = "m"
+
+    async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
+        raise KeyError("choices")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_an_unexpected_exception_ends_the_run_with_its_error_recorded(
+    ws: Path, tmp_path: Path
+) -> None:
+    rec = Recorder()
+    run = await make_run(ws, tmp_path, Buggy(), observer=rec)
+    result = await run.execute()  # returns: the host only reports
+    assert (result.outcome, result.steps) == (Outcome.CANCELLED, 0)
+    assert result.error == "internal error: KeyError: 'choices'"
+    row = run.store.get_run(run.run_id)
+    assert row is not None and (row.outcome, row.error) == ("cancelled", result.error)
+    assert rec.finished == [result]

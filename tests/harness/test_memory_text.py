@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.errors import HarnessError, MemoryInputError
 from harness.memory.block import render_line
 from harness.memory.text import (
     GLOBAL,
@@ -57,8 +58,11 @@ def test_check_key_strips_and_validates() -> None:
     assert check_key("  build-command ") == "build-command"
     assert check_key("notes about src/a.py") == "notes about src/a.py"
     for bad in ("", "\t", "a\x00b", "line\nbreak", "zero\u200bwidth", "x" * 101):
-        with pytest.raises(ValueError):
+        with pytest.raises(MemoryInputError) as raised:
             check_key(bad)
+        # In the error tree, not a bare ValueError that any caller might swallow.
+        assert isinstance(raised.value, HarnessError)
+        assert not isinstance(raised.value, ValueError)
 
 
 def test_lone_surrogates_become_replacement_characters() -> None:
@@ -69,7 +73,7 @@ def test_lone_surrogates_become_replacement_characters() -> None:
 def test_scope_for() -> None:
     assert scope_for("/w", "workspace") == "/w"
     assert scope_for("/w", "global") == GLOBAL
-    with pytest.raises(ValueError):
+    with pytest.raises(MemoryInputError, match="scope"):
         scope_for("/w", "everywhere")
 
 
@@ -80,9 +84,11 @@ def test_inline_escapes_what_could_break_a_line() -> None:
     assert inline("plain text, ünïcode 🙂") == "plain text, ünïcode 🙂"
 
 
-@given(st.text(), st.text(min_size=1))
-def test_any_note_renders_as_exactly_one_printable_line(key: str, value: str) -> None:
-    line = render_line(key, clean_value(value), operator_kind=None, pinned=False)
+@given(st.text(), st.text(min_size=1), st.sampled_from(["fact", "decision"]), st.booleans())
+def test_any_note_renders_as_exactly_one_printable_line(
+    key: str, value: str, kind: str, pinned: bool
+) -> None:
+    line = render_line(key, clean_value(value), kind=kind, pinned=pinned)
     assert line.startswith("- ")
     assert len(line.splitlines()) == 1
     assert all(ch.isprintable() or ch == " " for ch in line)

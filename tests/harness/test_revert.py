@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from harness.contract import TaskContract
-from harness.loop import Run
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.revert import RevertAction, file_histories, revert_edits, revert_run
+from harness.session import open_session
 from harness.store import EditRow, Store
 from harness.workspace import Workspace
 
@@ -49,16 +49,19 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def run_turns(ws: Path, store: Store, turns: list[dict[str, Any]]) -> int:
-    run = Run(
-        TaskContract.workspace("edit things", ws),
-        store=store,
-        provider=ScriptedProvider([*turns, {"content": "done"}]),
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
-        memory=False,
-    )
-    asyncio.run(run.execute())
-    return run.run_id
+    async def run() -> int:
+        session = await open_session(
+            TaskContract.workspace("edit things", ws),
+            store=store,
+            provider=ScriptedProvider([*turns, {"content": "done"}]),
+            approver=YesApprover(),
+            policy=Policy.load(ws, user_config=None),
+            memory=False,
+        )
+        await session.execute()
+        return session.run_id
+
+    return asyncio.run(run())
 
 
 def edit_everything(ws: Path, store: Store) -> int:
@@ -196,3 +199,98 @@ def test_a_directory_in_the_way_is_refused(ws: Path) -> None:
     (ws / "d").mkdir()
     files = revert_edits(Workspace(ws), [EditRow(1, "d", None, b"x")], force=True)
     assert files[0].action is RevertAction.REFUSED
+
+
+# -- writes whose step never committed (§5) -----------------------------------------------
+
+
+def announce_and_write(
+    store: Store,
+    run_id: int,
+    step: int,
+    workspace: Workspace,
+    rel: str,
+    data: bytes,
+    *,
+    write: bool,
+) -> None:
+    """What a tool does through ``ToolContext.before_write``: announce, then (maybe) write."""
+    target = workspace.root / rel
+    before = target.read_bytes() if target.exists() else None
+    store.announce_write(run_id, step, rel, before, data)
+    if write:
+        workspace.write_atomic(rel, data)
+
+
+def test_an_announced_write_whose_step_never_committed_is_reverted(ws: Path, store: Store) -> None:
+    run_id = edit_everything(ws, store)  # four committed steps
+    workspace = Workspace(ws)
+    announce_and_write(store, run_id, 6, workspace, "b.txt", b"killed mid-step\n", write=True)
+    announce_and_write(store, run_id, 6, workspace, "src/a.txt", b"never written", write=False)
+    announce_and_write(store, run_id, 6, workspace, "x/y/z.txt", b"new", write=True)
+
+    result = revert_run(store, run_id)
+
+    assert result is not None
+    actions = {f.path: f.action for f in result.files}
+    assert actions["b.txt"] is RevertAction.RESTORED
+    assert actions["src/a.txt"] is RevertAction.RESTORED  # the committed steps' writes
+    assert actions["x/y/z.txt"] is RevertAction.DELETED
+    assert (ws / "b.txt").read_text() == "b original\n"
+    assert (ws / "src" / "a.txt").read_bytes() == ORIGINAL_A
+    assert not (ws / "x").exists(), "the directories the run created are gone"
+    assert set(result.dirs_removed) == {"x", "x/y"}
+
+
+def test_an_announced_write_that_did_not_happen_leaves_the_file_alone(
+    ws: Path, store: Store
+) -> None:
+    run_id = run_turns(ws, store, [turn(call("read_file", path="b.txt"))])
+    announce_and_write(store, run_id, 2, Workspace(ws), "b.txt", b"never", write=False)
+    result = revert_run(store, run_id)
+    assert result is not None
+    assert [(f.path, f.action) for f in result.files] == [("b.txt", RevertAction.UNCHANGED)]
+    assert (ws / "b.txt").read_text() == "b original\n"
+
+
+def test_a_file_changed_after_an_unconfirmed_write_is_refused_unless_forced(
+    ws: Path, store: Store
+) -> None:
+    run_id = run_turns(ws, store, [turn(call("read_file", path="b.txt"))])
+    announce_and_write(store, run_id, 2, Workspace(ws), "b.txt", b"the run's", write=True)
+    (ws / "b.txt").write_text("the user's, after the crash\n")
+    [refused] = revert_run(store, run_id).files  # type: ignore[union-attr]
+    assert refused.action is RevertAction.REFUSED and "force" in refused.reason
+    assert (ws / "b.txt").read_text() == "the user's, after the crash\n"
+    [forced] = revert_run(store, run_id, force=True).files  # type: ignore[union-attr]
+    assert forced.action is RevertAction.RESTORED
+    assert (ws / "b.txt").read_text() == "b original\n"
+
+
+def test_directories_are_removed_only_when_the_run_created_them_and_they_are_empty(
+    ws: Path, store: Store
+) -> None:
+    run_id = run_turns(ws, store, [turn(call("read_file", path="b.txt"))])
+    workspace = Workspace(ws)
+    announce_and_write(store, run_id, 2, workspace, "made/one.txt", b"1", write=True)
+    announce_and_write(store, run_id, 2, workspace, "kept/two.txt", b"2", write=True)
+    announce_and_write(store, run_id, 2, workspace, "src/three.txt", b"3", write=True)
+    (ws / "kept" / "users-file.txt").write_text("added by the user meanwhile\n")
+    result = revert_run(store, run_id)
+    assert result is not None and result.dirs_removed == ("made",)
+    assert result.to_json()["dirsRemoved"] == ["made"]
+    assert not (ws / "made").exists()
+    assert (ws / "kept" / "users-file.txt").exists(), "a directory holding anything stays"
+    assert (ws / "src").is_dir(), "a directory that existed before the run stays"
+
+
+def test_temp_files_of_an_interrupted_write_are_removed(ws: Path, store: Store) -> None:
+    run_id = run_turns(ws, store, [turn(call("read_file", path="b.txt"))])
+    announce_and_write(store, run_id, 2, Workspace(ws), "b.txt", b"x", write=False)
+    leftover = ws / ".b.txt.0123abcd.harness-tmp"  # what a kill inside write_atomic leaves
+    leftover.write_bytes(b"half of x")
+    unrelated = ws / ".b.txt.notours.harness-tmp"
+    unrelated.write_text("not a name the workspace makes\n")
+    revert_run(store, run_id)
+    assert not leftover.exists()
+    assert unrelated.exists()

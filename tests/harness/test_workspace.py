@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness.errors import ConfigError, ContainmentError
 from harness.types import content_hash
-from harness.workspace import PathGlob, Workspace
+from harness.workspace import FULL_HASH_MAX_BYTES, NotRegularFileError, PathGlob, Workspace
 
 
 @pytest.fixture
@@ -136,6 +136,9 @@ SEGMENTS = st.sampled_from(
         " ",
         "..\\..",
         "%2e%2e",
+        ".harness",
+        "git_cfg",
+        "*",
     ]
 )
 HOSTILE = st.builds(
@@ -150,7 +153,9 @@ def _snapshot(path: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=500, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(rel=HOSTILE, for_write=st.booleans())
 def test_hostile_paths_never_resolve_outside(
     layout: tuple[Workspace, Path], rel: str, for_write: bool
@@ -159,12 +164,13 @@ def test_hostile_paths_never_resolve_outside(
     before = _snapshot(outside)
     try:
         path = ws.resolve(rel, for_write=for_write)
-    except ContainmentError:
-        return
+    except (ContainmentError, NotADirectoryError):
+        return  # refused, or a file used as a directory: nothing was touched
     assert path == ws.root or path.is_relative_to(ws.root)
     assert path.resolve() == path  # no symlink left to follow out
     if for_write:
-        assert ".git" not in ws.relative(path).split("/")
+        parts = [p.casefold() for p in ws.relative(path).split("/")]
+        assert ".git" not in parts and ".harness" not in parts
         with contextlib.suppress(IsADirectoryError, NotADirectoryError, ContainmentError):
             ws.write_atomic(rel, b"written")
     assert _snapshot(outside) == before
@@ -352,3 +358,106 @@ def test_hash_of(layout: tuple[Workspace, Path]):
     assert ws.hash_of("src") is None
     assert ws.hash_of("../outside/secret.txt") is None
     assert ws.read_bytes("src/a.py") == b"print('a')\n"
+
+
+# -- the race-free resolver, regular files only, hard links, intents ---------------------------
+
+
+def test_a_symlink_inside_is_walked_hop_by_hop(layout: tuple[Workspace, Path]):
+    ws, _ = layout
+    (ws.root / "hop1").symlink_to("hop2")
+    (ws.root / "hop2").symlink_to("src")
+    (ws.root / "abs_in").symlink_to(ws.root / "src" / "a.py")
+    assert ws.resolve("hop1/a.py") == ws.root / "src" / "a.py"
+    assert ws.read_bytes("abs_in") == b"print('a')\n"
+    with ws.open_file("hop1/a.py") as f:
+        assert f.rel == "src/a.py"
+
+
+@pytest.mark.parametrize(
+    ("target", "why"),
+    [
+        pytest.param("..", "outside the workspace", id="dotdot"),
+        pytest.param("../outside/secret.txt", "outside the workspace", id="dotdot-file"),
+        pytest.param("src/../../outside", "outside the workspace", id="through-inside"),
+        pytest.param("self", "too many levels", id="loop"),
+    ],
+)
+def test_symlink_targets_that_escape_or_loop_are_refused(
+    layout: tuple[Workspace, Path], target: str, why: str
+):
+    ws, _ = layout
+    if target == "self":
+        (ws.root / "self").symlink_to("self")
+    (ws.root / "bad").symlink_to(target)
+    for rel in ("bad", "bad/x"):
+        with pytest.raises(ContainmentError, match=why):
+            ws.open_file(rel)
+
+
+def test_only_regular_files_are_opened(layout: tuple[Workspace, Path]):
+    ws, _ = layout
+    os.mkfifo(ws.root / "fifo")
+    with pytest.raises(NotRegularFileError, match="FIFO"):
+        ws.open_file("fifo")
+    with pytest.raises(IsADirectoryError):
+        ws.open_file("src")
+    with pytest.raises(NotRegularFileError):
+        ws.write_atomic("fifo", b"x")
+    assert ws.hash_of("fifo") is None
+
+
+def test_a_hard_link_is_judged_by_all_its_names(layout: tuple[Workspace, Path]):
+    ws, outside = layout
+    os.link(outside / "secret.txt", ws.root / "linked.txt")
+    with pytest.raises(ContainmentError, match="hard link"):
+        ws.open_file("linked.txt")
+    with pytest.raises(ContainmentError, match="hard link"):
+        ws.write_atomic("linked.txt", b"x")
+    assert (outside / "secret.txt").read_text() == "SENTINEL\n"
+    os.link(ws.root / "src" / "a.py", ws.root / "twin.py")
+    assert ws.read_bytes("twin.py") == b"print('a')\n"
+    # The outside name goes away: the verdict follows (the link count and ctime changed).
+    (outside / "secret.txt").unlink()
+    assert ws.read_bytes("linked.txt") == b"SENTINEL\n"
+
+
+def test_write_atomic_announces_before_touching_the_disk(layout: tuple[Workspace, Path]):
+    ws, _ = layout
+    seen: list[tuple[str, bytes | None, bool]] = []
+
+    def before_write(rel: str, before: bytes | None, after: bytes) -> None:
+        seen.append((rel, before, (ws.root / "new").exists()))
+
+    ws.write_atomic("new/deep/f.txt", b"1", before_write=before_write)
+    ws.write_atomic("link_in", b"2", before_write=before_write)
+    assert seen == [("new/deep/f.txt", None, False), ("src/a.py", b"print('a')\n", True)]
+
+    def refuse(rel: str, before: bytes | None, after: bytes) -> None:
+        raise RuntimeError("no store")
+
+    with pytest.raises(RuntimeError):
+        ws.write_atomic("other/g.txt", b"x", before_write=refuse)
+    assert not (ws.root / "other").exists()
+
+
+@pytest.mark.parametrize("rel", [".harness/policy.toml", "a/.Harness/x", "h/policy.toml"])
+def test_harness_dir_is_never_written(layout: tuple[Workspace, Path], rel: str):
+    ws, _ = layout
+    (ws.root / ".harness").mkdir()
+    (ws.root / "h").symlink_to(".harness")
+    with pytest.raises(ContainmentError, match=r"\.harness/"):
+        ws.write_atomic(rel, b"x")
+
+
+def test_hash_of_a_huge_file_is_a_fingerprint_read_without_reading(
+    layout: tuple[Workspace, Path],
+):
+    ws, _ = layout
+    big = ws.root / "big.bin"
+    with big.open("wb") as f:
+        f.truncate(FULL_HASH_MAX_BYTES + 1)
+    st = big.stat()
+    assert ws.hash_of("big.bin") == (
+        f"stat:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+    )

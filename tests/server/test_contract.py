@@ -9,7 +9,7 @@ import pytest
 
 from server.errors import InvalidParams
 from server.params import RunParams
-from server.runs import build_contract
+from server.run_manager import contract_for
 from server.settings import parse_settings
 
 
@@ -19,7 +19,7 @@ def params(**fields: object) -> RunParams:
 
 def test_defaults(tmp_path: Path) -> None:
     settings, _ = parse_settings(None)
-    contract = build_contract(params(), settings, tmp_path)
+    contract = contract_for(params(), settings, tmp_path)
     assert contract.token_budget == 400_000 and contract.max_steps == 50
     assert contract.context_budget.max_tokens == 24_000 and contract.context_budget.share == 0.5
     assert not contract.verification.enabled
@@ -30,10 +30,10 @@ def test_settings_then_arguments(tmp_path: Path) -> None:
     settings, _ = parse_settings(
         {"tokenBudget": 9000, "maxSteps": 9, "contextBudget": {"maxTokens": 5000, "share": 0.2}}
     )
-    contract = build_contract(params(), settings, tmp_path)
+    contract = contract_for(params(), settings, tmp_path)
     assert (contract.token_budget, contract.max_steps) == (9000, 9)
     assert contract.context_budget.max_tokens == 5000 and contract.context_budget.share == 0.2
-    contract = build_contract(
+    contract = contract_for(
         params(tokenBudget=100, maxSteps=2, contextBudget={"share": 0.9}, verify=["make", "test"]),
         settings,
         tmp_path,
@@ -46,4 +46,4 @@ def test_settings_then_arguments(tmp_path: Path) -> None:
 def test_a_blank_goal_is_refused(tmp_path: Path) -> None:
     settings, _ = parse_settings(None)
     with pytest.raises(InvalidParams, match="`goal` is empty"):
-        build_contract(params(goal=" \n "), settings, tmp_path)
+        contract_for(params(goal=" \n "), settings, tmp_path)

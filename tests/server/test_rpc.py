@@ -5,6 +5,7 @@ and log records forwarded to ``window/logMessage`` from any thread."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import logging
 import threading
@@ -63,7 +64,11 @@ async def test_the_buttons_map_to_approvals(answer: str | None, approval: Approv
     assert waiting == [True, False]
 
 
-async def test_a_cancelled_wait_tells_the_client_and_ignores_a_late_answer() -> None:
+@pytest.mark.parametrize("late", ["result", "error"])
+async def test_a_cancelled_wait_tells_the_client_and_ignores_a_late_answer(
+    late: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="server.rpc")
     protocol = FakeProtocol()
     task = asyncio.create_task(LspApprover(protocol)(REQUEST))  # type: ignore[arg-type]
     await asyncio.sleep(0)
@@ -73,8 +78,24 @@ async def test_a_cancelled_wait_tells_the_client_and_ignores_a_late_answer() -> 
     ((_, _, msg_id, future),) = protocol.requests
     assert protocol.notifications == [(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))]
     assert not future.cancelled(), "pygls' own future stays pending"
-    future.set_exception(RuntimeError("RequestCancelled"))  # what the client answers later
-    await asyncio.sleep(0.01)
+    # What the client answers later: the button the user pressed, or "cancelled".
+    if late == "result":
+        future.set_result(types.MessageActionItem(title="Allow"))
+    else:
+        future.set_exception(RuntimeError("RequestCancelled"))
+    dropped = f"{types.WINDOW_SHOW_MESSAGE_REQUEST}: "
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while not any(r.getMessage().startswith(dropped) for r in caplog.records):
+        assert loop.time() < deadline, "the late answer never arrived"
+        await asyncio.sleep(0.01)
+    [record] = [r for r in caplog.records if r.getMessage().startswith(dropped)]
+    assert record.getMessage().endswith("came after the wait was given up; dropped")
+    assert ("a result" if late == "result" else "an error (RuntimeError)") in record.getMessage()
+    gc.collect()  # an unretrieved exception would be logged now, as an error
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert len(protocol.notifications) == 1, "nothing else was sent"
+    assert task.cancelled(), "the approval stayed cancelled: the late Allow granted nothing"
 
 
 def test_long_targets_are_cut_with_a_count() -> None:

@@ -1,12 +1,12 @@
 """Committing a bare step the way the loop does, for tests of what a step carries (recall
-rows, events) without running a model."""
+rows, events, edits) without running a model."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from harness.store import StepRecord, Store
-from harness.types import TraceEvent
+from harness.types import FileWrite, TraceEvent
 
 
 def commit_bare_step(
@@ -16,6 +16,7 @@ def commit_bare_step(
     *,
     recalls: Sequence[tuple[str, str]] = (),
     events: Sequence[TraceEvent] = (),
+    edits: Sequence[FileWrite] = (),
 ) -> None:
     store.commit_step(
         StepRecord(
@@ -35,5 +36,6 @@ def commit_bare_step(
             spent_tokens=0,
             events=tuple(events),
             recalls=tuple(recalls),
+            edits=tuple(edits),
         )
     )

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from harness.contract import MEMORY_MAX_ENTRY_CHARS, MemoryLimits
+from harness.errors import MemoryInputError
 from harness.memory import GLOBAL, TRUNCATION_MARK
+from harness.memory.rules import EVICTION_ORDER
 from harness.store import Store
 from harness.store.schema import MIGRATIONS, migrate
 from tests.support.steps import commit_bare_step
@@ -32,9 +34,20 @@ def commit_recalls(store: Store, run_id: int, step: int, pairs: Sequence[tuple[s
     commit_bare_step(store, run_id, step, recalls=pairs)
 
 
+def raw_rows(store: Store, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
+    """Read the store's file through a connection of its own, as another process would."""
+    conn = sqlite3.connect(store.path)
+    conn.row_factory = sqlite3.Row
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
 def operator_events(store: Store) -> list[tuple[str, dict[str, object]]]:
-    rows = store._query(
-        "SELECT kind, detail FROM context_events WHERE run_id IS NULL AND step IS NULL ORDER BY id"
+    rows = raw_rows(
+        store,
+        "SELECT kind, detail FROM context_events WHERE run_id IS NULL AND step IS NULL ORDER BY id",
     )
     return [(r["kind"], json.loads(r["detail"])) for r in rows]
 
@@ -74,9 +87,10 @@ def test_the_memory_migration_applies_to_an_empty_database_and_twice(tmp_path: P
 
 
 def test_eviction_reads_the_index_not_a_sort(store: Store, ws: Path) -> None:
-    plan = store._query(
+    plan = raw_rows(
+        store,
         "EXPLAIN QUERY PLAN SELECT id FROM memory WHERE scope = ? AND pinned = 0 AND id != ?"
-        " ORDER BY recall_runs, last_recall, seq",
+        f" ORDER BY {', '.join(EVICTION_ORDER)}",
         (str(ws), 0),
     )
     text = " ".join(str(r["detail"]) for r in plan)
@@ -154,21 +168,21 @@ def test_a_value_of_exactly_the_cap_is_not_marked(store: Store, ws: Path) -> Non
     ],
 )
 def test_bad_keys_are_refused(store: Store, ws: Path, key: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(MemoryInputError):
         store.memory_write(ws, key, "v", None, None, "decision")
     assert store.memory_list(ws) == []
 
 
 def test_an_empty_value_or_an_unknown_kind_is_refused(store: Store, ws: Path) -> None:
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(MemoryInputError, match="empty"):
         store.memory_write(ws, "k", "  ", None, None, "decision")
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(MemoryInputError, match="kind"):
         store.memory_write(ws, "k", "v", None, None, "rumour")
 
 
 def test_a_run_cannot_pin(store: Store, ws: Path) -> None:
     run = new_run(store, ws)
-    with pytest.raises(ValueError, match="operator"):
+    with pytest.raises(MemoryInputError, match="operator"):
         store.memory_write(ws, "k", "v", run, 1, "fact", pinned=True)
 
 
@@ -461,6 +475,6 @@ def test_the_index_follows_this_stores_own_changes(store: Store, ws: Path) -> No
     assert store.memory_index(ws) is index
     assert [n.key for n in index.notes.values()] == ["a", "b"]
     assert "parser" not in index.postings and index.postings["grammar"] == {index.by_key["a"]}
-    assert index.notes[index.by_key["b"]].line == "- b [pinned]: beta lexer"
+    assert index.notes[index.by_key["b"]].line == "- [pinned] b: beta lexer"
     store.memory_forget(ws, "a", run, 3)
     assert list(index.by_key) == ["b"]

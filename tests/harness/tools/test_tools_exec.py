@@ -14,7 +14,7 @@ import pytest
 from harness.policy import Layer, Policy, Rule, UnavailableApprover
 from harness.tools import dispatch
 from harness.tools.exec import HEAD_CHARS, TAIL_CHARS, exec_environment
-from harness.types import Act, Effect, ToolCall
+from harness.types import Act, Effect, ExecConfig, SandboxMode, ToolCall
 
 if TYPE_CHECKING:
     from tests.harness.tools.conftest import MakeToolEnv, ToolEnv
@@ -83,23 +83,39 @@ async def test_sleep_timeout_is_fast(tool_env: ToolEnv):
     assert not result.ok and "timed out" in result.text
 
 
-async def test_cancellation_kills_the_group_and_propagates(tool_env: ToolEnv, tmp_path: Path):
-    pid_file = tmp_path / "pid"
-    code = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(30)"
-    call = ToolCall("c", "exec", {"argv": [PY, "-c", code]})
-    task = asyncio.create_task(dispatch(call, tool_env.tools, tool_env.ctx))
-    for _ in range(100):
-        if pid_file.exists() and pid_file.read_text():
+def _running(marker: str) -> bool:
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if marker.encode() in cmdline and state != "Z":
+                return True
+    return False
+
+
+@pytest.mark.parametrize("mode", [SandboxMode.OFF, SandboxMode.AUTO], ids=["plain", "auto"])
+async def test_cancellation_kills_the_process_and_propagates(
+    make_tool_env: MakeToolEnv, mode: SandboxMode
+):
+    env = make_tool_env(exec_config=ExecConfig(sandbox=mode))
+    marker = f"cancel-me-{os.getpid()}-{mode.value}"
+    code = "import time; time.sleep(30)"
+    call = ToolCall("c", "exec", {"argv": [PY, "-c", code, marker]})
+    task = asyncio.create_task(dispatch(call, env.tools, env.ctx))
+    for _ in range(200):
+        if _running(marker):
             break
         await asyncio.sleep(0.05)
-    pid = int(pid_file.read_text())
+    else:
+        pytest.fail("the command never started")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     for _ in range(40):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _running(marker):
             break
         await asyncio.sleep(0.05)
     else:
@@ -171,6 +187,7 @@ def test_exec_environment_scrubs_secrets():
         "MY_SECRET": "s",
         "DB_PASSWORD": "p",
         "TOKENIZERS_PARALLELISM": "false",
+        "SSH_AUTH_SOCK": "/run/agent.sock",
     }
     assert exec_environment(base) == {
         "PATH": "/bin",
@@ -185,9 +202,17 @@ async def test_exec_uses_the_context_environment(make_tool_env: MakeToolEnv):
     assert "ONLY_THIS" in result.text and "HOME" not in result.text
 
 
-async def test_background_leftovers_do_not_hold_the_call(tool_env: ToolEnv):
+@pytest.mark.parametrize("mode", [SandboxMode.OFF, SandboxMode.AUTO], ids=["plain", "auto"])
+async def test_background_leftovers_do_not_hold_the_call(
+    make_tool_env: MakeToolEnv, mode: SandboxMode
+):
+    env = make_tool_env(exec_config=ExecConfig(sandbox=mode))
     started = time.monotonic()
-    result = await tool_env.call("exec", argv=["sh", "-c", "echo hi; sleep 30 &"], timeout_s=20)
+    result = await env.call("exec", argv=["sh", "-c", "echo hi; sleep 30 &"], timeout_s=20)
     assert time.monotonic() - started < 5
     assert result.ok and "exit code: 0" in result.text and "hi" in result.text
-    assert "background processes" in result.text
+    if mode is SandboxMode.OFF:
+        # In the sandbox it ends with the sandbox's PID namespace, before it can be seen.
+        assert "(it left background processes running: 1 process it started was killed)" in (
+            result.text
+        )

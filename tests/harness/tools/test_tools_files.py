@@ -47,40 +47,104 @@ async def test_read_whole_file(tool_env: ToolEnv):
 async def test_read_range(tool_env: ToolEnv):
     tool_env.write("big.txt", LINES)
     result = await tool_env.call("read_file", path="big.txt", offset=10, limit=3)
-    assert result.text == "[read big.txt] lines 10-12 of 120\nline 10\nline 11\nline 12"
+    assert result.text == "[read big.txt:10-12]\nline 10\nline 11\nline 12"
     assert result.read is not None
     assert (result.read.offset, result.read.limit) == (10, 3)
     assert result.read.content_hash == content_hash(LINES.encode())
+    assert result.read.shown_hash == content_hash(b"line 10\nline 11\nline 12")
 
 
 async def test_read_range_clamped_at_the_end_and_past_it(tool_env: ToolEnv):
     tool_env.write("big.txt", LINES)
     tail = await tool_env.call("read_file", path="big.txt", offset=119, limit=50)
-    assert tail.text.splitlines()[0] == "[read big.txt] lines 119-120 of 120"
+    assert tail.text == "[read big.txt:119-120]\nline 119\nline 120"
+    assert tail.read is not None and (tail.read.offset, tail.read.limit) == (119, 2)
     past = await tool_env.call("read_file", path="big.txt", offset=500)
-    assert not past.ok and "past the end" in past.text and "120 lines" in past.text
+    assert not past.ok
+    assert "offset 500 is past the end: `big.txt` has 120 lines" in past.text
 
 
 async def test_read_empty_file(tool_env: ToolEnv):
     tool_env.write("empty.txt", "")
     result = await tool_env.call("read_file", path="empty.txt")
-    assert result.ok and "(empty file)" in result.text
+    assert result.ok and result.text == "[read empty.txt]\n(empty file)\n"
 
 
-async def test_too_large_read_is_refused_with_size_and_remedy(make_tool_env: MakeToolEnv):
-    env = make_tool_env(read_limit=500)
-    env.write("src/big.py", LINES * 10)  # 1,200 lines
+BIG = "".join(f"row {i:04d} {'x' * 30}\n" for i in range(1, 1205))  # 1,204 lines of 40 chars
+
+
+async def test_a_file_over_the_cap_shows_the_lines_that_fit_and_says_so(
+    make_tool_env: MakeToolEnv,
+):
+    env = make_tool_env(read_limit=2_000)
+    env.write("src/big.py", BIG)
     result = await env.call("read_file", path="src/big.py")
-    assert not result.ok
-    size = len(LINES * 10)
-    assert f"src/big.py is {size:,} chars (1,200 lines)" in result.text
-    assert "over the 500-char limit" in result.text
-    assert "offset and limit" in result.text and "offset=1, limit=" in result.text
-    assert result.read is None
-    ranged = await env.call("read_file", path="src/big.py", offset=1, limit=200)
-    assert not ranged.ok and "smaller range" in ranged.text
-    fits = await env.call("read_file", path="src/big.py", offset=1, limit=40)
-    assert fits.ok
+    assert result.ok
+    lines = result.text.split("\n")
+    assert lines[0] == "[read src/big.py]"
+    shown = lines[1:-1]
+    n = len(shown)
+    assert shown == [f"row {i:04d} {'x' * 30}" for i in range(1, n + 1)]
+    assert lines[-1] == f"…[lines 1–{n} of 1,204 shown; read_file with offset={n + 1} for the rest]"
+    assert len(result.text) <= 2_000
+    assert n >= 40  # the cap is used, not a fraction of it
+    assert result.read is not None
+    assert (result.read.offset, result.read.limit) == (1, n)
+    assert result.read.content_hash == content_hash(BIG.encode())
+    assert result.read.shown_hash == content_hash("\n".join(shown).encode())
+
+
+async def test_a_range_over_the_cap_names_the_rest_of_the_range(make_tool_env: MakeToolEnv):
+    env = make_tool_env(read_limit=2_000)
+    env.write("big.py", BIG)
+    result = await env.call("read_file", path="big.py", offset=1201 - 100, limit=100)
+    lines = result.text.split("\n")
+    n = len(lines) - 2
+    last = 1100 + n
+    assert lines[0] == f"[read big.py:1101-{last}]"
+    assert lines[-1] == (
+        f"…[lines 1,101–{last:,} of 1,204 shown; read_file with offset={last + 1}, "
+        f"limit={1200 - last} for the rest]"
+    )
+    # The remedy is never a size that was just refused: following it shows lines again.
+    follow = await env.call("read_file", path="big.py", offset=last + 1, limit=1200 - last)
+    assert follow.ok and follow.text.split("\n")[1].startswith(f"row {last + 1:04d}")
+
+
+async def test_a_single_line_over_the_cap_is_cut_with_a_marker(make_tool_env: MakeToolEnv):
+    env = make_tool_env(read_limit=2_000)
+    env.write("min.js", "first\n" + "y" * 10_000 + "\nlast\n")
+    result = await env.call("read_file", path="min.js", offset=2, limit=1)
+    head, cut, marker = result.text.split("\n")
+    assert head == "[read min.js:2-2]"
+    assert set(cut) == {"y"} and len(cut) < 2_000
+    assert marker == (
+        f"…[line 2 cut: {len(cut):,} of 10,000 chars shown (grep shows the text around a match)]"
+    )
+    whole = await env.call("read_file", path="min.js", offset=2)
+    assert whole.text.split("\n")[-1].endswith("; read_file with offset=3 for the rest]")
+
+
+@pytest.mark.parametrize("read_limit", [400, 1_000, 5_000])
+async def test_partial_reads_never_exceed_the_cap_and_cover_the_file(
+    make_tool_env: MakeToolEnv, read_limit: int
+):
+    env = make_tool_env(read_limit=read_limit)
+    text = "".join(f"{i}: {'z' * (i % 97)}\n" for i in range(1, 400))
+    env.write("f.txt", text)
+    seen: list[str] = []
+    offset = 1
+    for _ in range(400):
+        result = await env.call("read_file", path="f.txt", offset=offset)
+        assert result.ok and len(result.text) <= read_limit
+        body = result.text.split("\n")[1:]
+        if body[-1].startswith("…[lines"):
+            seen += body[:-1]
+            offset = int(body[-1].split("offset=")[1].split(" ")[0])
+        else:
+            seen += body
+            break
+    assert seen == text.splitlines()
 
 
 @pytest.mark.parametrize(
@@ -104,10 +168,12 @@ async def test_binary_read_is_refused_with_size(tool_env: ToolEnv, content: byte
         pytest.param("src", "is a directory", id="directory"),
         pytest.param("../outside.txt", "leaves the workspace", id="dotdot"),
         pytest.param("/etc/passwd", "absolute path", id="absolute"),
+        pytest.param("a.py/b", "does not exist", id="file-as-directory"),
     ],
 )
 async def test_read_errors(tool_env: ToolEnv, path: str, message: str):
     (tool_env.root / "src").mkdir()
+    (tool_env.root / "a.py").write_text("x")
     result = await tool_env.call("read_file", path=path)
     assert not result.ok and message in result.text
 
@@ -305,3 +371,95 @@ async def test_nothing_outside_is_touched(tool_env: ToolEnv, tmp_path: Path):
         assert "SENTINEL" not in result.text.split("\n", 1)[1]
     assert sentinel.read_text() == "SENTINEL"
     assert not (tmp_path / "new.txt").exists()
+
+
+# -- edit_file counts lines as an editor does (issue 12, item 5) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        pytest.param(
+            "a = 1\nb = 2\nc = 3\n", "", "removed 3 lines at line 2 (18 → 0 chars)", id="delete"
+        ),
+        pytest.param(
+            "a = 1\nb = 2\nc = 3",
+            "abc = 6",
+            "replaced 3 lines with 1 line at line 2 (17 → 7 chars)",
+            id="three-to-one",
+        ),
+        pytest.param(
+            "a = 1\n",
+            "a = 1\nz = 0\n",
+            "replaced 1 line with 2 lines at line 2 (6 → 12 chars)",
+            id="trailing-newline-is-not-a-line",
+        ),
+        pytest.param(
+            "= 1", "= 10", "replaced 1 line with 1 line at line 2 (3 → 4 chars)", id="in-line"
+        ),
+    ],
+)
+async def test_edit_counts_lines_exactly(tool_env: ToolEnv, old: str, new: str, said: str):
+    tool_env.write("m.py", "# head\na = 1\nb = 2\nc = 3\n# tail\n")
+    result = await tool_env.call("edit_file", path="m.py", old=old, new=new)
+    assert result.ok
+    assert result.text == f"[edit m.py] {said}"
+
+
+# -- intent before write (§5) -------------------------------------------------------------------
+
+
+async def test_every_write_is_announced_before_the_disk_is_touched(tmp_path: Path):
+    from tests.support.tool_env import WriteIntents, make_tool_env
+
+    intents = WriteIntents()
+    env = make_tool_env(tmp_path / "ws", before_write=intents)
+    env.write("a.txt", "old\n")
+
+    def on_disk_when_announced(rel: str, before: bytes | None, after: bytes) -> None:
+        intents(rel, before, after)
+        # Nothing written yet when the intent is recorded: not the file, not its directory.
+        path = env.root / rel
+        assert (path.read_bytes() if path.exists() else None) == before
+        assert rel != "new/dir/b.txt" or not (env.root / "new").exists()
+
+    env.ctx.before_write = on_disk_when_announced
+    wrote = await env.call("write_file", path="new/dir/b.txt", content="b")
+    edited = await env.call("edit_file", path="a.txt", old="old", new="new")
+    assert wrote.ok and edited.ok
+    assert intents.calls == [("new/dir/b.txt", None), ("a.txt", b"old\n")]
+
+
+async def test_a_write_whose_intent_cannot_be_recorded_is_not_made(tmp_path: Path):
+    from tests.support.tool_env import WriteIntents, make_tool_env
+
+    intents = WriteIntents(fail=True)
+    env = make_tool_env(tmp_path / "ws", before_write=intents)
+    env.write("a.txt", "old\n")
+    for name, args in [
+        ("write_file", {"path": "a.txt", "content": "new"}),
+        ("write_file", {"path": "fresh/c.txt", "content": "new"}),
+        ("edit_file", {"path": "a.txt", "old": "old", "new": "new"}),
+    ]:
+        result = await env.call(name, **args)
+        assert not result.ok and result.writes == ()
+        assert (
+            "the write was not made" in result.text
+            and "OSError: the store is read-only" in result.text
+        )
+    assert (env.root / "a.txt").read_text() == "old\n"
+    assert not (env.root / "fresh").exists()
+    assert sorted(p.name for p in env.root.iterdir()) == ["a.txt"]  # no temp file left
+    assert len(intents.calls) == 3
+
+
+@pytest.mark.parametrize(
+    "path", [".harness/policy.toml", ".HARNESS/policy.toml", "sub/.harness/x", "h/policy.toml"]
+)
+async def test_harness_dir_is_never_written(tool_env: ToolEnv, path: str):
+    (tool_env.root / ".harness").mkdir()
+    (tool_env.root / "h").symlink_to(".harness")
+    result = await tool_env.call("write_file", path=path, content='[defaults]\nexec = "allow"\n')
+    assert not result.ok and ".harness/" in result.text
+    assert not (tool_env.root / ".harness" / "policy.toml").exists()
+    assert not (tool_env.root / "sub").exists()

@@ -1,4 +1,5 @@
-"""``harness.run`` and ``harness.cancel``: start a run in the background, stop one (§7)."""
+"""``harness.run`` and ``harness.cancel``: start a run in the background, stop one (§7).
+The run manager (``server.run_manager``) does the work."""
 
 from __future__ import annotations
 
@@ -8,17 +9,17 @@ from server.commands import Command
 from server.params import RunIdParams, RunParams
 
 if TYPE_CHECKING:
-    from server.app import HarnessServer
+    from server.host import CommandHost
 
 
-async def run(ls: HarnessServer, params: RunParams) -> dict[str, Any]:
+async def run(host: CommandHost, params: RunParams) -> dict[str, Any]:
     """``{runId}`` as soon as the run exists; it continues in the background."""
-    return await ls.runs.start(params)
+    return await host.runs.start(params)
 
 
-def cancel(ls: HarnessServer, params: RunIdParams) -> dict[str, Any]:
+def cancel(host: CommandHost, params: RunIdParams) -> dict[str, Any]:
     """``{cancelled: false}`` when the run is not in progress (finished, or unknown)."""
-    return {"cancelled": ls.runs.cancel(params.run_id)}
+    return {"cancelled": host.runs.cancel(params.run_id)}
 
 
 COMMANDS: list[Command[Any]] = [

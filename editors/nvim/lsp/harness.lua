@@ -1,0 +1,26 @@
+-- The `harness` LSP config: `vim.lsp.enable('harness')` is all it takes (SPEC §10).
+-- require('harness').setup(opts) adds the settings; `:help harness`.
+local function handler(name)
+  return function(...)
+    return require('harness.events').handlers()[name](...)
+  end
+end
+
+---@type vim.lsp.Config
+return {
+  -- harness-lsp: your `cmd` setting, else <root>/.venv/bin/harness-lsp, else $PATH.
+  cmd = function(dispatchers, config)
+    return require('harness.server').start(dispatchers, config)
+  end,
+  -- No `filetypes`: every file buffer of a workspace is served, whatever its filetype.
+  root_dir = function(bufnr, on_dir)
+    require('harness.attach').root_dir(bufnr, on_dir)
+  end,
+  handlers = {
+    ['harness/budget'] = handler('harness/budget'),
+    ['harness/runFinished'] = handler('harness/runFinished'),
+    ['harness/didWrite'] = handler('harness/didWrite'),
+    ['window/showMessageRequest'] = handler('window/showMessageRequest'),
+    ['$/cancelRequest'] = handler('$/cancelRequest'),
+  },
+}

@@ -1,0 +1,325 @@
+--- harness.approval: `window/showMessageRequest` (a policy `ask`: Allow / Allow for this run
+--- / Deny) answered only on purpose.
+---
+--- An approval can arrive while you type. Neovim's default (vim.ui.select → inputlist())
+--- would take your next keys as the answer: `x = 1⏎` typed in insert mode answered Deny and
+--- lost the text, and `1⏎` would have allowed a command. Here the request opens a float in
+--- the top-right corner that does NOT take focus (it cannot be entered by accident: it is
+--- not focusable), the statusline and a message say an answer is wanted, and the run waits.
+--- Only `:HarnessApprove` (or your mapping of it) focuses the float; there `a`, `r`, `d`
+--- answer and `q`/<Esc> go back, leaving the request pending. Digits and <CR> answer
+--- nothing. A request the run no longer needs (cancelled, finished) is dropped.
+local config = require('harness.config')
+local notify = require('harness.notify')
+local state = require('harness.state')
+
+local M = {}
+
+---@class harness.Approval
+---@field id integer
+---@field client_id integer
+---@field run_id integer?
+---@field message string
+---@field actions { title: string }[]
+---@field keys { key: string, action: { title: string } }[]
+---@field resume fun(answer: table)
+
+local queue = {} ---@type harness.Approval[]
+local ui = { win = nil, buf = nil, focused = false, prev = nil, reopening = false } ---@type table
+local last_id = 0
+
+local FIXED_KEYS = { ['Allow'] = 'a', ['Allow for this run'] = 'r', ['Deny'] = 'd' }
+local RESERVED = { q = true }
+
+--- A letter for each action: the fixed ones for the server's titles, else the first free
+--- letter of the title (never a digit, never <CR>).
+local function keys_for(actions)
+  local used, out = vim.deepcopy(RESERVED), {}
+  for _, action in ipairs(actions) do
+    local key = FIXED_KEYS[action.title]
+    if not key or used[key] then
+      key = nil
+      for ch in (action.title:lower() .. 'bcefghijklmnostuvwxyz'):gmatch('%l') do
+        if not used[ch] then
+          key = ch
+          break
+        end
+      end
+    end
+    if key then
+      used[key] = true
+      out[#out + 1] = { key = key, action = action }
+    end
+  end
+  return out
+end
+
+local function counts()
+  local per = {}
+  for _, item in ipairs(queue) do
+    per[item.client_id] = (per[item.client_id] or 0) + 1
+  end
+  for _, client in ipairs(vim.lsp.get_clients({ name = 'harness' })) do
+    state.approvals(client.id, per[client.id] or 0)
+  end
+end
+
+local function close()
+  if ui.win and vim.api.nvim_win_is_valid(ui.win) then
+    pcall(vim.api.nvim_win_close, ui.win, true)
+  end
+  ui.win = nil
+end
+
+local function lines_for(item, width)
+  local lines = {}
+  for _, paragraph in ipairs(vim.split(item.message, '\n', { plain = true })) do
+    local line = ''
+    for word in paragraph:gmatch('%S+') do
+      if line ~= '' and vim.fn.strdisplaywidth(line .. ' ' .. word) > width then
+        lines[#lines + 1] = line
+        line = word
+      else
+        line = line == '' and word or (line .. ' ' .. word)
+      end
+    end
+    lines[#lines + 1] = line
+  end
+  lines[#lines + 1] = ''
+  local choices = {}
+  for _, k in ipairs(item.keys) do
+    choices[#choices + 1] = ('[%s] %s'):format(k.key, k.action.title)
+  end
+  if ui.focused then
+    choices[#choices + 1] = '[q] later'
+  end
+  lines[#lines + 1] = table.concat(choices, '   ')
+  return lines
+end
+
+local render -- forward
+
+local function set_keys(buf, item)
+  for _, lhs in ipairs({ 'q', '<Esc>' }) do
+    vim.keymap.set('n', lhs, M.unfocus, { buffer = buf, nowait = true, desc = 'harness: later' })
+  end
+  for _, k in ipairs(item.keys) do
+    vim.keymap.set('n', k.key, function()
+      M.answer(item, k.action)
+    end, { buffer = buf, nowait = true, desc = 'harness: ' .. k.action.title })
+  end
+end
+
+local function open(item)
+  local width = math.min(72, math.max(30, vim.o.columns - 6))
+  local lines = lines_for(item, width)
+  if not (ui.buf and vim.api.nvim_buf_is_valid(ui.buf)) then
+    ui.buf = vim.api.nvim_create_buf(false, true)
+    vim.bo[ui.buf].bufhidden = 'hide'
+    vim.api.nvim_create_autocmd('WinLeave', {
+      buffer = ui.buf,
+      callback = function()
+        if ui.focused and not ui.reopening then
+          vim.schedule(M.unfocus)
+        end
+      end,
+    })
+  end
+  vim.bo[ui.buf].modifiable = true
+  vim.api.nvim_buf_set_lines(ui.buf, 0, -1, false, lines)
+  vim.bo[ui.buf].modifiable = false
+  set_keys(ui.buf, item)
+  local more = #queue > 1 and (' (1 of %d)'):format(#queue) or ''
+  local win_config = {
+    relative = 'editor',
+    anchor = 'NE',
+    row = 1,
+    col = vim.o.columns,
+    width = width,
+    height = #lines,
+    style = 'minimal',
+    border = config.options.border,
+    title = ' harness: approval needed' .. more .. ' ',
+    footer = ui.focused and ' a/r/d answer · q later ' or ' :HarnessApprove to answer ',
+    footer_pos = 'right',
+    focusable = ui.focused,
+    zindex = 200,
+  }
+  if not config.options.border or config.options.border == 'none' then
+    win_config.title, win_config.footer, win_config.footer_pos = nil, nil, nil
+    win_config.border = 'none'
+  end
+  ui.reopening = true -- focusable cannot be changed in place on every version: reopen
+  close()
+  ui.reopening = false
+  ui.win = vim.api.nvim_open_win(ui.buf, ui.focused, win_config)
+  vim.wo[ui.win].wrap = true
+  if ui.focused then
+    vim.cmd('stopinsert')
+  end
+end
+
+render = function()
+  local item = queue[1]
+  if not item then
+    ui.focused = false
+    close()
+    return
+  end
+  local ok = pcall(open, item)
+  if not ok then -- e.g. in the command-line window, where windows cannot open: try later
+    vim.defer_fn(render, 200)
+  end
+end
+
+local function remove(item)
+  for i, it in ipairs(queue) do
+    if it == item then
+      table.remove(queue, i)
+      return true
+    end
+  end
+  return false
+end
+
+--- The `window/showMessageRequest` handler of the harness client (runs in the coroutine
+--- Neovim gives server requests, and yields until the request is answered or dropped).
+function M.ask(_, params, ctx)
+  local co, is_main = coroutine.running()
+  if not co or is_main or not next(params.actions or {}) then
+    notify.warn(params.message or '')
+    return vim.NIL
+  end
+  last_id = last_id + 1
+  local actions = params.actions
+  local item = {
+    id = last_id,
+    client_id = ctx.client_id,
+    run_id = tonumber((params.message or ''):match('^Harness run (%d+)')),
+    message = params.message or '',
+    actions = actions,
+    keys = keys_for(actions),
+  }
+  item.resume = function(answer)
+    vim.schedule(function()
+      coroutine.resume(co, answer)
+    end)
+  end
+  queue[#queue + 1] = item
+  counts()
+  render()
+  notify.warn(notify.one_line(':HarnessApprove to answer · ' .. item.message))
+  return coroutine.yield()
+end
+
+--- Answer an approval (from the focused float).
+function M.answer(item, action)
+  if not remove(item) then
+    return
+  end
+  ui.focused = false
+  local prev = ui.prev
+  render()
+  if prev and vim.api.nvim_win_is_valid(prev) then
+    vim.api.nvim_set_current_win(prev)
+  end
+  counts()
+  item.resume({ title = action.title })
+  local run = item.run_id and ('run %d: '):format(item.run_id) or ''
+  notify.info(notify.one_line(run .. action.title))
+end
+
+--- `:HarnessApprove`: focus the float of the oldest pending approval.
+function M.focus()
+  if not queue[1] then
+    notify.info('no approval is waiting')
+    return
+  end
+  local current = vim.api.nvim_get_current_win()
+  if current ~= ui.win then
+    ui.prev = current
+  end
+  ui.focused = true
+  render()
+end
+
+--- Leave the float; the approval stays pending.
+function M.unfocus()
+  if not ui.focused then
+    return
+  end
+  ui.focused = false
+  local prev = ui.prev
+  render()
+  if prev and vim.api.nvim_win_is_valid(prev) then
+    vim.api.nvim_set_current_win(prev)
+  end
+end
+
+--- Drop the pending approvals `pred` selects (their run ended or no longer waits).
+--- @param pred fun(item: harness.Approval): boolean
+function M.drop(pred)
+  local dropped = {}
+  for _, item in ipairs(queue) do
+    if pred(item) then
+      dropped[#dropped + 1] = item
+    end
+  end
+  for _, item in ipairs(dropped) do
+    remove(item)
+    item.resume(vim.NIL)
+  end
+  if #dropped > 0 then
+    if ui.focused and not queue[1] and ui.prev and vim.api.nvim_win_is_valid(ui.prev) then
+      vim.api.nvim_set_current_win(ui.prev)
+    end
+    render()
+    counts()
+  end
+end
+
+--- The server withdrew a request (`$/cancelRequest`: it carries the server's request id,
+--- which Neovim does not hand to handlers): keep only the approvals harness.status still
+--- shows as awaited. Approvals that arrive after the question was sent are kept.
+function M.reconcile(client_id)
+  local newest = last_id
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client or not queue[1] then
+    return
+  end
+  local params = { command = 'harness.status', arguments = { vim.empty_dict() } }
+  client:request('workspace/executeCommand', params, function(err, status)
+    if err or type(status) ~= 'table' then
+      return
+    end
+    local waiting = {}
+    for _, run in ipairs(status.runs or {}) do
+      if run.awaitingApproval then
+        waiting[run.runId] = true
+      end
+    end
+    M.drop(function(item)
+      return item.client_id == client_id and item.id <= newest and not waiting[item.run_id]
+    end)
+  end)
+end
+
+--- The pending approvals (oldest first): { message, run_id, client_id }.
+function M.pending()
+  return vim.tbl_map(function(item)
+    return { message = item.message, run_id = item.run_id, client_id = item.client_id }
+  end, queue)
+end
+
+--- The approval float's window, if shown, and whether it has focus.
+function M.window()
+  return ui.win, ui.focused
+end
+
+function M.resize()
+  if queue[1] then
+    render()
+  end
+end
+
+return M

@@ -1,0 +1,100 @@
+--- harness.events: the handlers of what the server sends on its own (SPEC §7) —
+--- harness/budget, harness/runFinished, harness/didWrite, approvals and their withdrawal.
+--- Progress ($/progress) needs nothing here: Neovim turns it into `LspProgress` events and
+--- vim.lsp.status(), which fidget.nvim and statuslines read.
+local approval = require('harness.approval')
+local buffers = require('harness.buffers')
+local notify = require('harness.notify')
+local state = require('harness.state')
+local statusline = require('harness.statusline')
+
+local M = {}
+
+local GOOD = { success = true, finished = true }
+
+--- "run 7 finished · Fixed add() · changed calc.py · 3 steps · 1.2k tokens", one line.
+--- @param result table harness/runFinished
+--- @return string
+function M.announcement(result)
+  local parts = { ('run %s %s'):format(tostring(result.runId), tostring(result.outcome)) }
+  local summary = result.summary
+  if type(summary) == 'string' and summary ~= '' then
+    parts[#parts + 1] = summary
+  end
+  local files = result.filesChanged
+  if type(files) == 'table' and #files > 0 then
+    local shown = vim.list_slice(files, 1, 3)
+    local more = #files > 3 and (' +%d more'):format(#files - 3) or ''
+    parts[#parts + 1] = 'changed ' .. table.concat(shown, ', ') .. more
+  end
+  parts[#parts + 1] = ('%s steps · %s tokens'):format(
+    tostring(result.steps),
+    statusline.tokens(result.spentTokens)
+  )
+  local text = table.concat(parts, ' · ')
+  local line = notify.one_line(text)
+  if line ~= text then -- cut: say where the whole of it is
+    local tail = (' (:HarnessTrace %s)'):format(tostring(result.runId))
+    line = notify.one_line(text, math.max(20, notify.room() - #tail)) .. tail
+  end
+  return line
+end
+
+function M.budget(_, params, ctx)
+  if type(params) == 'table' then
+    state.budget(ctx.client_id, params)
+  end
+end
+
+function M.run_finished(_, result, ctx)
+  if type(result) ~= 'table' then
+    return
+  end
+  state.finished(ctx.client_id, result)
+  approval.drop(function(item)
+    return item.client_id == ctx.client_id and item.run_id == result.runId
+  end)
+  local level = GOOD[result.outcome] and vim.log.levels.INFO or vim.log.levels.WARN
+  notify.show(M.announcement(result), level)
+  M.refresh(ctx.client_id)
+end
+
+function M.did_write(_, params)
+  if type(params) == 'table' and type(params.uri) == 'string' then
+    buffers.did_write(params.uri)
+  end
+end
+
+function M.cancel_request(_, _, ctx)
+  approval.reconcile(ctx.client_id)
+end
+
+--- Ask the server for its status (notes count, a run in progress) and keep it.
+--- @param client_id integer
+function M.refresh(client_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client then
+    return
+  end
+  local root = client.root_dir
+  local args = root and { workspaceFolder = root } or vim.empty_dict()
+  local params = { command = 'harness.status', arguments = { args } }
+  client:request('workspace/executeCommand', params, function(err, status)
+    if not err and type(status) == 'table' then
+      state.status(client_id, status)
+    end
+  end)
+end
+
+--- The handlers table of the LSP config (lsp/harness.lua).
+function M.handlers()
+  return {
+    ['harness/budget'] = M.budget,
+    ['harness/runFinished'] = M.run_finished,
+    ['harness/didWrite'] = M.did_write,
+    ['window/showMessageRequest'] = approval.ask,
+    ['$/cancelRequest'] = M.cancel_request,
+  }
+end
+
+return M

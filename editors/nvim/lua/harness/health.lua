@@ -1,0 +1,141 @@
+--- harness.health: :checkhealth harness — Neovim's version, the server (found where, its
+--- version), the provider settings and the API key, the store, bubblewrap.
+local attach = require('harness.attach')
+local config = require('harness.config')
+local server = require('harness.server')
+
+local M = {}
+
+local health = vim.health
+
+-- The provider's usual key variable (SPEC §8); ollama and custom base URLs need none.
+local KEY_VARS = {
+  openai = 'OPENAI_API_KEY',
+  anthropic = 'ANTHROPIC_API_KEY',
+  openrouter = 'OPENROUTER_API_KEY',
+}
+
+local function workspace_root()
+  return attach.root(vim.api.nvim_get_current_buf()) or vim.fs.normalize(vim.fn.getcwd())
+end
+
+--- The server's version and status: from the running client, else from a probe.
+local function ask_server(argv, root)
+  local client = require('harness.rpc').client()
+  if client and client.initialized then
+    local folder = client.root_dir or root
+    local params = { command = 'harness.status', arguments = { { workspaceFolder = folder } } }
+    local answer = client:request_sync('workspace/executeCommand', params, 10000)
+    local info = client.server_info or {}
+    return {
+      name = info.name,
+      version = info.version,
+      status = answer and answer.result,
+      error = answer and (answer.err and answer.err.message),
+      warnings = {},
+      running = true,
+    }
+  end
+  return require('harness.probe').ask(argv, root, config.server_settings())
+end
+
+local function check_provider(status)
+  local settings = status and status.settings or {}
+  local provider = settings.provider or {}
+  local name = provider.name ~= vim.NIL and provider.name or vim.env.HARNESS_PROVIDER or 'openai'
+  local base_url = provider.baseUrl ~= vim.NIL and provider.baseUrl or vim.env.HARNESS_BASE_URL
+  local model = provider.model ~= vim.NIL and provider.model or vim.env.HARNESS_MODEL
+  health.info(
+    ('provider %s, model %s, base URL %s'):format(
+      name,
+      model or "(the provider's default)",
+      base_url or "(the provider's)"
+    )
+  )
+  if name == 'ollama' or (base_url and base_url ~= '') then
+    health.ok('no API key needed (a local or custom server)')
+    return
+  end
+  local key_env = provider.apiKeyEnv ~= vim.NIL and provider.apiKeyEnv or KEY_VARS[name]
+  if vim.env.HARNESS_API_KEY or (key_env and vim.env[key_env]) then
+    health.ok(
+      ('an API key is set (%s)'):format(vim.env.HARNESS_API_KEY and 'HARNESS_API_KEY' or key_env)
+    )
+  else
+    health.warn('no API key in the environment: runs will fail to start', {
+      ('export HARNESS_API_KEY or %s before starting Neovim'):format(key_env or 'the key variable'),
+    })
+  end
+end
+
+local function check_store(status)
+  local path = status and status.storePath
+  if type(path) ~= 'string' then
+    health.warn('the server did not say where its store is')
+    return
+  end
+  local dir = vim.fs.dirname(path)
+  local file_ok = not vim.uv.fs_stat(path) or vim.uv.fs_access(path, 'W')
+  if vim.uv.fs_stat(dir) and vim.uv.fs_access(dir, 'W') and file_ok then
+    health.ok('store: ' .. path)
+  else
+    health.error('store not writable: ' .. path, { 'set settings.storePath or $HARNESS_STORE' })
+  end
+end
+
+function M.check()
+  health.start('harness: Neovim')
+  if vim.fn.has('nvim-0.11') == 1 then
+    health.ok(('Neovim %s'):format(tostring(vim.version())))
+  else
+    health.error('Neovim 0.11 or newer is needed', { 'upgrade Neovim' })
+    return
+  end
+
+  health.start('harness: server')
+  local root = workspace_root()
+  local argv, how = server.find(root)
+  if not argv then
+    health.error(how, { server.install_hint })
+    return
+  end
+  health.ok(('harness-lsp found through %s: %s'):format(how, table.concat(argv, ' ')))
+  local answer, err = ask_server(argv, root)
+  if not answer then
+    health.error('harness-lsp did not start: ' .. tostring(err))
+    return
+  end
+  health.ok(
+    ('%s %s answers%s'):format(
+      answer.name or 'harness-lsp',
+      answer.version or '(no version)',
+      answer.running and ' (the running client)' or ''
+    )
+  )
+  for _, warning in ipairs(answer.warnings or {}) do
+    health.warn(warning)
+  end
+  if answer.error then
+    health.warn('harness.status: ' .. answer.error)
+  end
+
+  health.start('harness: provider')
+  check_provider(answer.status)
+
+  health.start('harness: store and sandbox')
+  check_store(answer.status)
+  if vim.fn.has('linux') == 1 then
+    if vim.fn.executable('bwrap') == 1 then
+      health.ok('bubblewrap (bwrap) is installed: commands run sandboxed')
+    else
+      health.warn(
+        'bubblewrap (bwrap) is not installed: commands the agent runs are not sandboxed',
+        {
+          'install bubblewrap (Debian/Ubuntu: apt install bubblewrap)',
+        }
+      )
+    end
+  end
+end
+
+return M

@@ -1,0 +1,182 @@
+"""Starting a run: the one place that turns a host's settings and overrides into a
+contract, a provider, a policy gate and a ``Run``, and owns their lifecycles. The CLI, the
+language server and the demo all start runs here.
+
+    contract = build_contract(goal, root, settings_layer, arguments_layer)
+    session = await open_session(contract, store=..., provider=config, approver=...)
+    result = await session.execute()        # the provider is closed, whatever happens
+
+``open_session`` checks everything that can be wrong with the configuration (the policy
+files, the API key, the provider) before the run row exists, so a configuration error
+leaves no run behind; the resolved key is registered for redaction (§6.7) before anything
+can print it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from harness import redact
+from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
+from harness.contract import ContractOverrides, TaskContract
+from harness.errors import ConfigError
+from harness.loop import Run
+from harness.memory import RunMemory
+from harness.policy import Gate, Policy
+from harness.provider import ProviderConfig, make_provider, resolve_api_key
+from harness.report import RunObserver, RunResult
+from harness.store import Store
+from harness.toolbox import Toolbox
+from harness.tools import all_tools
+from harness.tools.exec import exec_environment
+from harness.types import Approver, DocumentGuard, Provider
+from harness.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+Assembly = Literal["bounded", "naive"]
+
+
+def build_contract(goal: str, root: Path | str, *layers: ContractOverrides) -> TaskContract:
+    """The contract for ``goal`` in the workspace ``root`` (resolved), with each layer of
+    overrides applied in order (``None`` is "not given"; a later given value wins)."""
+    if not goal.strip():
+        raise ConfigError("the goal is empty")
+    path = Path(root).expanduser()
+    if not path.is_dir():
+        raise ConfigError(f"workspace {path} is not a directory")
+    contract = TaskContract.workspace(goal, Workspace(path).root)
+    try:
+        for layer in layers:
+            contract = contract.with_overrides(layer)
+    except ValidationError as exc:
+        raise ConfigError(_first_problem(exc)) from None
+    return contract
+
+
+@dataclass
+class Session:
+    """One run and what it owns. ``execute`` runs it and then closes the provider."""
+
+    run: Run
+    provider: Provider
+    _closed: bool = False
+
+    @property
+    def run_id(self) -> int:
+        return self.run.run_id
+
+    @property
+    def root(self) -> Path:
+        return self.run.contract.root
+
+    async def execute(self) -> RunResult:
+        try:
+            return await self.run.execute()
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the provider (once); a session that will not run is closed this way."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self.provider.aclose()
+        except Exception:
+            log.exception("closing the provider of run %d failed", self.run_id)
+
+
+async def open_session(
+    contract: TaskContract,
+    *,
+    store: Store | Callable[[], Store],
+    provider: ProviderConfig | Provider,
+    approver: Approver,
+    policy: Policy | None = None,
+    editor_policy: Mapping[str, Any] | None = None,
+    client_trusted: bool | None = None,
+    guard: DocumentGuard | None = None,
+    observer: RunObserver | None = None,
+    memory: bool = True,
+    assembly: Assembly = "bounded",
+    environ: Mapping[str, str] | None = None,
+) -> Session:
+    """A run, ready to execute, its row in ``store``.
+
+    ``store`` is the store, or how to open it (opened only once the configuration is known
+    to be good). ``provider`` is a configuration — its key read from ``environ`` (default:
+    the process environment) — or a provider already made (the demo's scripted model,
+    tests); either way the session closes it. ``policy`` defaults to the user's config,
+    the workspace's ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is the
+    editor's own verdict on the folder (VS Code's Workspace Trust), ``None`` when it has none.
+    Raises ``ConfigError``
+    before the run row exists when the configuration is wrong.
+    """
+    env = os.environ if environ is None else environ
+    workspace = Workspace(contract.root)
+    contract = contract.model_copy(update={"root": workspace.root})
+    if policy is None:
+        policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
+    model = _provider(provider, env)
+    try:
+        store = store if isinstance(store, Store) else store()
+        run_id = store.create_run(
+            goal=contract.goal,
+            workspace=str(workspace.root),
+            provider=model.name,
+            model=model.model,
+            contract=contract.model_dump_json(),
+        )
+        notes = RunMemory(store, workspace.root, run_id, contract.memory_limits) if memory else None
+        gate = Gate(policy, approver, run_id)
+        toolbox = Toolbox(workspace, gate, all_tools(), exec_environment(env), guard, notes)
+        run = Run(
+            contract,
+            run_id,
+            store=store,
+            provider=model,
+            toolbox=toolbox,
+            assembler=_assembler(assembly, contract, toolbox),
+            observer=observer,
+        )
+    except BaseException:
+        await model.aclose()
+        raise
+    return Session(run, model)
+
+
+def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -> Provider:
+    if not isinstance(provider, ProviderConfig):
+        return provider
+    key = resolve_api_key(provider, environ)
+    redact.register(key)  # before any error, log or message could carry it
+    return make_provider(provider, key)
+
+
+def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+    if assembly == "naive":
+        return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
+    return BoundedAssembler(
+        contract,
+        toolbox.schemas,
+        memory=toolbox.memory,
+        workspace=toolbox.workspace,
+        gate=toolbox.gate,
+    )
+
+
+def _first_problem(exc: ValidationError) -> str:
+    err = exc.errors(include_url=False, include_input=False)[0]
+    field = ".".join(str(p) for p in err["loc"]) or "contract"
+    return f"`{field}`: {err['msg']}"
+
+
+__all__ = ["Assembly", "Session", "build_contract", "open_session"]

@@ -1,0 +1,119 @@
+"""The SQL of run rows: starting a run (with the process that owns it), finishing it,
+reading runs back, and marking the runs whose process died as ``interrupted`` (§5)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from harness.redact import redact
+from harness.store.base import now_iso
+from harness.store.owner import ProcessOwner, current_owner, is_gone
+from harness.store.records import RunRow
+from harness.types import Outcome
+
+
+def insert_run(
+    conn: sqlite3.Connection, *, goal: str, workspace: str, provider: str, model: str, contract: str
+) -> int:
+    owner = current_owner()
+    cur = conn.execute(
+        "INSERT INTO runs (goal, workspace, provider, model, contract, started_at,"
+        " owner_pid, owner_started, owner_host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            redact(goal),
+            workspace,
+            provider,
+            model,
+            redact(contract),
+            now_iso(),
+            owner.pid,
+            owner.started,
+            owner.host,
+        ),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def finish_run(
+    conn: sqlite3.Connection,
+    run_id: int,
+    *,
+    outcome: str,
+    steps: int,
+    spent_tokens: int,
+    error: str | None,
+) -> None:
+    conn.execute(
+        "UPDATE runs SET outcome = ?, steps = ?, spent_tokens = ?, error = ?,"
+        " finished_at = ? WHERE id = ?",
+        (outcome, steps, spent_tokens, redact(error) if error else error, now_iso(), run_id),
+    )
+
+
+def orphaned_runs(conn: sqlite3.Connection) -> list[tuple[int, ProcessOwner]]:
+    """The unfinished runs whose owner process is gone. Runs of live processes, of other
+    hosts, and rows from before owners were recorded are not among them."""
+    rows = conn.execute(
+        "SELECT id, owner_pid, owner_started, owner_host FROM runs"
+        " WHERE outcome IS NULL AND owner_pid IS NOT NULL"
+    ).fetchall()
+    found = ((r[0], ProcessOwner(pid=r[1], host=r[3] or "", started=r[2])) for r in rows)
+    return [(run_id, owner) for run_id, owner in found if is_gone(owner)]
+
+
+def mark_interrupted(conn: sqlite3.Connection, run_id: int, owner: ProcessOwner) -> bool:
+    """Set the run's outcome to ``interrupted`` (with an error saying why and what to do,
+    and a ``run_interrupted`` event) unless it finished meanwhile."""
+    error = (
+        f"the process running it (pid {owner.pid} on {owner.host}) stopped before the run"
+        f" finished; its committed steps are kept whole, and `harness revert {run_id}` undoes"
+        " its writes"
+    )
+    now = now_iso()
+    cur = conn.execute(
+        "UPDATE runs SET outcome = ?, error = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
+        (Outcome.INTERRUPTED.value, error, now, run_id),
+    )
+    if not cur.rowcount:
+        return False
+    conn.execute(
+        "INSERT INTO context_events (run_id, step, kind, detail, created_at)"
+        " VALUES (?, NULL, 'run_interrupted', ?, ?)",
+        (run_id, json.dumps({"pid": owner.pid, "host": owner.host}), now),
+    )
+    return True
+
+
+_RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "spent_tokens")
+_RUN_TIMES = ("started_at", "finished_at", "error")
+
+
+def run_row(r: sqlite3.Row) -> RunRow:
+    return RunRow(run_id=r["id"], **{name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)})
+
+
+def select_runs(conn: sqlite3.Connection, limit: int, workspace: str | None = None) -> list[RunRow]:
+    if workspace is None:
+        rows = conn.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))
+    else:
+        rows = conn.execute(
+            "SELECT * FROM runs WHERE workspace = ? ORDER BY id DESC LIMIT ?", (workspace, limit)
+        )
+    return [run_row(r) for r in rows.fetchall()]
+
+
+def select_run(conn: sqlite3.Connection, run_id: int) -> RunRow | None:
+    row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    return run_row(row) if row else None
+
+
+__all__ = [
+    "finish_run",
+    "insert_run",
+    "mark_interrupted",
+    "orphaned_runs",
+    "run_row",
+    "select_run",
+    "select_runs",
+]

@@ -1,0 +1,116 @@
+"""What a run's tool calls run against: the tools, the workspace, the policy gate, the
+editor's guard, memory and the exec environment — and the rules of a turn's calls: at most
+``MAX_CALLS_PER_TURN`` run (§6.1), each labelled in the words of result headers, and the
+files a command changed on disk noted in the ledger (§3.3).
+
+The session builds one ``Toolbox`` per run; the loop asks it for each step's
+``ToolContext`` (``context``): the one place that decides what a call may touch, so the
+sandbox settings and the hook that announces a write to the store before it happens are
+given to tools here too.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.ledger import Cause, Ledger
+from harness.tools import dispatch, tool_schemas
+from harness.tools.base import LABELS, Tool, ToolContext, header
+from harness.types import DocumentGuard, ToolCall, ToolResult, ToolSchema
+
+if TYPE_CHECKING:
+    from harness.memory import RunMemory
+    from harness.policy import Gate
+    from harness.workspace import Workspace
+
+MAX_CALLS_PER_TURN = 32  # §6.1: the rest of a turn's calls are answered "not run"
+MAX_LABEL_CHARS = 200
+
+
+@dataclass
+class Toolbox:
+    """The tools of one run and everything they may touch."""
+
+    workspace: Workspace
+    gate: Gate
+    tools: Mapping[str, Tool]
+    env: Mapping[str, str]  # the exec environment, keys scrubbed
+    guard: DocumentGuard | None = None
+    memory: RunMemory | None = None
+    schemas: tuple[ToolSchema, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.schemas = tool_schemas(self.tools)
+
+    def context(self, run_id: int, step: int, read_limit_chars: int) -> ToolContext:
+        return ToolContext(
+            workspace=self.workspace,
+            gate=self.gate,
+            run_id=run_id,
+            step=step,
+            read_limit_chars=read_limit_chars,
+            guard=self.guard,
+            memory=self.memory,
+            env=self.env,
+        )
+
+    async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult:
+        """Run one call (never raises but for cancellation). After a command, every file
+        the run knows that changed on disk is noted as changed by that exec."""
+        before = ledger.known_paths() if call.name == "exec" else None
+        result = await dispatch(call, self.tools, ctx)
+        if before is not None:
+            for path, old in before.items():
+                new = self.workspace.hash_of(path)
+                if new != old:
+                    ledger.note_change(path, Cause.EXEC, ctx.step, new)
+        return result
+
+    def relative(self, raw: str | Path) -> str | None:
+        """A changed path as the ledger names it; None when it is outside the workspace."""
+        path = Path(raw)
+        if not path.is_absolute():
+            return str(raw)
+        try:
+            return self.workspace.relative(path)
+        except ValueError:
+            return None
+
+
+def label(call: ToolCall) -> str:
+    """``read src/a.py``: what a call is about, in the words of the result headers."""
+    verb = LABELS.get(call.name, call.name)
+    subject = _subject(call)
+    return f"{verb} {subject}"[:MAX_LABEL_CHARS] if subject else verb
+
+
+def _subject(call: ToolCall) -> str:
+    args = call.arguments
+    for key in ("path", "pattern", "name_glob", "key"):
+        if isinstance(args.get(key), str):
+            return str(args[key])
+    if call.name == "exec" and isinstance(args.get("argv"), list):
+        return shlex.join(str(a) for a in args["argv"])
+    return ""
+
+
+def not_run(call: ToolCall, made: int) -> ToolResult:
+    """The answer to a call past the per-turn limit: not run, and why (§6.1)."""
+    target = _subject(call)[:MAX_LABEL_CHARS]
+    return ToolResult(
+        name=call.name,
+        target=target,
+        text=(
+            f"{header(call.name, target)}\nerror: not run: this turn made {made:,} tool calls "
+            f"and at most {MAX_CALLS_PER_TURN} run per turn; call it again in a later turn "
+            "if you still need it"
+        ),
+        ok=False,
+    )
+
+
+__all__ = ["MAX_CALLS_PER_TURN", "Toolbox", "label", "not_run"]

@@ -1,0 +1,136 @@
+"""Running ripgrep (§6.1): finding the ``rg`` the ``ripgrep`` wheel installed, the flags
+every search shares, and a subprocess that is killed the moment its call is cancelled or
+runs out of time — so nothing keeps burning CPU after Ctrl-C and the event loop is never
+blocked (the work happens in another process).
+
+Shared flags: no user config (``--no-config``), hidden files searched, ``.gitignore``
+honoured whether or not the root is a git repository, but not the ignore files above the
+root or the user's global excludes (the workspace's own rules decide), and ``.git``,
+``node_modules`` and ``.venv`` never descended. Symlinks are never followed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SKIP_GLOBS = ("!.git", "!node_modules", "!.venv")
+BASE_FLAGS: tuple[str, ...] = (
+    "--no-config",
+    "--hidden",
+    "--no-require-git",
+    "--no-ignore-parent",
+    "--no-ignore-global",
+    "--color=never",
+    *(arg for glob in SKIP_GLOBS for arg in ("--glob", glob)),
+)
+# Callers put their own deadline on a whole call; this only guards against a forgotten one.
+BACKSTOP_S = 600.0
+MAX_OUTPUT_BYTES = 64 * 1024 * 1024  # beyond this rg is stopped and the output marked cut
+_MAX_STDERR = 16 * 1024
+_CHUNK = 256 * 1024
+
+
+class RipgrepMissing(Exception):
+    """No ``rg`` executable next to the interpreter or on PATH."""
+
+
+class RipgrepTimeout(Exception):
+    """rg ran past its deadline and was killed."""
+
+
+@dataclass(frozen=True)
+class RgOutput:
+    code: int
+    stdout: bytes
+    stderr: str
+    cut: bool  # stdout passed MAX_OUTPUT_BYTES and rg was stopped
+
+
+def rg_executable() -> str:
+    """The ``rg`` of the ``ripgrep`` wheel (in the venv's bin, next to ``sys.executable``),
+    else one on PATH."""
+    beside = Path(sys.executable).parent / "rg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("rg")
+    if found is None:
+        raise RipgrepMissing(
+            "ripgrep (`rg`) is not installed; it comes with the `ripgrep` package from PyPI "
+            "(a dependency of harness-lsp: reinstall it, e.g. `pip install ripgrep`)"
+        )
+    return found
+
+
+async def run_rg(args: list[str], cwd: Path) -> RgOutput:
+    """Run ``rg args`` in ``cwd`` with stdin empty; kill it on cancellation or timeout."""
+    proc = await asyncio.create_subprocess_exec(
+        rg_executable(),
+        *args,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"},
+    )
+    try:
+        async with asyncio.timeout(BACKSTOP_S):
+            (out, cut), err = await asyncio.gather(_read_capped(proc), _read_stderr(proc))
+            code = await proc.wait()
+    except TimeoutError:
+        await _reap(proc)
+        raise RipgrepTimeout from None
+    except BaseException:
+        await _reap(proc)
+        raise
+    return RgOutput(code, out, err.decode("utf-8", errors="replace"), cut)
+
+
+async def _read_capped(proc: asyncio.subprocess.Process) -> tuple[bytes, bool]:
+    assert proc.stdout is not None
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := await proc.stdout.read(_CHUNK):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_OUTPUT_BYTES:
+            _kill(proc)  # it would block writing to a pipe nobody reads
+            return b"".join(chunks)[:MAX_OUTPUT_BYTES], True
+    return b"".join(chunks), False
+
+
+async def _read_stderr(proc: asyncio.subprocess.Process) -> bytes:
+    assert proc.stderr is not None
+    kept = bytearray()
+    while chunk := await proc.stderr.read(_CHUNK):
+        kept += chunk[: max(0, _MAX_STDERR - len(kept))]
+    return bytes(kept)
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """SIGKILL and wait for the exit, even while being cancelled (SIGKILL is immediate)."""
+    _kill(proc)
+    waiter = asyncio.ensure_future(proc.wait())
+    with contextlib.suppress(asyncio.CancelledError, ProcessLookupError):
+        await asyncio.shield(waiter)
+
+
+__all__ = [
+    "BASE_FLAGS",
+    "MAX_OUTPUT_BYTES",
+    "RgOutput",
+    "RipgrepMissing",
+    "RipgrepTimeout",
+    "rg_executable",
+    "run_rg",
+]

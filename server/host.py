@@ -1,0 +1,89 @@
+"""What the server's parts may ask of the server: narrow protocols, in a leaf module, so
+that the run manager and the command modules depend on these and not on ``HarnessServer``
+(which implements them, in ``server.app``).
+
+    RunHost       what starting and reporting a run needs: settings, folders, the store,
+                  the editor's documents, notifications, and pygls for progress/requests
+    Runs          the runs in progress, as commands see them (``RunManager``)
+    CommandHost   RunHost + the runs + the folders and their watchers: what commands get
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from lsprotocol.types import MessageType
+    from pygls.lsp.server import LanguageServer
+
+    from harness.store import Store
+    from server.documents import DocumentTracker
+    from server.params import RunParams
+    from server.settings import Settings
+
+
+class RunHost(Protocol):
+    @property
+    def lsp(self) -> LanguageServer:
+        """The pygls server: work-done progress and requests to the client."""
+        ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def documents(self) -> DocumentTracker: ...
+
+    def folder(self, given: str | None) -> Path:
+        """The workspace folder a command names (``given``) or the first one."""
+        ...
+
+    def store(self) -> Store: ...
+
+    def store_path(self) -> Path:
+        """Where the store is (or will be): approval views are written beside it."""
+        ...
+
+    def notify(self, method: str, params: Any) -> None: ...
+
+    def show(self, message: str, kind: MessageType = ...) -> None:
+        """``window/showMessage`` (redacted)."""
+        ...
+
+
+class Runs(Protocol):
+    async def start(self, params: RunParams) -> dict[str, Any]:
+        """``{runId}`` once the run exists; it continues in the background."""
+        ...
+
+    def cancel(self, run_id: int) -> bool: ...
+
+    def is_active(self, run_id: int) -> bool: ...
+
+    def status(self) -> list[dict[str, Any]]:
+        """Each active run, as ``harness.status`` shows it."""
+        ...
+
+    @property
+    def last_budget(self) -> dict[str, Any] | None:
+        """The last ``harness/budget`` sent, of any run."""
+        ...
+
+    def paths_changed(self, paths: list[Path]) -> None:
+        """Files changed through the editor or a revert: every run they are in is told."""
+        ...
+
+
+class CommandHost(RunHost, Protocol):
+    @property
+    def runs(self) -> Runs: ...
+
+    def folder_roots(self) -> list[Path]: ...
+
+    def watching(self, root: Path) -> bool:
+        """Whether changes on disk under ``root`` are being watched."""
+        ...
+
+
+__all__ = ["CommandHost", "RunHost", "Runs"]

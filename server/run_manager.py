@@ -1,0 +1,213 @@
+"""The runs in progress: ``harness.run`` (``server.run``) starts one here and answers
+``{runId}`` at once; ``harness.cancel`` and the progress UI's cancel button stop it at the
+next safe point.
+
+One run at a time per workspace folder. ``harness.session`` builds each run (contract,
+provider, policy gate) and closes its provider when it ends; the server adds what only an
+editor has: an approver that asks the client, a guard that knows the unsaved buffers, and
+an observer that reports progress, budgets and writes. The manager owns its state — the
+active runs and the last budget — keeps a strong reference to every task (a done-callback
+logs failures), feeds each active run the changes seen on disk (watcher) or saved in the
+editor (didSave), and reports each run's end after freeing its folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from server.errors import Conflict, InvalidParams
+from server.observer import LspObserver, one_line, report_finished
+from server.progress import RunProgress
+
+if TYPE_CHECKING:
+    from harness.contract import TaskContract
+    from harness.report import StepSummary
+    from harness.session import Session
+    from server.host import RunHost
+    from server.params import RunParams
+    from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S = 5.0
+
+
+@dataclass
+class ActiveRun:
+    session: Session
+    progress: RunProgress
+    changes_seen: int = 0  # changes on disk that could invalidate what the model saw
+    awaiting_approval: bool = False
+
+    def set_waiting(self, waiting: bool) -> None:
+        self.awaiting_approval = waiting
+
+    def to_json(self) -> dict[str, Any]:
+        run = self.session.run
+        summary = run.last_summary
+        return {
+            "runId": run.run_id,
+            "goal": run.contract.goal,
+            "workspace": str(self.session.root),
+            "step": run.step,
+            "maxSteps": run.contract.max_steps,
+            "spentTokens": run.spent,
+            "tokenBudget": run.contract.token_budget,
+            "lastBudget": summary.to_json() if summary is not None else None,
+            "awaitingApproval": self.awaiting_approval,
+            "changesSeen": self.changes_seen,
+            "progressToken": self.progress.token if self.progress.active else None,
+        }
+
+
+class RunManager:
+    """Implements ``server.host.Runs``."""
+
+    def __init__(self, host: RunHost) -> None:
+        self.host = host
+        self._active: dict[int, ActiveRun] = {}
+        self._last_budget: dict[str, Any] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- starting and stopping ---------------------------------------------------------
+
+    async def start(self, params: RunParams) -> dict[str, Any]:
+        root = self.host.folder(params.workspace_folder)
+        busy = next((a for a in self._active.values() if a.session.root == root), None)
+        if busy is not None:
+            raise Conflict(
+                f"run {busy.session.run_id} is already in progress in {root}; wait for it to "
+                "finish or cancel it (harness.cancel)"
+            )
+        active = await self._open(params, root)
+        run_id = active.session.run_id
+        self._active[run_id] = active
+        task = asyncio.create_task(self._drive(active), name=f"harness run {run_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        log.info("run %d started in %s: %s", run_id, root, one_line(params.goal))
+        return {"runId": run_id}
+
+    async def _open(self, params: RunParams, root: Path) -> ActiveRun:
+        """The run (its row exists once this returns) with what only the editor has."""
+        from harness.session import open_session
+        from server.approvals import LspApprover
+        from server.documents import EditorGuard
+
+        host = self.host
+        settings = host.settings
+        progress = RunProgress(host.lsp)
+        approver = LspApprover(host.lsp.protocol, view_dir=host.store_path().parent / "approvals")
+        session = await open_session(
+            contract_for(params, settings, root),
+            store=host.store,
+            provider=settings.provider_config(os.environ),
+            approver=approver,
+            editor_policy=settings.policy,
+            client_trusted=settings.trusted,
+            guard=EditorGuard(host.documents, root),
+            observer=LspObserver(host, progress, self._budget_sent),
+        )
+        active = ActiveRun(session, progress)
+        approver.waiting = active.set_waiting
+        return active
+
+    async def _drive(self, active: ActiveRun) -> None:
+        session = active.session
+        try:
+            try:
+                goal = one_line(session.run.contract.goal)
+                await active.progress.begin("Harness", f"run {active.session.run_id}: {goal}")
+            except asyncio.CancelledError:
+                session.run.cancel()  # execute() records the run as cancelled, then we stop
+                await session.execute()
+                raise
+            await session.execute()
+        finally:
+            # The folder is free before runFinished goes out, so a client may start the
+            # next run as soon as it hears about the last one.
+            self._active.pop(active.session.run_id, None)
+            result = session.run.result
+            if result is not None:
+                report_finished(self.host, active.progress, result)
+            else:
+                active.progress.end("stopped")
+
+    def _budget_sent(self, summary: StepSummary) -> None:
+        self._last_budget = summary.to_json()
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("%s failed", task.get_name(), exc_info=exc)
+
+    def cancel(self, run_id: int) -> bool:
+        active = self._active.get(run_id)
+        if active is None:
+            return False
+        log.info("run %d: cancel requested", run_id)
+        active.session.run.cancel()
+        return True
+
+    def cancel_progress(self, token: str) -> None:
+        for active in list(self._active.values()):
+            if active.progress.token == token:
+                self.cancel(active.session.run_id)
+
+    async def stop_all(self, grace_s: float = STOP_TIMEOUT_S) -> None:
+        for active in list(self._active.values()):
+            active.session.run.cancel()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=grace_s)
+
+    # -- what commands read --------------------------------------------------------------
+
+    def is_active(self, run_id: int) -> bool:
+        return run_id in self._active
+
+    def status(self) -> list[dict[str, Any]]:
+        return [active.to_json() for active in self._active.values()]
+
+    @property
+    def last_budget(self) -> dict[str, Any] | None:
+        return self._last_budget
+
+    # -- changes from outside ----------------------------------------------------------
+
+    def files_changed(self, root: Path, paths: list[Path]) -> None:
+        """The watcher of ``root`` saw ``paths`` change."""
+        for active in list(self._active.values()):
+            if active.session.root == root:
+                active.changes_seen += active.session.run.notify_changed(paths, cause="disk")
+
+    def paths_changed(self, paths: list[Path]) -> None:
+        """Files changed through the editor (didSave) or a revert: every run they are in."""
+        for active in list(self._active.values()):
+            inside = [p for p in paths if p.is_relative_to(active.session.root)]
+            if inside:
+                active.changes_seen += active.session.run.notify_changed(inside, cause="disk")
+
+
+def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContract:
+    """The run's contract: command arguments win over settings, settings over defaults."""
+    from harness.errors import ConfigError
+    from harness.session import build_contract
+
+    goal = params.goal.strip()
+    if not goal:
+        raise InvalidParams("`goal` is empty")
+    try:
+        return build_contract(goal, root, settings.contract_overrides(), params.overrides())
+    except ConfigError as exc:
+        raise InvalidParams(str(exc)) from None
+
+
+__all__ = ["ActiveRun", "RunManager", "contract_for"]

@@ -1,0 +1,165 @@
+"""The real TUI: Neovim in a pseudo-terminal of 120×40 (pexpect), its screen rendered by a
+terminal emulator (pyte), keys typed into the terminal. What a user sees: the statusline
+item (setup's ``statusline = true``), the end-of-run message with the summary, the memory
+float, and an approval float that leaves the cursor where the user types."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pyte
+
+from tests.conftest import MakeFakeLLM
+from tests.e2e.nvim.scenario import GOAL, NOTE_KEY, NOTE_VALUE, SUMMARY, call, fix_turns
+from tests.e2e.nvim.session import INIT, NVIM, clean_env, make_workspace, needs_nvim, settings
+
+pytestmark = needs_nvim
+
+COLUMNS, LINES = 120, 40
+WAIT_S = 30.0
+# Device control strings (Neovim's XTGETTCAP queries): pyte does not know them and would
+# print their payload.
+DCS = re.compile(rb"\x1bP.*?\x1b\\", re.S)
+
+
+class Terminal:
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+        self.screen = pyte.Screen(COLUMNS, LINES)
+        self.stream = pyte.ByteStream(self.screen)
+        # Answer the terminal queries Neovim sends (device attributes, cursor position).
+        self.screen.write_process_input = child.send
+
+    def pump(self) -> None:
+        while True:
+            try:
+                data = self.child.read_nonblocking(65536, timeout=0.02)
+            except (pexpect.TIMEOUT, pexpect.EOF):
+                return
+            self.stream.feed(DCS.sub(b"", data))
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    def row(self, n: int) -> str:
+        return self.screen.display[n]
+
+    def wait_for(self, text: str, row: int | None = None) -> str:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            self.pump()
+            where = self.row(row) if row is not None else self.text()
+            if text in where:
+                return where
+        raise AssertionError(f"{text!r} never appeared on the screen:\n{self.text()}")
+
+    def type(self, keys: str) -> None:
+        self.child.send(keys)
+
+
+def spawn(tmp_path: Path, ws: Path, setup: dict[str, Any], path: Path) -> pexpect.spawn:
+    env = clean_env(tmp_path, HARNESS_SETUP=json.dumps(setup), TERM="xterm-256color")
+    assert NVIM is not None
+    return pexpect.spawn(
+        NVIM,
+        ["-i", "NONE", "-n", "-u", str(INIT), str(path)],
+        cwd=str(ws),
+        env=env,
+        dimensions=(LINES, COLUMNS),
+        timeout=WAIT_S,
+    )
+
+
+def quit_nvim(child: pexpect.spawn) -> None:
+    child.send("\x1b:qall!\r")
+    try:
+        child.expect(pexpect.EOF, timeout=15)
+    finally:
+        child.close(force=True)
+
+
+STATUS_ROW, MESSAGE_ROW = LINES - 2, LINES - 1
+
+
+def test_the_tui_shows_statusline_end_message_and_memory_float(
+    tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    ws = make_workspace(tmp_path)
+    fake = fake_llm(fix_turns())
+    setup = {"statusline": True, "settings": settings(fake, tmp_path / "store.db")}
+    child = spawn(tmp_path, ws, setup, ws / "pyproject.toml")
+    term = Terminal(child)
+    try:
+        status_row, message_row = STATUS_ROW, MESSAGE_ROW
+        term.wait_for("harness · 0 notes", row=status_row)
+        assert "pyproject.toml" in term.row(status_row)
+
+        term.type(":edit calc.py\r:edit pyproject.toml\r")
+        term.type(f":HarnessRun {GOAL}\r")
+        end = term.wait_for("run 1 finished", row=message_row)
+        assert SUMMARY in end and "changed calc.py" in end, end
+        status = term.wait_for("harness finished", row=status_row)
+        assert "/400k · " in status and "step 3/50" in status, status
+
+        term.type(":HarnessMemory\r")
+        term.wait_for("harness memory · 1 note")
+        screen = term.text()
+        row = next(line for line in screen.splitlines() if NOTE_KEY in line)
+        assert NOTE_VALUE in row and "fact" in row and "run 1/2" in row, screen
+        assert "d delete · p pin/unpin · a add" in screen
+        term.type("q")
+        deadline = time.monotonic() + WAIT_S
+        while "harness memory" in term.text() and time.monotonic() < deadline:
+            term.pump()
+        assert "harness memory" not in term.text()
+    finally:
+        quit_nvim(child)
+
+
+def test_the_tui_approval_float_leaves_the_typing_alone(
+    tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    ws = make_workspace(tmp_path)
+    typing = threading.Event()
+
+    def exec_when_typing(body: dict[str, Any]) -> dict[str, Any]:
+        typing.wait(20)
+        return {"tool_calls": [call("exec", argv=[sys.executable, "-c", "print(1)"])]}
+
+    fake = fake_llm([exec_when_typing, {"content": "ran it"}])
+    setup = {"statusline": True, "settings": settings(fake, tmp_path / "store.db")}
+    child = spawn(tmp_path, ws, setup, ws / "calc.py")
+    term = Terminal(child)
+    try:
+        term.wait_for("harness · 0 notes", row=STATUS_ROW)
+        term.type(":HarnessRun run it\r")
+        term.wait_for("run 1 started", row=MESSAGE_ROW)
+        term.type("Gox = 1")
+        term.wait_for("-- INSERT --", row=MESSAGE_ROW)
+        typing.set()
+        term.wait_for("harness: approval needed")
+        top = term.row(1)
+        assert top.rstrip().endswith("╮") and "approval needed" in top, "top-right corner"
+        assert "⚠ approve" in term.wait_for("⚠ approve", row=STATUS_ROW)
+        term.type("\r1\r2\r")  # what used to answer the prompt
+        term.wait_for("-- INSERT --", row=MESSAGE_ROW)
+        deadline = time.monotonic() + WAIT_S
+        while "2" not in term.row(4)[:3] and time.monotonic() < deadline:
+            term.pump()
+        assert [term.row(i)[:40].rstrip() for i in range(2, 5)] == ["x = 1", "1", "2"], term.text()
+        assert "approval needed" in term.text(), "still waiting"
+
+        term.type("\x1b:HarnessApprove\r")
+        term.wait_for("[q] later")
+        term.type("a")
+        term.wait_for("run 1 finished", row=MESSAGE_ROW)
+        assert "approval needed" not in term.text()
+    finally:
+        quit_nvim(child)

@@ -1,0 +1,174 @@
+"""Starting a run (harness.session): the contract from layers of overrides, configuration
+errors before anything exists, the key registered for redaction, the provider closed
+whatever happens, and both assemblies behind one protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import redact
+from harness.contract import ContextBudgetOverrides, ContractOverrides, Verification
+from harness.errors import ConfigError
+from harness.policy import Policy, YesApprover
+from harness.provider import ProviderConfig
+from harness.provider.scripted import ScriptedProvider
+from harness.session import build_contract, open_session
+from harness.store import Store
+from harness.types import AttemptSink, Outcome, Reply, Request
+
+
+class Closing(ScriptedProvider):
+    """The scripted model, counting how often it was closed."""
+
+    def __init__(self, turns: list[dict[str, Any]]) -> None:
+        super().__init__(turns)
+        self.closed = 0
+
+    async def aclose(self) -> None:
+        self.closed += 1
+
+
+class Exploding(Closing):
+    async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
+        raise RuntimeError("a bug in the provider")
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    return root
+
+
+def test_the_contract_is_built_from_layers_the_last_given_value_winning(ws: Path) -> None:
+    settings = ContractOverrides(
+        token_budget=9_000, context_budget=ContextBudgetOverrides(max_tokens=5_000)
+    )
+    arguments = ContractOverrides(
+        max_steps=3,
+        context_budget=ContextBudgetOverrides(share=0.25),
+        verification=Verification.command(["make", "test"]),
+    )
+    contract = build_contract("  do it  ", ws / ".", settings, arguments)
+    assert contract.root == ws.resolve()
+    assert (contract.token_budget, contract.max_steps) == (9_000, 3)
+    assert (contract.context_budget.max_tokens, contract.context_budget.share) == (5_000, 0.25)
+    assert contract.verification.argv == ("make", "test")
+
+
+@pytest.mark.parametrize(
+    ("goal", "where", "layer", "message"),
+    [
+        pytest.param(" \n", ".", ContractOverrides(), "the goal is empty", id="blank-goal"),
+        pytest.param("x", "missing", ContractOverrides(), "is not a directory", id="no-dir"),
+        pytest.param(
+            "x",
+            ".",
+            ContractOverrides(context_budget=ContextBudgetOverrides(share=3.0)),
+            "`context_budget.share`",
+            id="bad-share",
+        ),
+    ],
+)
+def test_a_bad_contract_is_a_config_error(
+    ws: Path, goal: str, where: str, layer: ContractOverrides, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build_contract(goal, ws / where, layer)
+
+
+async def test_a_configuration_error_leaves_no_run_and_opens_no_store(
+    ws: Path, tmp_path: Path
+) -> None:
+    opened: list[Store] = []
+
+    def store() -> Store:
+        opened.append(Store(tmp_path / "s.db"))
+        return opened[-1]
+
+    (ws / ".harness").mkdir()
+    (ws / ".harness" / "policy.toml").write_text("[defaults]\nexec = 'sometimes'\n")
+    with pytest.raises(ConfigError, match=r"policy\.toml"):
+        await open_session(
+            build_contract("x", ws),
+            store=store,
+            provider=ScriptedProvider([]),
+            approver=YesApprover(),
+            editor_policy=None,
+        )
+    (ws / ".harness" / "policy.toml").unlink()
+    no_key = ProviderConfig(name="openai")  # the hosted default needs a key
+    with pytest.raises(ConfigError, match="no API key"):
+        await open_session(
+            build_contract("x", ws),
+            store=store,
+            provider=no_key,
+            approver=YesApprover(),
+            policy=Policy.load(ws, user_config=None),
+            environ={},
+        )
+    assert opened == [], "the store is opened only once the configuration is good"
+
+
+async def test_the_resolved_key_is_registered_for_redaction(ws: Path, tmp_path: Path) -> None:
+    key = "sk-session-registered-7d1e0c"
+    config = ProviderConfig(name="openai", base_url="http://127.0.0.1:9/v1")
+    session = await open_session(
+        build_contract("x", ws),
+        store=Store(tmp_path / "s.db"),
+        provider=config,
+        approver=YesApprover(),
+        policy=Policy.load(ws, user_config=None),
+        environ={"HARNESS_API_KEY": key},
+    )
+    await session.aclose()
+    assert key in redact.registered()
+    assert redact.redact(f"the key is {key}") == "the key is [redacted]"
+
+
+async def test_the_provider_is_closed_once_whatever_happens(ws: Path, tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    policy = Policy.load(ws, user_config=None)
+    for provider, outcome in (
+        (Closing([{"content": "done"}]), Outcome.FINISHED),
+        (Exploding([]), Outcome.CANCELLED),  # an internal error, recorded
+    ):
+        session = await open_session(
+            build_contract("x", ws),
+            store=store,
+            provider=provider,
+            approver=YesApprover(),
+            policy=policy,
+        )
+        result = await session.execute()
+        await session.aclose()
+        assert result.outcome is outcome
+        assert provider.closed == 1
+        row = store.get_run(session.run_id)
+        assert row is not None and row.outcome == outcome.value
+
+
+async def test_both_assemblies_run_the_same_loop(ws: Path, tmp_path: Path) -> None:
+    (ws / "a.py").write_text("x = 1\n" * 300)
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.py"}}]}
+    turns: list[dict[str, Any]] = [read, read, {"content": "done"}]
+    sizes = {}
+    for assembly in ("bounded", "naive"):
+        provider = ScriptedProvider(turns)
+        session = await open_session(
+            build_contract("x", ws),
+            store=Store(tmp_path / f"{assembly}.db"),
+            provider=provider,
+            approver=YesApprover(),
+            policy=Policy.load(ws, user_config=None),
+            assembly=assembly,
+        )
+        assert (await session.execute()).outcome is Outcome.FINISHED
+        sizes[assembly] = provider.requests[-1].chars
+        assembled = session.run.store.context_events(session.run_id, "assembled")
+        assert [e["detail"]["naive"] for e in assembled] == [assembly == "naive"] * 3
+    assert sizes["naive"] - sizes["bounded"] > 1_500, "only the bounded one stubs the re-read"

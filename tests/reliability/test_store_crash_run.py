@@ -1,0 +1,129 @@
+"""A SIGKILL at random points of a whole ``harness run`` (the real CLI, a scripted model
+that writes, edits and creates files): the database passes ``integrity_check``, every
+committed step is whole, the run is ``interrupted`` when the store is next opened, and
+``harness revert`` puts the workspace back byte for byte (§5; issue 11, seen 5).
+
+NEEDS INTEGRATION: ``revert`` can only know a write the killed step made if the loop
+announces it (``ToolContext.before_write`` → ``Store.announce_write``) before the tool
+touches the disk. Until the loop does, a kill between a write and its step's commit leaves a
+file revert does not know, so the byte-for-byte check is expected to fail on some kills: the
+test is marked ``xfail`` (not strict). Remove the mark once the loop calls ``announce_write``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+KILLS = int(os.environ.get("HARNESS_CRASH_RUN_KILLS", "8"))
+STEPS_TIMEOUT_S = 60.0
+Snapshot = dict[str, tuple[bytes, int] | None]
+
+
+def snapshot(root: Path) -> Snapshot:
+    return {
+        p.relative_to(root).as_posix(): None if p.is_dir() else (p.read_bytes(), p.stat().st_mode)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def make_project(root: Path) -> Path:
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("VALUE = 0\n")
+    (root / "README.md").write_text("# project\n")
+    return root
+
+
+def script(path: Path, steps: int) -> Path:
+    def call(name: str, **arguments: Any) -> dict[str, Any]:
+        return {"name": name, "arguments": arguments}
+
+    turns = [
+        {
+            "tool_calls": [
+                call("write_file", path="src/a.py", content=f"VALUE = {i}\n" * 20),
+                call("write_file", path=f"gen/{i % 4}/out.txt", content=f"step {i}\n" * 40),
+                call("read_file", path="README.md"),
+            ]
+        }
+        for i in range(steps)
+    ]
+    path.write_text(json.dumps({"model": "scripted", "turns": turns}))
+    return path
+
+
+def committed_steps(store: Path) -> int:
+    try:
+        conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1)
+        try:
+            return int(conn.execute("SELECT count(*) FROM steps").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0  # not created yet
+
+
+def start_run(ws: Path, store: Path, turns: Path) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.pop("HARNESS_PROVIDER", None)
+    args = ["run", "write things", "-w", str(ws), "--store", str(store), "--script", str(turns)]
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness", *args, "--max-steps", "500", "--yes", "--json"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.xfail(
+    reason="needs the loop to announce writes (Store.announce_write via before_write)",
+    strict=False,
+)
+def test_sigkill_at_random_points_of_a_run_is_undone_by_revert(tmp_path: Path) -> None:
+    from harness.revert import RevertAction, revert_run
+
+    rng = random.Random(11_05)
+    for i in range(KILLS):
+        ws = make_project(tmp_path / f"ws{i}")
+        original = snapshot(ws)
+        store_path = tmp_path / f"s{i}.db"
+        proc = start_run(ws, store_path, script(tmp_path / f"turns{i}.json", 400))
+        wanted = rng.randint(1, 12)
+        deadline = time.monotonic() + STEPS_TIMEOUT_S
+        while committed_steps(store_path) < wanted:  # the run is under way: kill it soon
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0.0, 0.05))  # a random point inside a later step
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+        conn = sqlite3.connect(store_path)
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        for step, calls in conn.execute("SELECT step, tool_calls FROM steps ORDER BY step"):
+            n_obs = conn.execute(
+                "SELECT count(*) FROM observations WHERE step = ?", (step,)
+            ).fetchone()[0]
+            assert n_obs == len(json.loads(calls)) == 3, f"step {step} is not whole"
+        conn.close()
+        with Store(store_path) as store:
+            [run] = store.list_runs()
+            assert run.outcome == "interrupted"
+            result = revert_run(store, run.run_id)
+        assert result is not None
+        assert all(f.action is not RevertAction.REFUSED for f in result.files)
+        assert snapshot(ws) == original, f"kill {i}: revert did not restore the workspace"

@@ -1,0 +1,71 @@
+"""The exec timeout kills the whole process tree (issue 11, seen 6; §6.6), including
+processes that started their own session or daemonised, and says truthfully what it did."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.sandbox import sandbox_available, sandbox_status
+from harness.types import ExecConfig, SandboxMode
+from tests.support.tool_env import make_tool_env
+
+
+def _alive_with(marker: str) -> list[int]:
+    """PIDs of live (non-zombie) processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+ESCAPES = {
+    "setsid": "setsid sleep {n} & setsid sh -c 'sleep {n}' & sleep {n}",
+    "double-fork": "(sh -c 'setsid sleep {n} &' &) ; sleep {n}",
+    "nohup-daemon": "nohup sh -c 'trap \"\" HUP TERM; sleep {n}' >/dev/null 2>&1 & sleep {n}",
+}
+
+
+@pytest.mark.parametrize("mode", [SandboxMode.OFF, SandboxMode.REQUIRED], ids=["plain", "bwrap"])
+@pytest.mark.parametrize("shape", sorted(ESCAPES))
+async def test_timeout_leaves_no_process_behind(tmp_path: Path, mode: SandboxMode, shape: str):
+    if mode is SandboxMode.REQUIRED and not sandbox_available():
+        pytest.skip(f"bubblewrap cannot run here: {sandbox_status()}")
+    n = 1000 + (os.getpid() % 997)  # a sleep length no other test uses: our marker
+    marker = f"sleep {n}"
+    env = make_tool_env(tmp_path / "ws", exec_config=ExecConfig(sandbox=mode))
+    env.ctx.env = {"PATH": os.environ["PATH"]}
+    result = await env.call("exec", argv=["sh", "-c", ESCAPES[shape].format(n=n)], timeout_s=1)
+    assert not result.ok and "timed out after 1 s" in result.text
+    assert _alive_with(marker) == []
+    assert "could not be killed" not in result.text
+    assert "killed" in result.text
+
+
+@pytest.mark.parametrize("mode", [SandboxMode.OFF, SandboxMode.REQUIRED], ids=["plain", "bwrap"])
+async def test_background_processes_left_at_exit_are_killed_and_counted(
+    tmp_path: Path, mode: SandboxMode
+) -> None:
+    if mode is SandboxMode.REQUIRED and not sandbox_available():
+        pytest.skip(f"bubblewrap cannot run here: {sandbox_status()}")
+    n = 2000 + (os.getpid() % 997)
+    env = make_tool_env(tmp_path / "ws", exec_config=ExecConfig(sandbox=mode))
+    env.ctx.env = {"PATH": os.environ["PATH"]}
+    script = f"setsid sleep {n} >/dev/null 2>&1 < /dev/null & echo started"
+    result = await env.call("exec", argv=["sh", "-c", script], timeout_s=30)
+    assert result.ok and "exit code: 0" in result.text and "started" in result.text
+    assert _alive_with(f"sleep {n}") == []
+    if mode is SandboxMode.OFF:  # in the sandbox it ends with the PID namespace, unseen
+        assert "(it left background processes running: 1 process it started was killed)" in (
+            result.text
+        )

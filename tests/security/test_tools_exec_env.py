@@ -1,0 +1,145 @@
+"""Attack: a command the agent runs reads the harness's secrets (issue 9, seen 3; §6.6).
+
+Every variable the harness read a key from, every variable whose name looks secret, URLs
+with a password and values equal to a registered key are removed from the command's
+environment; in the sandbox, ``/proc/$PPID/environ`` shows nothing of the harness.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness import redact
+from harness.sandbox import sandbox_available, sandbox_status
+from harness.tools.exec import exec_environment
+
+PLANTED = "planted-4b1e9d7c2a6f8e3d"
+
+SECRET_LOOKING = {
+    "HARNESS_API_KEY": "k1",
+    "OPENAI_API_KEY": "k2",
+    "ANTHROPIC_API_KEY": "k3",
+    "OPENROUTER_API_KEY": "k4",
+    "API_KEY": "k5",
+    "OPENAI_KEY": "k6",
+    "GITHUB_PAT": "k7",
+    "GITHUB_TOKEN": "k8",
+    "PRIVATE_KEY": "k9",
+    "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
+    "AWS_SECRET_ACCESS_KEY": "s",
+    "DATABASE_URL": "postgres://app:hunter2@db:5432/app",
+    "db_password": "lower-case name",
+    "MY_PASSWD": "p",
+    "GOOGLE_APPLICATION_CREDENTIALS": "/secrets/sa.json",
+    "NPM_AUTH": "t",
+    "BASIC_AUTH_HEADER": "Basic xyz",
+    "SlackSecret": "mixed case",
+    "CACHE_URL": "redis://:s3cret@cache:6379/0",
+    "UPSTREAM": "https://user:pa55@example.com/repo.git",
+}
+KEPT = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/home/u",
+    "LANG": "C.UTF-8",
+    "PUBLIC_URL": "https://example.com/app",
+    "GIT_AUTHOR_NAME": "Ada",
+    "EDITOR": "vi",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECRET_LOOKING))
+def test_secret_looking_variables_are_removed(name: str) -> None:
+    scrubbed = exec_environment({**KEPT, name: SECRET_LOOKING[name]})
+    assert name not in scrubbed
+    assert scrubbed == KEPT
+
+
+def test_a_value_equal_to_a_registered_key_is_removed_whatever_its_name() -> None:
+    secret = "sk-registered-" + PLANTED
+    redact.register(secret)
+    scrubbed = exec_environment({**KEPT, "INNOCENT": secret, "ALSO": f"Bearer {secret}"})
+    assert scrubbed == KEPT
+
+
+def _run_exec_in_a_harness_process(tmp_path: Path, mode: str) -> dict[str, object]:
+    """A harness process whose own environment holds a planted key runs ``exec`` and
+    reports the result: the attack reads its parent's environment from /proc."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    script = textwrap.dedent(
+        f"""
+        import asyncio, json
+        from harness.policy import Gate, Policy, YesApprover
+        from harness.tools import all_tools, dispatch
+        from harness.tools.base import ToolContext
+        from harness.types import ExecConfig, SandboxMode, ToolCall
+        from harness.workspace import Workspace
+
+        ws = Workspace({str(ws)!r})
+        ctx = ToolContext(ws, Gate(Policy(), YesApprover(), 1), 1, 1, 12000,
+                          exec_config=ExecConfig(sandbox=SandboxMode({mode!r})))
+        argv = ["sh", "-c", "tr '\\\\0' '\\\\n' < /proc/$PPID/environ; echo END"]
+        call = ToolCall("c", "exec", {{"argv": argv}})
+        r = asyncio.run(dispatch(call, all_tools(), ctx))
+        print(json.dumps({{"ok": r.ok, "text": r.text}}))
+        """
+    )
+    env = {**os.environ, "OPENAI_API_KEY": f"sk-{PLANTED}", "HARNESS_API_KEY": PLANTED}
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_in_the_sandbox_proc_ppid_environ_shows_nothing_of_the_harness(tmp_path: Path) -> None:
+    if not sandbox_available():
+        pytest.skip(f"bubblewrap cannot run here: {sandbox_status()}")
+    result = _run_exec_in_a_harness_process(tmp_path, "required")
+    text = str(result["text"])
+    assert result["ok"], text
+    assert "END" in text and "PATH=" in text  # the attack ran and read an environment
+    assert PLANTED not in text
+
+
+def test_without_a_sandbox_the_command_gets_no_key_in_its_own_environment(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    script = textwrap.dedent(
+        f"""
+        import asyncio, json
+        from harness.policy import Gate, Policy, YesApprover
+        from harness.tools import all_tools, dispatch
+        from harness.tools.base import ToolContext
+        from harness.types import ExecConfig, SandboxMode, ToolCall
+        from harness.workspace import Workspace
+
+        ws = Workspace({str(ws)!r})
+        ctx = ToolContext(ws, Gate(Policy(), YesApprover(), 1), 1, 1, 12000,
+                          exec_config=ExecConfig(sandbox=SandboxMode.OFF))
+        call = ToolCall("c", "exec", {{"argv": ["env"]}})
+        r = asyncio.run(dispatch(call, all_tools(), ctx))
+        print(json.dumps({{"ok": r.ok, "text": r.text}}))
+        """
+    )
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": f"sk-{PLANTED}",
+        "DATABASE_URL": f"postgres://u:{PLANTED}@h/db",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    text = json.loads(out.stdout.strip().splitlines()[-1])["text"]
+    assert "PATH=" in text and PLANTED not in text

@@ -1,0 +1,91 @@
+"""``tools/check_imports.py`` on synthetic trees: it finds cycles through top-level, lazy and
+``TYPE_CHECKING`` imports, relative imports and ``import_module``; it names the lines; the
+real tree has none."""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+check = load("check_imports")
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    for package in ("harness", "server"):
+        (root / package).mkdir(exist_ok=True)
+        (root / package / "__init__.py").touch()
+    return root
+
+
+@pytest.mark.parametrize(
+    "importer",
+    [
+        pytest.param("from harness.b import B\n", id="top-level"),
+        pytest.param("def f():\n    from harness.b import B\n", id="lazy"),
+        pytest.param(
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.b import B\n",
+            id="type-checking",
+        ),
+        pytest.param("from . import b\n", id="relative"),
+        pytest.param("import importlib\nimportlib.import_module('harness.b')\n", id="dynamic"),
+    ],
+)
+def test_a_cycle_is_found_however_it_imports(tmp_path: Path, importer: str) -> None:
+    root = tree(tmp_path, {"harness/a.py": importer, "harness/b.py": "import harness.a\n"})
+    graph = check.import_graph(root)
+    assert check.cycles(graph) == [["harness.a", "harness.b", "harness.a"]]
+    message = check.describe(graph, ["harness.a", "harness.b", "harness.a"])
+    assert message.startswith("import cycle: harness.a (line ") and "harness.b (line 1)" in message
+
+
+def test_a_longer_cycle_across_packages_is_one_closed_path(tmp_path: Path) -> None:
+    root = tree(
+        tmp_path,
+        {
+            "server/app.py": "from server import commands\n",
+            "server/commands.py": "from harness import loop\n",
+            "harness/loop.py": "from server.app import X\n",
+            "harness/free.py": "from harness import loop\n",
+        },
+    )
+    [cycle] = check.cycles(check.import_graph(root))
+    assert cycle == ["harness.loop", "server.app", "server.commands", "harness.loop"]
+
+
+def test_importing_a_submodule_is_not_an_edge_to_its_package(tmp_path: Path) -> None:
+    # harness/store/__init__ imports trace; trace importing store.base is no cycle.
+    root = tree(
+        tmp_path,
+        {
+            "harness/store/__init__.py": "from harness.store.trace import T\n",
+            "harness/store/trace.py": "from harness.store import base\n",
+            "harness/store/base.py": "X = 1\n",
+        },
+    )
+    assert check.cycles(check.import_graph(root)) == []
+
+
+def test_the_product_has_no_cycles_and_keeps_the_layering() -> None:
+    graph = check.import_graph()
+    assert check.cycles(graph) == []
+    assert check.violations() == []
+    assert "harness.loop" in graph and "server.app" in graph
