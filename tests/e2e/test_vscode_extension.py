@@ -251,7 +251,7 @@ def test_show_trace_renders_the_run_chart_and_opens_a_step(vscode: Session) -> N
     wb.status_item.click()
     trace_tab = wb.page.locator(".tab", has_text="Harness Trace")
     expect(trace_tab).to_be_visible()
-    trace_tab.get_by_role("button", name="Close").click()
+    wb.palette("View: Close Editor")  # the trace view is the active editor
     expect(trace_tab).to_have_count(0)
     wb.palette("Harness: Show Trace")
     view = wb.webview()
@@ -262,7 +262,6 @@ def test_show_trace_renders_the_run_chart_and_opens_a_step(vscode: Session) -> N
     expect(chart.locator("polyline.ceiling")).to_have_count(1)
     expect(view.locator("tr.step")).to_have_count(4)
     expect(view.locator(".run-item.selected")).to_contain_text(GOAL)
-    wb.page.mouse.move(150, 500)  # no hover left over on the picture
     wb.shot(IMG / "vscode-trace.png", wb.page.locator(".editor-group-container").first)
     chart.locator('g.bar[data-step="2"]').click()
     expect(wb.page.locator(".tab", has_text="step-2.md")).to_be_visible()

@@ -51,9 +51,13 @@ class Workbench:
             try:
                 self._open_quick_input("F1")
                 self.quick_input_box.fill(">" + title, timeout=5_000)
-                focused = self.page.locator(".quick-input-list .monaco-list-row.focused")
-                expect(focused).to_contain_text(title, timeout=5_000)
-                self.page.keyboard.press("Enter")
+                # The row of exactly this command (its label may go on with its keybinding).
+                label = title.replace('"', '\\"')
+                row = self.page.locator(
+                    f'.quick-input-list .monaco-list-row[aria-label="{label}"],'
+                    f' .quick-input-list .monaco-list-row[aria-label^="{label}, "]'
+                ).first
+                row.click(timeout=5_000)
                 return
             except (AssertionError, PlaywrightError):
                 if attempt == 2:
