@@ -89,6 +89,7 @@ class ContextBudgetOverrides(_Frozen):
 
     max_tokens: int | None = None
     share: float | None = None
+    low_water: float | None = None
 
 
 class ContractOverrides(_Frozen):
