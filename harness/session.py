@@ -111,16 +111,12 @@ async def open_session(
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
 ) -> Session:
-    """A run, ready to execute, its row in ``store``.
-
-    ``store`` is the store, or how to open it (opened only once the configuration is known
-    to be good). ``provider`` is a configuration — its key read from ``environ`` (default:
-    the process environment) — or a provider already made (the demo's scripted model,
-    tests); either way the session closes it. ``policy`` defaults to the user's config,
-    the workspace's ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is the
-    editor's own verdict on the folder (VS Code's Workspace Trust), ``None`` when it has none.
-    Raises ``ConfigError`` before the run row exists when the configuration is wrong.
-    """
+    """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
+    configuration is known to be good). ``provider``: a configuration, its key read from
+    ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
+    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is
+    the editor's own verdict on the folder (None: it has none). Raises ``ConfigError``
+    before the run row exists when the configuration is wrong."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
