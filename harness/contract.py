@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Self
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -83,12 +83,16 @@ class Verification(_Frozen):
         return self.argv is not None
 
 
+ContextWire = Literal["transcript", "flat"]
+
+
 class ContextBudgetOverrides(_Frozen):
     """A partial ``ContextBudget``: the fields a host was given (``None``: not given). It
     has exactly ``ContextBudget``'s fields (a test keeps them equal)."""
 
     max_tokens: int | None = None
     share: float | None = None
+    low_water: float | None = None
 
 
 class ContractOverrides(_Frozen):
@@ -99,6 +103,7 @@ class ContractOverrides(_Frozen):
     max_steps: int | None = None
     context_budget: ContextBudgetOverrides = Field(default_factory=ContextBudgetOverrides)
     memory_limits: MemoryLimits | None = None
+    context_wire: ContextWire | None = None
 
 
 class TaskContract(_Frozen):
@@ -111,6 +116,9 @@ class TaskContract(_Frozen):
     max_steps: int = Field(default=DEFAULT_MAX_STEPS, ge=1)
     context_budget: ContextBudget = Field(default_factory=ContextBudget)
     memory_limits: MemoryLimits = Field(default_factory=MemoryLimits)
+    # How the observation section goes on the wire (§3 "Wire form"): the model's turns and
+    # tool messages (``transcript``), or everything in one user message (``flat``).
+    context_wire: ContextWire = "transcript"
 
     @classmethod
     def workspace(
@@ -175,6 +183,7 @@ __all__ = [
     "MEMORY_MAX_ENTRY_CHARS",
     "ContextBudget",
     "ContextBudgetOverrides",
+    "ContextWire",
     "ContractOverrides",
     "MemoryLimits",
     "TaskContract",

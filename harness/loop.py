@@ -98,6 +98,8 @@ class Run:
         error: str | None = None
         try:
             self.observer.run_started(self.info)
+            for message in self.toolbox.warnings:
+                self.observer.user_warning(self.info, message)
             while outcome is None:
                 outcome = self._limit_reached() or await self._step(self.step + 1)
         except _Cancelled:

@@ -14,6 +14,7 @@ can print it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -32,11 +33,12 @@ from harness.memory import RunMemory
 from harness.policy import Gate, Policy
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
 from harness.report import RunObserver, RunResult
+from harness.sandbox import sandbox_available, sandbox_status
 from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
 from harness.tools.exec import exec_environment
-from harness.types import Approver, DocumentGuard, Provider
+from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode
 from harness.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -109,22 +111,18 @@ async def open_session(
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
 ) -> Session:
-    """A run, ready to execute, its row in ``store``.
-
-    ``store`` is the store, or how to open it (opened only once the configuration is known
-    to be good). ``provider`` is a configuration — its key read from ``environ`` (default:
-    the process environment) — or a provider already made (the demo's scripted model,
-    tests); either way the session closes it. ``policy`` defaults to the user's config,
-    the workspace's ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is the
-    editor's own verdict on the folder (VS Code's Workspace Trust), ``None`` when it has none.
-    Raises ``ConfigError``
-    before the run row exists when the configuration is wrong.
-    """
+    """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
+    configuration is known to be good). ``provider``: a configuration, its key read from
+    ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
+    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is
+    the editor's own verdict on the folder (None: it has none). Raises ``ConfigError``
+    before the run row exists when the configuration is wrong."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
     if policy is None:
         policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
+    warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
     model = _provider(provider, env)
     try:
         store = store if isinstance(store, Store) else store()
@@ -136,8 +134,15 @@ async def open_session(
             contract=contract.model_dump_json(),
         )
         notes = RunMemory(store, workspace.root, run_id, contract.memory_limits) if memory else None
-        gate = Gate(policy, approver, run_id)
-        toolbox = Toolbox(workspace, gate, all_tools(), exec_environment(env), guard, notes)
+        toolbox = _toolbox(
+            workspace,
+            Gate(policy, approver, run_id),
+            environ=env,
+            guard=guard,
+            notes=notes,
+            store=store,
+        )
+        toolbox.warnings = warnings
         run = Run(
             contract,
             run_id,
@@ -151,6 +156,41 @@ async def open_session(
         await model.aclose()
         raise
     return Session(run, model)
+
+
+def _toolbox(
+    workspace: Workspace,
+    gate: Gate,
+    *,
+    environ: Mapping[str, str],
+    guard: DocumentGuard | None,
+    notes: RunMemory | None,
+    store: Store,
+) -> Toolbox:
+    """The run's tools, with the policy's ``[exec]`` table and writes announced to the store
+    before they touch the disk (§5)."""
+    return Toolbox(
+        workspace,
+        gate,
+        all_tools(),
+        exec_environment(environ),
+        guard,
+        notes,
+        exec_config=gate.policy.exec_config,
+        announce=store.announce_write,
+    )
+
+
+def _sandbox_warnings(config: ExecConfig) -> tuple[str, ...]:
+    """What the user is told once per run about commands and the sandbox (§6.6)."""
+    if config.sandbox is SandboxMode.OFF:
+        return ('commands run without a sandbox: `[exec] sandbox = "off"` in your policy',)
+    if sandbox_available(network=config.network):
+        return ()
+    status = sandbox_status(network=config.network)
+    if config.sandbox is SandboxMode.REQUIRED:
+        return (f'{status}; `[exec] sandbox = "required"`, so every command is refused',)
+    return (status,)
 
 
 def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -> Provider:

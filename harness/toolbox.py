@@ -11,8 +11,9 @@ given to tools here too.
 
 from __future__ import annotations
 
+import functools
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 from harness.ledger import Cause, Ledger
 from harness.tools import dispatch, tool_schemas
 from harness.tools.base import LABELS, Tool, ToolContext, header
-from harness.types import DocumentGuard, ToolCall, ToolResult, ToolSchema
+from harness.types import DocumentGuard, ExecConfig, ToolCall, ToolResult, ToolSchema
 
 if TYPE_CHECKING:
     from harness.memory import RunMemory
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 
 MAX_CALLS_PER_TURN = 32  # §6.1: the rest of a turn's calls are answered "not run"
 MAX_LABEL_CHARS = 200
+
+# (run_id, step, path, bytes before or None, bytes after): ``Store.announce_write``.
+Announce = Callable[[int, int, str, bytes | None, bytes], None]
 
 
 @dataclass
@@ -41,6 +45,10 @@ class Toolbox:
     env: Mapping[str, str]  # the exec environment, keys scrubbed
     guard: DocumentGuard | None = None
     memory: RunMemory | None = None
+    exec_config: ExecConfig = field(default_factory=ExecConfig)  # the policy's [exec] table
+    announce: Announce | None = None  # commits an intent row before every write (§5)
+    # What the user is told once, when the run starts: ignored policy rules, no sandbox.
+    warnings: tuple[str, ...] = ()
     schemas: tuple[ToolSchema, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -56,6 +64,10 @@ class Toolbox:
             guard=self.guard,
             memory=self.memory,
             env=self.env,
+            exec_config=self.exec_config,
+            before_write=(
+                functools.partial(self.announce, run_id, step) if self.announce else None
+            ),
         )
 
     async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult:

@@ -166,10 +166,7 @@ def _register_lifecycle(server: HarnessServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: HarnessServer, params: types.InitializedParams) -> None:
         ls.log_handler = LspLogHandler.install(ls.protocol, asyncio.get_running_loop())
-        try:
-            await asyncio.to_thread(commands.preload)
-        except Exception:  # the first command will say what is wrong
-            log.exception("loading the harness failed")
+        await commands.LOADER.ensure()  # failures are logged; the first command says more
         _ = ls.settings  # parse now: bad values are reported right after initialize
         roots = ls.folder_roots()
         log.info("harness-lsp %s: workspace folders %s", __version__, [str(r) for r in roots])
@@ -187,6 +184,7 @@ def _register_lifecycle(server: HarnessServer) -> None:
     async def did_change_configuration(
         ls: HarnessServer, params: types.DidChangeConfigurationParams
     ) -> None:
+        await commands.LOADER.ensure()  # parsing imports the harness: never beside the load
         raw, source = params.settings, "didChangeConfiguration"
         if raw is None:  # a pull-model client: "settings changed, ask for them"
             raw, source = await ls.pull_settings(), "workspace/configuration"

@@ -14,6 +14,7 @@ error with a clear message (``server.errors``). A command never takes the server
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import logging
@@ -60,6 +61,31 @@ class Command(Generic[P]):
     run: Callable[[CommandHost, P], Any]  # returns the result, or an awaitable of it
 
 
+class _Loader:
+    """Loads the feature modules once, in a worker thread, and makes every command wait for
+    it. Importing on the event loop while the worker imports could deadlock in CPython's
+    import machinery (one thread holds a package's lock while importing a submodule whose
+    lock the other took first: `_DeadlockError ... _ModuleLock('harness.store.records')`),
+    so nothing is imported lazily on the event loop before the load is done."""
+
+    def __init__(self) -> None:
+        self._done: asyncio.Future[None] | None = None
+
+    async def ensure(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._done is None or self._done.get_loop() is not loop:
+            self._done = loop.create_task(asyncio.to_thread(preload))
+        try:
+            await asyncio.shield(self._done)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the command's own import says what is wrong
+            log.exception("loading the harness failed")
+
+
+LOADER = _Loader()
+
+
 def command(name: str) -> Command[Any]:
     """The command called ``name``, from its feature module."""
     module = importlib.import_module(COMMAND_MODULES[name])
@@ -93,6 +119,7 @@ def _handler(name: str) -> Callable[..., Any]:
 async def execute(host: CommandHost, name: str, arguments: tuple[Any, ...]) -> Any:
     from server.params import parse_params
 
+    await LOADER.ensure()
     try:
         cmd = command(name)
         params = parse_params(cmd.params, arguments)
@@ -108,4 +135,4 @@ async def execute(host: CommandHost, name: str, arguments: tuple[Any, ...]) -> A
         raise to_jsonrpc(name, exc) from None
 
 
-__all__ = ["COMMAND_MODULES", "Command", "command", "execute", "preload", "register"]
+__all__ = ["COMMAND_MODULES", "LOADER", "Command", "command", "execute", "preload", "register"]

@@ -239,17 +239,35 @@ async def until(predicate: Any, within_s: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
+SLEEPER_MARK = "harness-test-sleeper-7f3c"
+
+
 def sleeper_that_says_it_started() -> list[str]:
-    """A command that proves it is running (it writes its pid to ``started``), then sleeps."""
-    code = "import os, time; open('started', 'w').write(str(os.getpid())); time.sleep(30)"
+    """A command that proves it is running (it writes ``started``), then sleeps. Its command
+    line carries a mark: inside the exec sandbox its pid is not the host's, so it is found
+    by the mark."""
+    code = f"import time; open('started', 'w').write('{SLEEPER_MARK}'); time.sleep(30)"
     return [sys.executable, "-c", code]
 
 
-async def reaped(pid: int) -> None:
+def _marked_processes() -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if SLEEPER_MARK.encode() in cmdline:
+                found.append(proc.name)
+    return found
+
+
+async def reaped() -> None:
     """Until the killed command is gone and the loop has finished with it (its output pipes
     drained, its exit reaped): what a cancelled exec leaves to the event loop."""
     here = asyncio.current_task()
-    await until(lambda: not Path(f"/proc/{pid}").exists())
+    await until(lambda: not _marked_processes())
     await until(lambda: all(t.done() for t in asyncio.all_tasks() if t is not here))
     await asyncio.sleep(0)  # the transport closes in a callback scheduled by the last of them
 
@@ -277,7 +295,7 @@ async def test_cancel_during_an_exec_commits_the_step_with_what_ran(
     detail = run.store.step_detail(run.run_id, 1)
     assert detail is not None
     assert "[list" not in detail.result, "the call after the interrupted exec never ran"
-    await reaped(int((ws / "started").read_text()))
+    await reaped()
 
 
 class NeverAnswers:

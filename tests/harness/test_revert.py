@@ -95,6 +95,7 @@ def test_revert_puts_every_file_back_byte_for_byte(ws: Path, store: Store) -> No
     assert (ws / "b.txt").read_text() == "b original\n"
     assert (ws / "b.txt").stat().st_mode & 0o777 == 0o640, "the mode is kept"
     assert not (ws / "new" / "dir" / "c.txt").exists()
+    assert not (ws / "new").exists(), "the directories the run created (announced) are gone"
     assert result.to_json()["restored"] == 2 and result.to_json()["deleted"] == 1
     assert not list(ws.rglob("*.harness-tmp")), "atomic writes leave no temp files"
 
@@ -239,7 +240,8 @@ def test_an_announced_write_whose_step_never_committed_is_reverted(ws: Path, sto
     assert (ws / "b.txt").read_text() == "b original\n"
     assert (ws / "src" / "a.txt").read_bytes() == ORIGINAL_A
     assert not (ws / "x").exists(), "the directories the run created are gone"
-    assert set(result.dirs_removed) == {"x", "x/y"}
+    # Both the committed run (new/dir/c.txt, announced by the loop) and the killed step.
+    assert set(result.dirs_removed) == {"new", "new/dir", "x", "x/y"}
 
 
 def test_an_announced_write_that_did_not_happen_leaves_the_file_alone(

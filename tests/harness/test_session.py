@@ -172,3 +172,73 @@ async def test_both_assemblies_run_the_same_loop(ws: Path, tmp_path: Path) -> No
         assembled = session.run.store.context_events(session.run_id, "assembled")
         assert [e["detail"]["naive"] for e in assembled] == [assembly == "naive"] * 3
     assert sizes["naive"] - sizes["bounded"] > 1_500, "only the bounded one stubs the re-read"
+
+
+class Warnings:
+    """An observer that keeps what the user was told."""
+
+    def __init__(self) -> None:
+        from harness.report import RunObserver
+
+        self.told: list[str] = []
+        self.observer = RunObserver()
+        self.observer.user_warning = lambda info, message: self.told.append(message)  # type: ignore[method-assign]
+
+
+async def test_an_untrusted_folders_ignored_rules_are_told_once_and_writes_are_announced(
+    ws: Path, tmp_path: Path
+) -> None:
+    (ws / ".harness").mkdir()
+    (ws / ".harness" / "policy.toml").write_text(
+        '[defaults]\nexec = "allow"\n\n[[rules]]\nact = "exec"\neffect = "allow"\nglob = "*"\n'
+    )
+    store = Store(tmp_path / "h.db")
+    seen = Warnings()
+    turns = [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "b.py", "content": "y"}}]},
+        {
+            "tool_calls": [
+                {"name": "edit_file", "arguments": {"path": "a.py", "old": "1", "new": "2"}}
+            ]
+        },
+    ]
+    session = await open_session(
+        build_contract("edit", ws),
+        store=store,
+        provider=ScriptedProvider(turns),
+        approver=YesApprover(),
+        policy=Policy.load(ws, user_config=tmp_path / "none.toml"),
+        observer=seen.observer,
+    )
+    result = await session.execute()
+    assert result.outcome is Outcome.FINISHED
+    ignored = [m for m in seen.told if "policy.toml" in m]
+    assert len(ignored) == 1, seen.told  # once per run, not per call
+    assert "not trusted" in ignored[0] or "untrusted" in ignored[0]
+    # Every write was announced (an intent) before it was made, and confirmed by its step.
+    edits = store.run_edits(result.run_id)
+    assert [(e.path, e.committed) for e in edits] == [("b.py", True), ("a.py", True)]
+
+
+async def test_the_policys_exec_table_reaches_the_commands(ws: Path, tmp_path: Path) -> None:
+    from harness.sandbox import sandbox_available
+
+    if not sandbox_available(network=False):
+        pytest.skip("bubblewrap cannot run here (tools/system-deps.sh installs it on CI)")
+    (tmp_path / "user.toml").write_text("[exec]\nnetwork = false\n")
+    store = Store(tmp_path / "h.db")
+    argv = ["sh", "-c", "cat /proc/net/dev"]
+    turns = [{"tool_calls": [{"name": "exec", "arguments": {"argv": argv}}]}]
+    session = await open_session(
+        build_contract("look", ws),
+        store=store,
+        provider=ScriptedProvider(turns),
+        approver=YesApprover(),
+        policy=Policy.load(ws, user_config=tmp_path / "user.toml"),
+    )
+    result = await session.execute()
+    detail = store.step_detail(result.run_id, 1)
+    assert detail is not None
+    assert "lo:" in detail.result
+    interfaces = [ln.split(":")[0].strip() for ln in detail.result.splitlines() if ":" in ln]
+    assert not [i for i in interfaces if i.startswith(("eth", "en", "veth", "wl"))], detail.result

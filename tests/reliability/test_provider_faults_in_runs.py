@@ -11,6 +11,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -69,17 +70,20 @@ def peak_rss(pid: int) -> int | None:
 
 
 def run_and_watch(argv: list[str], env: dict[str, str]) -> tuple[int, str, float, int]:
-    """Exit code, stdout, seconds, and the process's peak RSS as last seen before it ended."""
+    """Exit code, stdout, seconds, and the process's peak RSS as last seen before it ended.
+    stdout goes to a file, not a pipe: a pipe nobody reads while polling could fill up."""
     started = time.monotonic()
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    peak = 0
-    while process.poll() is None:
-        peak = max(peak, peak_rss(process.pid) or 0)
-        if time.monotonic() - started > 90:
-            process.kill()
-            raise AssertionError("the run did not end in bounded time")
-        time.sleep(0.01)
-    out = process.stdout.read().decode() if process.stdout else ""
+    with tempfile.TemporaryFile() as out_file:
+        with subprocess.Popen(argv, env=env, stdout=out_file, stderr=subprocess.DEVNULL) as process:
+            peak = 0
+            while process.poll() is None:
+                peak = max(peak, peak_rss(process.pid) or 0)
+                if time.monotonic() - started > 90:
+                    process.kill()
+                    raise AssertionError("the run did not end in bounded time")
+                time.sleep(0.01)
+        out_file.seek(0)
+        out = out_file.read().decode()
     return process.returncode, out, time.monotonic() - started, peak
 
 

@@ -5,9 +5,8 @@ committed step is whole, the run is ``interrupted`` when the store is next opene
 
 NEEDS INTEGRATION: ``revert`` can only know a write the killed step made if the loop
 announces it (``ToolContext.before_write`` → ``Store.announce_write``) before the tool
-touches the disk. Until the loop does, a kill between a write and its step's commit leaves a
-file revert does not know, so the byte-for-byte check is expected to fail on some kills: the
-test is marked ``xfail`` (not strict). Remove the mark once the loop calls ``announce_write``.
+touches the disk, so a kill between a write and its step's commit leaves no file revert does
+not know.
 """
 
 from __future__ import annotations
@@ -22,8 +21,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from harness.store import Store
 
@@ -90,10 +87,6 @@ def start_run(ws: Path, store: Path, turns: Path) -> subprocess.Popen[bytes]:
     )
 
 
-@pytest.mark.xfail(
-    reason="needs the loop to announce writes (Store.announce_write via before_write)",
-    strict=False,
-)
 def test_sigkill_at_random_points_of_a_run_is_undone_by_revert(tmp_path: Path) -> None:
     from harness.revert import RevertAction, revert_run
 
