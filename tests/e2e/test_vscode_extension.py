@@ -108,6 +108,7 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         blocked,
         {"tool_calls": [{"name": "exec", "arguments": {"argv": ["echo", "hi"]}}]},
         {"content": "Said hi."},
+        blocked,
     ]
     fake = FakeLLM(turns, cache_tokens=(CACHED, 0)).start()
     settings = {
@@ -420,6 +421,24 @@ def test_a_changed_setting_reaches_the_server_and_an_exec_asks_first(vscode: Ses
     expect(wb.status_item).to_contain_text("/2.5k ·")
     expect(wb.status_item).to_have_class(re.compile(r"warning-kind"))
     wb.set_user_setting("harness.tokenBudget", "2000000")
+
+
+def test_cancel_run_from_the_palette(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    wb.clear_notifications()
+    wb.palette("Harness: Run Task")
+    expect(wb.page.locator(".quick-input-widget .quick-input-title")).to_have_text(
+        "Harness: Run Task"
+    )
+    wb.quick_input_box.fill("Wait for the model")
+    wb.page.keyboard.press("Enter")
+    expect(wb.status_item).to_have_text("run 4 · starting")  # the model has not answered
+    wb.palette("Harness: Cancel Run")
+    expect(wb.notification("Harness run 4 was cancelled")).to_be_visible()
+    expect(wb.status_item).to_have_text("run 4 · cancelled")
+    assert vscode.cli("trace", "show", "4")["run"]["outcome"] == "cancelled"
 
 
 def test_add_memory_note_then_clear_memory_after_a_modal_question(vscode: Session) -> None:
