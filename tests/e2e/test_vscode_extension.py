@@ -380,9 +380,9 @@ def test_trust_this_folder_records_it_through_the_server(vscode: Session) -> Non
     ask = wb.dialog("Trust ws for the Harness agent?")
     expect(ask).to_contain_text(str(vscode.ws))
     ask.get_by_role("button", name="Trust").click()
-    answer = wb.toast(re.compile("trusted from the next run on|harness.trust"))  # or its error
+    answer = wb.toast(re.compile("is in your trusted folders|harness.trust"))  # or its error
     expect(answer).to_be_visible()
-    expect(answer).to_contain_text("Harness: ws is trusted from the next run on.")
+    expect(answer).to_contain_text("Harness: ws is in your trusted folders")
     # The user's policy file (under the XDG_CONFIG_HOME the server was started with).
     config = vscode.cs.home / "config" / "harness" / "policy.toml"
     trusted = tomllib.loads(config.read_text())["trusted"]

@@ -1,6 +1,8 @@
 /**
  * Trust This Folder (SPEC §6.3, §10): record the folder as trusted in the user's harness
  * config (`harness.trust`), so its `.harness/policy.toml` may allow as well as deny and ask.
+ * In VS Code itself the server takes Workspace Trust (`trusted`) as the verdict; the list
+ * is what the command line and other editors go by.
  */
 import * as vscode from "vscode";
 import type { HarnessClient } from "./client";
@@ -30,5 +32,7 @@ export async function trustFolder(client: HarnessClient): Promise<void> {
   );
   if (ok !== "Trust") return;
   await client.command(Cmd.trust, { workspaceFolder: folderArg(folder), trusted: true });
-  void vscode.window.showInformationMessage(`Harness: ${folder.name} is trusted from the next run on.`);
+  void vscode.window.showInformationMessage(
+    `Harness: ${folder.name} is in your trusted folders (for the harness command line and other editors too).`,
+  );
 }
