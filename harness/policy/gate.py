@@ -76,9 +76,13 @@ class Gate:
 
 
 def _settled(act: Act, target: str, verdict: Verdict) -> Decision:
-    """An allow (or a granted ask) or a deny: no approver involved."""
+    """An allow (or a granted ask) or a deny: no approver involved. An exec that goes ahead
+    is recorded too (§6.3): what ran, and which rule let it, is part of the audit trail."""
     if verdict.effect is not Effect.DENY:
-        return Decision(True, "")
+        if act is not Act.EXEC:
+            return Decision(True, "")
+        detail = "granted for this run" if verdict.effect is Effect.ASK else "allowed"
+        return Decision(True, "", _event(act, target, verdict, True, detail))
     where = (
         f"rule `{verdict.rule.glob}`, layer {verdict.layer}"
         if verdict.rule is not None
@@ -90,7 +94,7 @@ def _settled(act: Act, target: str, verdict: Verdict) -> Decision:
 
 def _answered(act: Act, target: str, verdict: Verdict, answer: Approval) -> Decision:
     allowed = answer in _ALLOWING
-    event = _event(act, target, verdict, allowed, f"asked: {answer.value}")
+    event = _event(act, target, verdict, allowed, f"asked: {answer.value}", answer)
     if allowed:
         return Decision(True, "", event)
     if answer is Approval.UNAVAILABLE:
@@ -106,9 +110,16 @@ def _answered(act: Act, target: str, verdict: Verdict, answer: Approval) -> Deci
 _ALLOWING = frozenset({Approval.ALLOW_ONCE, Approval.ALLOW_RUN})
 
 
-def _event(act: Act, target: str, verdict: Verdict, allowed: bool, detail: str) -> PolicyEvent:
+def _event(
+    act: Act,
+    target: str,
+    verdict: Verdict,
+    allowed: bool,
+    detail: str,
+    approval: Approval | None = None,
+) -> PolicyEvent:
     rule = verdict.rule.glob if verdict.rule is not None else None
-    return PolicyEvent(act, target, verdict.effect, rule, verdict.layer, allowed, detail)
+    return PolicyEvent(act, target, verdict.effect, rule, verdict.layer, allowed, detail, approval)
 
 
 __all__ = ["NO_APPROVAL_REMEDY", "Decision", "Gate"]
