@@ -94,7 +94,7 @@ def _settled(act: Act, target: str, verdict: Verdict) -> Decision:
 
 def _answered(act: Act, target: str, verdict: Verdict, answer: Approval) -> Decision:
     allowed = answer in _ALLOWING
-    event = _event(act, target, verdict, allowed, f"asked: {answer.value}", answer)
+    event = _event(act, target, verdict, allowed, f"asked: {answer.value}", approval=answer)
     if allowed:
         return Decision(True, "", event)
     if answer is Approval.UNAVAILABLE:
@@ -116,6 +116,7 @@ def _event(
     verdict: Verdict,
     allowed: bool,
     detail: str,
+    *,
     approval: Approval | None = None,
 ) -> PolicyEvent:
     rule = verdict.rule.glob if verdict.rule is not None else None
