@@ -83,9 +83,15 @@ def console(*, stderr: bool = False) -> Console:
 
 
 def say(line: str, out: Console | None = None, *, style: str = "") -> None:
-    """One line, escaped (much of what is printed was chosen by a model), wrapped at the
-    console's width."""
-    (out or console()).print(Text(printable(line), style=style))
+    """One line, escaped (much of what is printed was chosen by a model): wrapped at the
+    width on a terminal, never broken when piped."""
+    prose(Text(printable(line), style=style), out or console())
+
+
+def prose(text: Text, out: Console) -> None:
+    """Text that is not a table: a terminal wraps it at word boundaries; piped, a line
+    stays one line (a reader or a script splits it on newlines, not on a width)."""
+    out.print(text, soft_wrap=not out.is_terminal)
 
 
 @dataclass(frozen=True)
@@ -121,8 +127,8 @@ def choose_workspace(given: str | None) -> WorkspaceChoice:
 
 
 WORKSPACE_HELP = (
-    "the workspace root (default: the root of the git repository holding the current "
-    "directory, else the current directory)"
+    "the workspace root: every path the agent uses is relative to it (default: the git root "
+    "of the current directory, else the current directory)"
 )
 
 
@@ -147,6 +153,7 @@ __all__ = [
     "git_root",
     "open_store",
     "print_json",
+    "prose",
     "say",
     "store_path",
 ]

@@ -77,8 +77,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--verify",
         metavar='"CMD ..."',
-        help='success is this command exiting 0 once the model stops, e.g. "pytest -q" '
-        "(default: none: the run finishes when the model stops)",
+        help='success is this command exiting 0 once the model stops, e.g. "pytest -q"; '
+        "without it the run finishes when the model stops (default: none)",
     )
     add_store_arg(p)
     p.add_argument(

@@ -26,6 +26,7 @@ from harness.cli.common import (
     console,
     open_store,
     print_json,
+    prose,
 )
 from harness.cli.summary import plural
 from harness.cli.table import Column, cut, render
@@ -121,7 +122,7 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     out = console()
     for line in _heading(trace):
-        out.print(Text(printable(line)))
+        prose(Text(printable(line)), out)
     lines, short = render(STEP_COLUMNS, [_numbers(s) for s in trace.steps], out.width)
     out.print(lines[0], soft_wrap=True)
     for step, row in zip(trace.steps, lines[1:], strict=True):
@@ -129,7 +130,7 @@ def _show(args: argparse.Namespace) -> int:
         for sub in _under(step, out.width):
             out.print(sub, soft_wrap=True)
     if short:
-        out.print(Text(LEGEND, style="dim"))
+        prose(Text(LEGEND, style="dim"), out)
     return 0
 
 
