@@ -4,6 +4,8 @@ one run, and the messages that tell the model why an act was refused.
 ``check`` asks the approver on ``ask``; ``check_nowait`` never asks (an ``ask`` without a
 run-wide grant is refused) — for assembly-time re-reads and for grep, which asks about
 every file. An approver that fails is treated as unavailable: the act does not go ahead.
+A decision carries a ``PolicyEvent`` for every refusal, every ask (with the answer), and
+every exec that goes ahead — the trace shows what ran and what let it (§6.3).
 """
 
 from __future__ import annotations
