@@ -12,9 +12,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import choose_workspace
+from harness.cli.common import choose_workspace, say
 from harness.errors import ConfigError
-from harness.escape import printable
 from harness.policy import TrustChange, default_user_config, record_trust
 
 
@@ -38,7 +37,7 @@ def command(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a directory")
     change = record_trust(folder, not args.revoke, config=default_user_config())
-    print(printable(describe(change, revoke=args.revoke)))
+    say(describe(change, revoke=args.revoke))
     return 0
 
 
