@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +31,7 @@ from harness.store.base import now_iso
 from harness.tokens import estimate_tokens
 from harness.toolbox import MAX_CALLS_PER_TURN, Toolbox, label, not_run
 from harness.tools.base import ToolContext
-from harness.types import Outcome, Provider, Reply, ToolResult, TraceEvent
+from harness.types import Attempt, Outcome, Provider, Reply, ToolResult, TraceEvent
 from harness.verify import verify
 
 log = logging.getLogger(__name__)
@@ -137,6 +139,7 @@ class Run:
         started = now_iso()
         self.observer.step_started(self.info, step)
         turn, reply = await self._ask(step)
+        self.observer.model_replied(self.info, step, reply)
         self._sent = turn
         self.spent += _total_tokens(reply, turn)
         for refresh in turn.section.refreshes:
@@ -164,8 +167,11 @@ class Run:
         return end
 
     async def _verify(self, ctx: ToolContext, results: list[ToolResult]) -> bool:
+        argv = self.contract.verification.argv or ()
+        self.observer.verification_started(self.info, ctx.step, shlex.join(argv))
         verdict = await verify(self.contract.verification, self.toolbox, ctx, self.ledger)
         self._observe(ctx.step, verdict.result, results)
+        self.observer.verification_finished(self.info, ctx.step, verdict.result)
         self._verify_failed = not verdict.passed
         return verdict.passed
 
@@ -194,8 +200,12 @@ class Run:
     async def _call_provider(self, step: int, turn: Turn) -> Reply:
         with _interruptible(self):
             return await self.provider.complete(
-                turn.request, lambda attempt: self.store.record_attempt(self.run_id, step, attempt)
+                turn.request, functools.partial(self._attempted, step)
             )
+
+    def _attempted(self, step: int, attempt: Attempt) -> None:
+        self.store.record_attempt(self.run_id, step, attempt)
+        self.observer.attempt_made(self.info, step, attempt)
 
     async def _run_calls(self, reply: Reply, ctx: ToolContext, results: list[ToolResult]) -> None:
         calls = reply.tool_calls
@@ -203,9 +213,13 @@ class Run:
             if self._cancel_requested:
                 raise asyncio.CancelledError
             self.observer.tool_started(self.info, ctx.step, call, label(call))
-            self._observe(ctx.step, await self.toolbox.call(call, ctx, self.ledger), results)
+            result = await self.toolbox.call(call, ctx, self.ledger)
+            self._observe(ctx.step, result, results)
+            self.observer.tool_finished(self.info, ctx.step, call, result)
         for call in calls[MAX_CALLS_PER_TURN:]:
-            self._observe(ctx.step, not_run(call, len(calls)), results)
+            result = not_run(call, len(calls))
+            self._observe(ctx.step, result, results)
+            self.observer.tool_finished(self.info, ctx.step, call, result)
 
     def _observe(self, step: int, result: ToolResult, results: list[ToolResult]) -> None:
         results.append(result)

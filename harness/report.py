@@ -12,7 +12,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.types import Outcome, ToolCall
+from harness.types import Attempt, Outcome, Reply, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
@@ -100,7 +100,24 @@ class RunObserver:
 
     def step_started(self, run: RunInfo, step: int) -> None: ...
 
+    def model_replied(self, run: RunInfo, step: int, reply: Reply) -> None:
+        """The model answered: its words (``reply.content``) and the calls it asked for."""
+
+    def attempt_made(self, run: RunInfo, step: int, attempt: Attempt) -> None:
+        """One attempt at the model call ended; a failed one carries ``retry_in_s`` (None:
+        the call gives up) and ``max_attempts`` (for "retry 2 of 3 after 429")."""
+
     def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None: ...
+
+    def tool_finished(self, run: RunInfo, step: int, call: ToolCall, result: ToolResult) -> None:
+        """A call ran (or was refused, or not run): ``result`` says how it went."""
+
+    def verification_started(self, run: RunInfo, step: int, command: str) -> None:
+        """The model stopped; the contract's verification command starts."""
+
+    def verification_finished(self, run: RunInfo, step: int, result: ToolResult) -> None:
+        """``result.ok``: it passed; ``result.exit_code`` None: the command never exited
+        (refused, not started, timed out); its ``policy`` events say what refused it."""
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None: ...
 

@@ -54,7 +54,8 @@ class DocumentGuard(Protocol):
 
 @dataclass(frozen=True)
 class PolicyEvent:
-    """One policy decision worth recording (a refusal, an ask and its answer)."""
+    """One policy decision worth recording: a refusal, an ask and its answer, an exec that
+    went ahead (§6.3: allowed execs are in the trace too)."""
 
     act: Act
     target: str
@@ -63,6 +64,7 @@ class PolicyEvent:
     layer: str  # "builtin", "workspace", "user", "editor", "default", "containment"
     allowed: bool
     detail: str = ""
+    approval: Approval | None = None  # the approver's answer, when the act was asked
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ async def verify(
     body = ran.text.split("\n", 1)[1] if "\n" in ran.text else ran.text
     text = f"{header('verify', command)} {word} (expected exit {verification.expect_exit})\n{body}"
     return VerificationResult(
-        passed, ToolResult("verify", command, text, ok=passed, policy=ran.policy)
+        passed,
+        ToolResult("verify", command, text, ok=passed, policy=ran.policy, exit_code=ran.exit_code),
     )
 
 

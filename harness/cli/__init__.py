@@ -1,4 +1,6 @@
-"""The ``harness`` command line: ``run``, ``memory``, ``trace``, ``trust``, ``demo``, ``lsp``.
+"""The ``harness`` command line: ``run``, ``memory``, ``trace``, ``revert``, ``trust``,
+``demo``, ``lsp``. ``harness`` alone (or a command group alone, ``harness memory``) prints
+its help.
 
 Exit status: 0 for ``success``/``finished``, 1 for any other outcome (or "not found"),
 2 for a usage or configuration error, with a one-line message on stderr.
@@ -11,32 +13,26 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from harness import __version__
+from harness.cli.common import EXIT_FAILED, EXIT_USAGE, Parser, commands
 from harness.errors import ConfigError, StoreError
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> Parser:
-    from harness.cli import demo, memory, run, trace, trust
+    from harness.cli import demo, memory, revert, run, trace, trust
 
-    parser = Parser(prog="harness", description="A coding agent with a budgeted context.")
+    parser = Parser(
+        prog="harness",
+        description="A coding agent with a budgeted context and a full trace. "
+        "Run `harness COMMAND --help` for a command's flags.",
+    )
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub = commands(parser, "command")
     run.register(sub)
     memory.register(sub)
     trace.register(sub)
+    revert.register(sub)
     trust.register(sub)
     demo.register(sub)
     lsp = sub.add_parser("lsp", help="start the language server on stdio")

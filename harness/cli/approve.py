@@ -88,13 +88,18 @@ class TerminalApprover:
     asked at a time.
     """
 
-    def __init__(self, prompt: PromptFn = stderr_prompt) -> None:
+    def __init__(
+        self, prompt: PromptFn = stderr_prompt, before_prompt: Callable[[], None] | None = None
+    ) -> None:
         self._prompt = prompt
+        self._before_prompt = before_prompt  # e.g. stop the progress spinner
         self._lock = asyncio.Lock()
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         text = question(request)
         async with self._lock:
+            if self._before_prompt is not None:
+                self._before_prompt()
             for _ in range(MAX_VIEWS):
                 try:
                     reply = await asyncio.to_thread(self._prompt, text)
@@ -107,12 +112,14 @@ class TerminalApprover:
         return Approval.DENY
 
 
-def default_approver(yes: bool, interactive: bool) -> Approver:
+def default_approver(
+    yes: bool, interactive: bool, before_prompt: Callable[[], None] | None = None
+) -> Approver:
     """``--yes`` wins; else a terminal prompt when there is a terminal; else nobody."""
     if yes:
         return YesApprover()
     if interactive:
-        return TerminalApprover()
+        return TerminalApprover(before_prompt=before_prompt)
     return UnavailableApprover()
 
 

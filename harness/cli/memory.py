@@ -1,8 +1,14 @@
 """``harness memory list|get|write|delete|clear|pin``: the operator's view of what the agent
 remembers (§8). Each takes ``[-w DIR] [--global] [--store PATH] [--json]``; ``-w`` defaults
-to the current directory. ``--json`` prints the §8.1 note shape (``list``: an array of them).
+to the git root of the current directory, else the directory (as for ``run``). ``--json``
+prints the §8.1 note shape (``list``: an array of them).
 
-Exit status: 0 on success, 1 when the note is not there, 2 for a usage error.
+``clear`` deletes every note of the scope, pinned ones too (they are the operator's own, so
+the question names them), after asking on a terminal; ``--yes`` skips the question,
+``--keep-pinned`` keeps them, and with neither a terminal nor ``--yes`` it refuses.
+
+Exit status: 0 on success, 1 when the note is not there (or clear was answered no), 2 for a
+usage error.
 
 Human output escapes every control character (``harness.escape.printable``): an agent wrote
 most notes, and an escape sequence in one could redraw the operator's terminal.
@@ -12,15 +18,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from harness.cli.common import add_store_arg, open_store, print_json
-from harness.cli.common import console as wide_console
+from harness.cli.common import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    add_json_arg,
+    add_store_arg,
+    add_workspace_arg,
+    choose_workspace,
+    commands,
+    console,
+    open_store,
+    print_json,
+    say,
+)
+from harness.cli.table import Column, render
+from harness.cli.times import local_date
 from harness.contract import MemoryLimits
 from harness.errors import ConfigError, MemoryInputError
 from harness.escape import printable
@@ -28,23 +44,23 @@ from harness.memory.notes import KINDS, MemoryNote, MemoryWriteResult
 from harness.memory.text import GLOBAL, check_key, scope_key
 
 EXIT_NOT_FOUND = 1
-LIST_VALUE_CHARS = 120
 
 
 def register(sub: Any) -> None:
     """Add ``memory`` and its subcommands to the ``harness`` subparsers."""
     p = sub.add_parser("memory", help="list, read, write, pin and delete the agent's notes")
-    msub = p.add_subparsers(dest="memory_command", required=True, parser_class=type(p))
+    msub = commands(p, "memory_command")
     common = argparse.ArgumentParser(add_help=False)
     where = common.add_mutually_exclusive_group()
+    add_workspace_arg(where)
     where.add_argument(
-        "-w", "--workspace", metavar="DIR", default=None, help="workspace (default: .)"
-    )
-    where.add_argument(
-        "--global", dest="global_scope", action="store_true", help="the global notes instead"
+        "--global",
+        dest="global_scope",
+        action="store_true",
+        help="the global notes instead of the workspace's (default: off)",
     )
     add_store_arg(common)
-    common.add_argument("--json", action="store_true", help="print JSON (§8.1 shapes)")
+    add_json_arg(common, "the result")
 
     msub.add_parser("list", parents=[common], help="every note of the scope").set_defaults(
         func=_list
@@ -55,18 +71,27 @@ def register(sub: Any) -> None:
     write = msub.add_parser("write", parents=[common], help="write an operator note")
     write.add_argument("key")
     write.add_argument("value")
-    write.add_argument("--kind", choices=KINDS, default="decision", help="default: decision")
-    write.add_argument("--pin", action="store_true", help="pin it: runs cannot change it")
+    write.add_argument(
+        "--kind", choices=KINDS, default="decision", help="the kind of note (default: decision)"
+    )
+    write.add_argument(
+        "--pin", action="store_true", help="pin it: runs cannot change it (default: off)"
+    )
     write.set_defaults(func=_write)
     delete = msub.add_parser("delete", parents=[common], help="delete a note (pinned too)")
     delete.add_argument("key")
     delete.set_defaults(func=_delete)
-    msub.add_parser(
-        "clear", parents=[common], help="delete every note of the scope (pinned too)"
-    ).set_defaults(func=_clear)
+    clear = msub.add_parser(
+        "clear", parents=[common], help="delete every note of the scope, after asking"
+    )
+    clear.add_argument("--yes", action="store_true", help="do not ask (default: ask on a terminal)")
+    clear.add_argument(
+        "--keep-pinned", action="store_true", help="keep the pinned notes (default: off)"
+    )
+    clear.set_defaults(func=_clear)
     pin = msub.add_parser("pin", parents=[common], help="pin a note (or --unpin it)")
     pin.add_argument("key")
-    pin.add_argument("--unpin", action="store_true")
+    pin.add_argument("--unpin", action="store_true", help="unpin it instead (default: off)")
     pin.set_defaults(func=_pin)
 
 
@@ -82,35 +107,42 @@ def _list(args: argparse.Namespace) -> int:
         print_json([n.to_json() for n in notes])
         return 0
     limits = MemoryLimits()
-    console = wide_console()
-    console.print(
-        Text(
-            printable(
-                f"{_label(scope)}: {usage.entries} of {limits.max_entries} notes,"
-                f" {usage.chars:,} of {limits.max_chars:,} chars, {usage.pinned} pinned"
-            )
-        ),
-        soft_wrap=True,
+    out = console()
+    say(
+        f"{_label(scope)}: {usage.entries} of {limits.max_entries} notes,"
+        f" {usage.chars:,} of {limits.max_chars:,} chars, {usage.pinned} pinned",
+        out,
     )
-    if not notes:
-        return 0
-    table = Table(box=None)
-    table.add_column("key", overflow="fold", min_width=12)
-    table.add_column("value", overflow="fold", ratio=1)
-    for column in ("kind", "pinned", "written by", "recalls", "updated"):
-        table.add_column(column, no_wrap=True)
-    for n in notes:
-        table.add_row(
-            Text(printable(n.key)),
-            Text(_cut(printable(n.value), LIST_VALUE_CHARS)),
-            Text(printable(n.kind)),
-            Text("yes" if n.pinned else ""),
-            Text(_author(n)),
-            Text(f"{n.recalls} ({n.recall_runs} runs)"),
-            Text(printable(n.updated_at)),
-        )
-    console.print(table)
+    if notes:
+        lines, _ = render(LIST_COLUMNS, [_row(n) for n in notes], out.width)
+        for line in lines:
+            out.print(line, soft_wrap=True)
     return 0
+
+
+# The key is the note's id: it shrinks last (to 20 cells) and the value takes what is left.
+LIST_COLUMNS = (
+    Column("key", min_width=20, max_width=64),
+    Column("value", min_width=10),
+    Column("kind", "fixed"),
+    Column("pin", "fixed"),
+    Column("by", "fixed"),
+    Column("recalls", "fixed"),
+    Column("updated", "fixed"),
+)
+
+
+def _row(n: MemoryNote) -> list[str]:
+    by = "operator" if n.run_id is None else f"run {n.run_id}·{n.step}"
+    return [
+        n.key,
+        " ".join(n.value.split()),
+        n.kind,
+        "yes" if n.pinned else "",
+        by,
+        f"{n.recalls} ({n.recall_runs})",
+        local_date(n.updated_at),
+    ]
 
 
 def _get(args: argparse.Namespace) -> int:
@@ -164,12 +196,55 @@ def _delete(args: argparse.Namespace) -> int:
 def _clear(args: argparse.Namespace) -> int:
     scope = _scope(args)
     with open_store(args) as store:
-        deleted = store.memory_clear(scope)
+        notes = store.memory_list(scope)
+        pinned = [n.key for n in notes if n.pinned]
+        doomed = [n for n in notes if not (args.keep_pinned and n.pinned)]
+        refused = None if not doomed or args.yes else _ask(scope, doomed, pinned)
+        if refused is not None:
+            return refused
+        if args.keep_pinned:
+            deleted = sum(1 for n in doomed if store.memory_delete(scope, n.key) is not None)
+        else:
+            deleted = store.memory_clear(scope) if doomed else 0
+    gone_pinned = 0 if args.keep_pinned else len(pinned)
     if args.json:
-        print_json({"deleted": deleted})
+        print_json({"deleted": deleted, "pinned": gone_pinned})
         return 0
-    _say(f"deleted {deleted} note{'' if deleted == 1 else 's'} from {_label(scope)}")
+    if not notes:
+        say(f"no notes in {_label(scope)}")
+    elif args.keep_pinned:
+        say(f"deleted {_count(deleted)} from {_label(scope)}; kept {len(pinned)} pinned")
+    else:
+        say(f"deleted {_count(deleted)} from {_label(scope)} ({gone_pinned} pinned)")
     return 0
+
+
+def _ask(scope: str, doomed: list[MemoryNote], pinned: list[str]) -> int | None:
+    """None when the user said yes on the terminal; else the exit status: 1 for no, 2 when
+    there is no terminal to ask on (one line on stderr)."""
+    lost = [k for k in pinned if any(n.key == k for n in doomed)]
+    which = f", {len(lost)} of them pinned ({_cut(', '.join(lost), 60)})" if lost else ""
+    question = f"delete {_count(len(doomed))} of {_label(scope)}{which}?"
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        kept = f" ({len(lost)} pinned)" if lost else ""
+        print(
+            printable(
+                f"harness: memory clear would delete {_count(len(doomed))}{kept} of "
+                f"{_label(scope)}; run it on a terminal to be asked, or add --yes"
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    sys.stderr.write(printable(question) + " [y/N] ")
+    sys.stderr.flush()
+    if sys.stdin.readline().strip().casefold() in ("y", "yes"):
+        return None
+    say("nothing deleted", console(stderr=True))
+    return EXIT_FAILED
+
+
+def _count(n: int) -> str:
+    return f"{n} note" if n == 1 else f"{n} notes"
 
 
 def _pin(args: argparse.Namespace) -> int:
@@ -191,7 +266,7 @@ def _pin(args: argparse.Namespace) -> int:
 def _scope(args: argparse.Namespace) -> str:
     if args.global_scope:
         return GLOBAL
-    return scope_key(Path(args.workspace or "."))
+    return scope_key(choose_workspace(args.workspace).root)
 
 
 def _key(key: str) -> str:
@@ -220,11 +295,11 @@ def _not_found(key: str, scope: str) -> int:
 
 
 def _say(line: str) -> None:
-    Console(highlight=False).print(Text(printable(line)), soft_wrap=True)
+    say(line)
 
 
 def _print_note(note: MemoryNote) -> None:
-    console = Console(highlight=False)
+    out = console()
     for name, value in (
         ("key", note.key),
         ("scope", _label(note.scope_key)),
@@ -234,9 +309,9 @@ def _print_note(note: MemoryNote) -> None:
         ("updated", note.updated_at),
         ("recalls", f"{note.recalls} ({note.recall_runs} runs)"),
     ):
-        console.print(Text(printable(f"{name}: {value}")), soft_wrap=True)
+        out.print(Text(printable(f"{name}: {value}")), soft_wrap=True)
     # The value keeps its line breaks; any other control character is shown escaped.
-    console.print(Text(printable(note.value, keep_newlines=True)), soft_wrap=True)
+    out.print(Text(printable(note.value, keep_newlines=True)), soft_wrap=True)
 
 
 def _print_write(result: MemoryWriteResult, scope: str) -> None:

@@ -1,4 +1,7 @@
-"""``harness run GOAL``: one task from the terminal, with live progress and a JSON result."""
+"""``harness run GOAL``: one task from the terminal — live progress on stderr, and at the end
+the model's last words, the files changed and the outcome on stdout (or, with ``--json``,
+exactly the run object: ``runId``, ``outcome``, ``steps``, ``spentTokens``, ``summary``,
+``filesChanged``)."""
 
 from __future__ import annotations
 
@@ -13,39 +16,136 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.status import Status
 
 from harness.cli.approve import default_approver
-from harness.cli.common import add_store_arg, open_store
-from harness.contract import ContextBudgetOverrides, ContractOverrides, TaskContract, Verification
+from harness.cli.common import (
+    WorkspaceChoice,
+    add_store_arg,
+    add_workspace_arg,
+    choose_workspace,
+    console,
+    open_store,
+)
+from harness.cli.progress import TerminalObserver
+from harness.cli.summary import end_lines
+from harness.contract import (
+    DEFAULT_CONTEXT_MAX_TOKENS,
+    DEFAULT_CONTEXT_SHARE,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TOKEN_BUDGET,
+    ContextBudget,
+    ContextBudgetOverrides,
+    ContractOverrides,
+    TaskContract,
+    Verification,
+)
 from harness.errors import ConfigError
-from harness.escape import printable
 from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
-from harness.report import RunInfo, RunObserver, RunResult, StepSummary
+from harness.report import RunResult
 from harness.session import Session, build_contract, open_session
 from harness.store import Store
-from harness.types import ToolCall
 from harness.watch import Watcher
+
+WIRES = ("transcript", "flat")
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("run", help="run one task in a workspace")
+    p = sub.add_parser("run", help="run one task in a workspace", description=_DESCRIPTION)
     p.add_argument("goal", help="what the agent should do")
-    p.add_argument("-w", "--workspace", default=".", help="workspace root (default: .)")
-    p.add_argument("--provider", choices=PROVIDER_NAMES, default=None)
-    p.add_argument("--model", default=None)
-    p.add_argument("--base-url", default=None)
-    p.add_argument("--script", default=None, help="turns file for --provider scripted")
-    p.add_argument("--token-budget", type=_positive_int, default=None)
-    p.add_argument("--max-steps", type=_positive_int, default=None)
-    p.add_argument("--context-max-tokens", type=_positive_int, default=None)
-    p.add_argument("--context-share", type=_share, default=None)
-    p.add_argument("--verify", default=None, help='verification command, e.g. "make test"')
-    p.add_argument("--no-memory", action="store_true", help="do not recall or write memory")
-    p.add_argument("--yes", action="store_true", help="approve every 'ask' without prompting")
-    p.add_argument("--json", action="store_true", help="print one JSON result object")
+    add_workspace_arg(p)
+    p.add_argument(
+        "--provider",
+        choices=PROVIDER_NAMES,
+        default=None,
+        metavar="NAME",
+        help=f"{', '.join(PROVIDER_NAMES)} (default: $HARNESS_PROVIDER, else openai; "
+        "--script alone means scripted)",
+    )
+    p.add_argument(
+        "--model", metavar="M", help="the model (default: $HARNESS_MODEL, else the provider's)"
+    )
+    p.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI- or Anthropic-compatible server (default: $HARNESS_BASE_URL, else the "
+        "provider's own)",
+    )
+    p.add_argument(
+        "--script", metavar="FILE", help="turns for the scripted provider (default: none)"
+    )
+    _budget_args(p)
+    p.add_argument(
+        "--verify",
+        metavar='"CMD ..."',
+        help='success is this command exiting 0 once the model stops, e.g. "pytest -q"; '
+        "without it the run finishes when the model stops (default: none)",
+    )
     add_store_arg(p)
+    p.add_argument(
+        "--no-memory", action="store_true", help="neither recall nor write notes (default: off)"
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="allow every 'ask' without prompting (default: off)"
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print only the result object on stdout (default: off)"
+    )
     p.set_defaults(func=command)
+
+
+_DESCRIPTION = (
+    "Run one task: the model reads, greps, edits and runs commands in the workspace under "
+    "your policy until it stops, the budget runs out or the step cap is reached. Commands "
+    "(exec) ask first: on the terminal, or allowed with --yes; with neither they are refused. "
+    "API key: $HARNESS_API_KEY, else the provider's usual variable (OPENAI_API_KEY, "
+    "ANTHROPIC_API_KEY, OPENROUTER_API_KEY). Exit status: 0 success or finished, 1 any other "
+    "outcome, 2 a usage or configuration error."
+)
+
+
+def _budget_args(p: argparse.ArgumentParser) -> None:
+    low_water = ContextBudget.model_fields["low_water"].default
+    wire = TaskContract.model_fields["context_wire"].default
+    p.add_argument(
+        "--token-budget",
+        type=_positive_int,
+        metavar="N",
+        help=f"tokens the run may spend, as the provider reports them (default: "
+        f"{DEFAULT_TOKEN_BUDGET:,})",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=_positive_int,
+        metavar="N",
+        help=f"steps before step_cap_reached (default: {DEFAULT_MAX_STEPS})",
+    )
+    p.add_argument(
+        "--context-max-tokens",
+        type=_positive_int,
+        metavar="N",
+        help=f"the ceiling of one request, in tokens (default: {DEFAULT_CONTEXT_MAX_TOKENS:,})",
+    )
+    p.add_argument(
+        "--context-share",
+        type=_share,
+        metavar="F",
+        help=f"the share of the unspent budget one request may carry, in (0, 1] (default: "
+        f"{DEFAULT_CONTEXT_SHARE})",
+    )
+    p.add_argument(
+        "--context-low-water",
+        type=_share,
+        metavar="F",
+        help=f"when a request is full, the window slides back to this share of its ceiling, "
+        f"in (0, 1] (default: {low_water})",
+    )
+    p.add_argument(
+        "--context-wire",
+        choices=WIRES,
+        metavar="transcript|flat",
+        help="how observations are sent: as the model's turns and tool answers (transcript) or "
+        f"in one user message (flat) (default: {wire})",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -84,8 +184,11 @@ def contract_overrides(args: argparse.Namespace) -> ContractOverrides:
         token_budget=args.token_budget,
         max_steps=args.max_steps,
         context_budget=ContextBudgetOverrides(
-            max_tokens=args.context_max_tokens, share=args.context_share
+            max_tokens=args.context_max_tokens,
+            share=args.context_share,
+            low_water=args.context_low_water,
         ),
+        context_wire=args.context_wire,
     )
 
 
@@ -101,11 +204,14 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
 
 
 def command(args: argparse.Namespace) -> int:
-    contract = build_contract(args.goal, args.workspace, contract_overrides(args))
-    return asyncio.run(_execute(args, contract, provider_config(args)))
+    where = choose_workspace(args.workspace)
+    contract = build_contract(args.goal, where.root, contract_overrides(args))
+    return asyncio.run(_execute(args, contract, provider_config(args), where))
 
 
-async def _execute(args: argparse.Namespace, contract: TaskContract, config: ProviderConfig) -> int:
+async def _execute(
+    args: argparse.Namespace, contract: TaskContract, config: ProviderConfig, where: WorkspaceChoice
+) -> int:
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     opened: list[Store] = []
 
@@ -113,22 +219,38 @@ async def _execute(args: argparse.Namespace, contract: TaskContract, config: Pro
         opened.append(open_store(args))
         return opened[-1]
 
+    observer = TerminalObserver(console(stderr=True), workspace=where.describe())
     try:
         session = await open_session(
             contract,
             store=store,
             provider=config,
-            approver=default_approver(yes=args.yes, interactive=interactive),
-            observer=TerminalObserver(Console(stderr=True), quiet=False),
+            approver=default_approver(
+                yes=args.yes, interactive=interactive, before_prompt=observer.pause
+            ),
+            observer=observer,
             memory=not args.no_memory,
         )
+        observer.model = _model_words(session)
         result = await _watched(session, ignore=[s.path for s in opened])
     finally:
         for s in opened:
             s.close()
     if args.json:
         print(json.dumps(result.to_json()))
+    else:
+        _print_end(console(), result, observer)
     return 0 if result.outcome.ok else 1
+
+
+def _model_words(session: Session) -> str:
+    name, model = session.provider.name, session.provider.model
+    return name if model in ("", name) else f"{model} ({name})"
+
+
+def _print_end(out: Console, result: RunResult, observer: TerminalObserver) -> None:
+    for line in end_lines(result, observer.tally):
+        out.print(line, soft_wrap=not out.is_terminal)  # piped: one line stays one line
 
 
 async def _watched(session: Session, ignore: list[Path]) -> RunResult:
@@ -145,60 +267,4 @@ async def _watched(session: Session, ignore: list[Path]) -> RunResult:
         await session.aclose()
 
 
-class TerminalObserver(RunObserver):
-    """Progress on stderr: rich on a terminal, plain lines otherwise."""
-
-    def __init__(self, console: Console, *, quiet: bool) -> None:
-        self.console = console
-        self.quiet = quiet
-        self._status: Status | None = None
-
-    def _say(self, text: str) -> None:
-        """One progress line. Much of it was chosen by the model (paths, commands): every
-        control character is escaped so it cannot redraw the terminal (§6.7)."""
-        self._stop_status()
-        if not self.quiet:
-            self.console.print(printable(text), highlight=False, markup=False)
-
-    def _stop_status(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
-
-    def run_started(self, run: RunInfo) -> None:
-        self._say(
-            f"run {run.run_id} · {run.root} · budget {run.token_budget:,} tokens, "
-            f"{run.max_steps} steps"
-        )
-
-    def step_started(self, run: RunInfo, step: int) -> None:
-        # A spinner only on a terminal, and never while a tool runs (approval prompts).
-        if self.console.is_terminal and not self.quiet:
-            self._stop_status()
-            self._status = self.console.status(
-                f"step {step}/{run.max_steps} · waiting for the model…"
-            )
-            self._status.start()
-
-    def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None:
-        self._say(f"  step {step}/{run.max_steps} · {label}")
-
-    def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
-        reported = summary.reported_prompt_tokens
-        self._say(
-            f"  step {summary.step} · request ~{summary.request_tokens:,} tokens "
-            f"(ceiling {summary.context_ceiling:,}"
-            + (f", reported {reported:,}" if reported is not None else "")
-            + f") · carried {summary.carried}, stubbed {summary.stubbed}, "
-            f"re-read {summary.reread} · spent {summary.spent_tokens:,}/{summary.token_budget:,}"
-        )
-
-    def user_warning(self, run: RunInfo, message: str) -> None:
-        self._say(f"warning: {message}")
-
-    def run_finished(self, run: RunInfo, result: RunResult) -> None:
-        why = f" ({result.error})" if result.error else ""
-        self._say(
-            f"run {result.run_id} {result.outcome.value}{why} · {result.steps} steps · "
-            f"{result.spent_tokens:,} tokens"
-        )
+__all__ = ["command", "contract_overrides", "provider_config", "register"]

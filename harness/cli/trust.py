@@ -12,8 +12,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from harness.cli.common import choose_workspace, say
 from harness.errors import ConfigError
-from harness.escape import printable
 from harness.policy import TrustChange, default_user_config, record_trust
 
 
@@ -28,26 +28,17 @@ def register(sub: Any) -> None:
         metavar="DIR",
         help="the folder (default: the git root of the current directory, else the directory)",
     )
-    p.add_argument("--revoke", action="store_true", help="stop trusting the folder")
+    p.add_argument("--revoke", action="store_true", help="stop trusting the folder (default: off)")
     p.set_defaults(func=command)
 
 
 def command(args: argparse.Namespace) -> int:
-    folder = Path(args.dir).expanduser() if args.dir else git_root(Path.cwd())
+    folder = Path(args.dir).expanduser() if args.dir else choose_workspace(None).root
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a directory")
     change = record_trust(folder, not args.revoke, config=default_user_config())
-    print(printable(describe(change, revoke=args.revoke)))
+    say(describe(change, revoke=args.revoke))
     return 0
-
-
-def git_root(start: Path) -> Path:
-    """The nearest folder from ``start`` up that holds ``.git``; ``start`` if none does."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
 
 
 def describe(change: TrustChange, *, revoke: bool) -> str:
@@ -73,4 +64,4 @@ def describe(change: TrustChange, *, revoke: bool) -> str:
     )
 
 
-__all__ = ["command", "describe", "git_root", "register"]
+__all__ = ["command", "describe", "register"]

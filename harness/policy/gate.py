@@ -4,6 +4,8 @@ one run, and the messages that tell the model why an act was refused.
 ``check`` asks the approver on ``ask``; ``check_nowait`` never asks (an ``ask`` without a
 run-wide grant is refused) — for assembly-time re-reads and for grep, which asks about
 every file. An approver that fails is treated as unavailable: the act does not go ahead.
+A decision carries a ``PolicyEvent`` for every refusal, every ask (with the answer), and
+every exec that goes ahead — the trace shows what ran and what let it (§6.3).
 """
 
 from __future__ import annotations
@@ -76,9 +78,13 @@ class Gate:
 
 
 def _settled(act: Act, target: str, verdict: Verdict) -> Decision:
-    """An allow (or a granted ask) or a deny: no approver involved."""
+    """An allow (or a granted ask) or a deny: no approver involved. An exec that goes ahead
+    is recorded too (§6.3): what ran, and which rule let it, is part of the audit trail."""
     if verdict.effect is not Effect.DENY:
-        return Decision(True, "")
+        if act is not Act.EXEC:
+            return Decision(True, "")
+        detail = "granted for this run" if verdict.effect is Effect.ASK else "allowed"
+        return Decision(True, "", _event(act, target, verdict, True, detail))
     where = (
         f"rule `{verdict.rule.glob}`, layer {verdict.layer}"
         if verdict.rule is not None
@@ -90,7 +96,7 @@ def _settled(act: Act, target: str, verdict: Verdict) -> Decision:
 
 def _answered(act: Act, target: str, verdict: Verdict, answer: Approval) -> Decision:
     allowed = answer in _ALLOWING
-    event = _event(act, target, verdict, allowed, f"asked: {answer.value}")
+    event = _event(act, target, verdict, allowed, f"asked: {answer.value}", approval=answer)
     if allowed:
         return Decision(True, "", event)
     if answer is Approval.UNAVAILABLE:
@@ -106,9 +112,17 @@ def _answered(act: Act, target: str, verdict: Verdict, answer: Approval) -> Deci
 _ALLOWING = frozenset({Approval.ALLOW_ONCE, Approval.ALLOW_RUN})
 
 
-def _event(act: Act, target: str, verdict: Verdict, allowed: bool, detail: str) -> PolicyEvent:
+def _event(
+    act: Act,
+    target: str,
+    verdict: Verdict,
+    allowed: bool,
+    detail: str,
+    *,
+    approval: Approval | None = None,
+) -> PolicyEvent:
     rule = verdict.rule.glob if verdict.rule is not None else None
-    return PolicyEvent(act, target, verdict.effect, rule, verdict.layer, allowed, detail)
+    return PolicyEvent(act, target, verdict.effect, rule, verdict.layer, allowed, detail, approval)
 
 
 __all__ = ["NO_APPROVAL_REMEDY", "Decision", "Gate"]

@@ -37,7 +37,10 @@ async def test_allow_for_run_is_remembered_for_that_target_only():
     gate = Gate(EXEC_ASK, approver, run_id=1)
     assert (await gate.check(X, "make test")).allowed
     again = await gate.check(X, "make test")
-    assert again.allowed and again.event is None  # not asked twice
+    assert again.allowed and len(approver.requests) == 1  # not asked twice
+    # ...but the exec is still recorded, as going ahead on the run's grant (§6.3)
+    assert again.event is not None and again.event.allowed
+    assert (again.event.effect, again.event.detail) == (ASK, "granted for this run")
     assert not (await gate.check(X, "make lint")).allowed
     assert len(approver.requests) == 2
 
@@ -106,6 +109,29 @@ async def test_default_deny_message():
 async def test_plain_allow_records_nothing():
     decision = await Gate(Policy(), UnavailableApprover(), run_id=1).check(R, "src/a.py")
     assert decision.allowed and decision.event is None
+
+
+async def test_an_exec_allowed_by_a_rule_is_recorded_with_the_rule():
+    # Issue 13: "an exec allowed by a rule leaves no policy event" (SPEC §6.3).
+    policy = Policy([Layer("user", (Rule(X, Effect.ALLOW, "pytest*"),))])
+    decision = await Gate(policy, UnavailableApprover(), run_id=1).check(X, "pytest -q")
+    assert decision.allowed
+    event = decision.event
+    assert event is not None
+    assert (event.act, event.target, event.effect) == (X, "pytest -q", Effect.ALLOW)
+    assert (event.rule, event.layer, event.allowed, event.detail) == (
+        "pytest*",
+        "user",
+        True,
+        "allowed",
+    )
+    assert event.approval is None
+
+
+async def test_an_answered_ask_carries_the_answer_typed():
+    for answer in (Approval.ALLOW_ONCE, Approval.DENY, Approval.UNAVAILABLE):
+        decision = await Gate(EXEC_ASK, Answering(answer), run_id=1).check(X, "make")
+        assert decision.event is not None and decision.event.approval is answer
 
 
 async def test_failing_approver_refuses():

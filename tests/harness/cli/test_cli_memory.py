@@ -86,7 +86,7 @@ def test_delete_and_clear_remove_pinned_notes(cli: Cli) -> None:
     cli.json("write", "c", "3")
     deleted = cli.json("delete", "a")
     assert deleted["deleted"] == 1 and deleted["note"]["key"] == "a" and deleted["note"]["pinned"]
-    assert cli.json("clear") == {"deleted": 2}
+    assert cli.json("clear", "--yes") == {"deleted": 2, "pinned": 1}
     assert cli.json("list") == []
 
 

@@ -1,0 +1,109 @@
+"""The end of ``harness run`` as a person reads it: the model's last words, the files the
+run changed, and a final line with the outcome, steps, tokens and the cached share, and what
+the run met on the way (calls refused or failed, a verification that was refused).
+
+``RunTally`` is what the progress observer counted while the run went; ``end_lines`` turns
+it and the ``RunResult`` into the lines printed on stdout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+
+from harness.cli.marks import NO_APPROVAL, Mark, Went
+from harness.escape import printable
+from harness.report import RunResult, StepSummary
+
+
+@dataclass
+class RunTally:
+    """What a run met, counted as it went."""
+
+    refused: list[tuple[str, Mark]] = field(default_factory=list)  # (call label, mark)
+    failed: int = 0
+    prompt_tokens: int = 0  # provider-reported, summed over the steps that reported them
+    cached_tokens: int | None = None  # None: the provider reported no cache figures
+    last_verification: Mark | None = None
+    attempts_failed: int = 0
+
+    def called(self, what: str, mark: Mark) -> None:
+        if mark.stopped:
+            self.refused.append((what, mark))
+        elif mark.went is Went.FAILED:
+            self.failed += 1
+
+    def verified(self, mark: Mark) -> None:
+        self.last_verification = mark
+
+    def stepped(self, summary: StepSummary) -> None:
+        if summary.reported_prompt_tokens is not None:
+            self.prompt_tokens += summary.reported_prompt_tokens
+        if summary.cached_prompt_tokens is not None:
+            self.cached_tokens = (self.cached_tokens or 0) + summary.cached_prompt_tokens
+
+    def cache_words(self) -> str:
+        """``62% cached`` (provider-reported cache reads over prompt tokens), or ``no cache
+        figures`` when the provider reported none."""
+        if self.cached_tokens is None or self.prompt_tokens <= 0:
+            return "no cache figures"
+        return f"{round(100 * self.cached_tokens / self.prompt_tokens)}% cached"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def end_lines(result: RunResult, tally: RunTally) -> list[Text]:
+    """The last words, the files changed, any error, then the final line."""
+    lines: list[Text] = []
+    if result.summary:
+        lines.append(Text(printable(result.summary.strip(), keep_newlines=True)))
+    if result.files_changed:
+        lines.append(Text(printable("files changed: " + ", ".join(result.files_changed))))
+    if result.error:
+        lines.append(Text(printable(f"error: {result.error}"), style="red"))
+    lines.append(final_line(result, tally))
+    return lines
+
+
+def final_line(result: RunResult, tally: RunTally) -> Text:
+    outcome = result.outcome.value
+    line = Text(f"run {result.run_id} ")
+    line.append(outcome, style="bold green" if result.outcome.ok else "bold red")
+    files = len(result.files_changed)
+    facts = [
+        plural(result.steps, "step"),
+        f"{result.spent_tokens:,} tokens, {tally.cache_words()}",
+        plural(files, "file") + " changed" if files else "no files changed",
+    ]
+    met = _met(tally)
+    line.append(printable(" · " + " · ".join(facts)))
+    if met:
+        line.append(printable(" · " + " · ".join(met)), style="yellow")
+    return line
+
+
+def _met(tally: RunTally) -> list[str]:
+    """What the run met that the outcome alone does not say."""
+    met: list[str] = []
+    verification = tally.last_verification
+    if verification is not None and verification.stopped:
+        met.append(f"the verification was {verification.words}")
+    elif verification is not None and verification.words.startswith("did not run"):
+        met.append(f"the verification {verification.words}")
+    if tally.refused:
+        waiting = sum(1 for _, m in tally.refused if m.words == NO_APPROVAL)
+        words = plural(len(tally.refused), "call") + " refused"
+        if waiting == len(tally.refused):
+            words += f" ({NO_APPROVAL}: run with --yes)"
+        elif waiting:
+            words += f" ({waiting} of them needed approval, not available: run with --yes)"
+        met.append(words)
+    if tally.failed:
+        met.append(plural(tally.failed, "call") + " failed")
+    return met
+
+
+__all__ = ["RunTally", "end_lines", "final_line", "plural"]
