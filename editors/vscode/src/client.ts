@@ -23,7 +23,14 @@ export class ServerNotRunning extends Error {}
 
 export function currentSettings(): ReturnType<typeof serverSettings> {
   const config = vscode.workspace.getConfiguration(SECTION);
-  return serverSettings((key: SettingKey) => config.get(key), vscode.workspace.isTrusted);
+  return serverSettings((key: SettingKey) => config.get(key), trustVerdict());
+}
+
+/** Workspace Trust's verdict when the user has it on; `undefined` when it is turned off
+ * (then every folder reads as trusted, which says nothing about this repository). */
+export function trustVerdict(): boolean | undefined {
+  const enabled = vscode.workspace.getConfiguration("security").get<boolean>("workspace.trust.enabled", true);
+  return enabled ? vscode.workspace.isTrusted : undefined;
 }
 
 function folderPaths(): string[] {

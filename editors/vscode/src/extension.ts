@@ -69,7 +69,9 @@ function wire(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("harness.revertRun", revertRun),
     command("harness.trustFolder", "Trust This Folder", () => trustFolder(harness)),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SECTION)) void harness.refresh();
+      if (e.affectsConfiguration(SECTION) || e.affectsConfiguration("security.workspace.trust.enabled")) {
+        void harness.refresh();
+      }
     }),
     // Trust changes which server may start (the workspace's .venv) and the `trusted` setting.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void harness.refresh()),

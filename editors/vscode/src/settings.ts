@@ -5,7 +5,10 @@
  *
  * Empty strings mean "not set" and are left out, so the server's own defaults and its
  * environment (`HARNESS_PROVIDER`, `HARNESS_MODEL`, `HARNESS_BASE_URL`, `HARNESS_STORE`)
- * apply. `trusted` is VS Code's Workspace Trust verdict for the window.
+ * apply. `trusted` is VS Code's Workspace Trust verdict for the window — only when Workspace
+ * Trust is enabled: with it turned off every folder reads as trusted, which says nothing
+ * about this repository, so `trusted` is left out and the user's own list of trusted
+ * folders decides (SPEC §6.3).
  */
 
 export const SECTION = "harness";
@@ -38,7 +41,7 @@ export interface ServerSettings {
   maxSteps?: unknown;
   contextBudget: { maxTokens?: unknown; share?: unknown; lowWater?: unknown };
   contextWire?: unknown;
-  trusted: boolean;
+  trusted?: boolean;
 }
 
 function text(read: ReadSetting, key: SettingKey): string | undefined {
@@ -60,7 +63,8 @@ function defined<T extends object>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }
 
-export function serverSettings(read: ReadSetting, trusted: boolean): ServerSettings {
+/** `trusted`: Workspace Trust's verdict, or `undefined` when Workspace Trust is turned off. */
+export function serverSettings(read: ReadSetting, trusted: boolean | undefined): ServerSettings {
   return defined({
     provider: defined({
       name: text(read, "provider.name"),

@@ -59,3 +59,9 @@ test("an unset value (a reader without defaults) falls back to the SPEC default"
   assert.equal(got.tokenBudget, 2_000_000);
   assert.equal(got.contextWire, "transcript");
 });
+
+test("with Workspace Trust turned off, `trusted` is left out: the user's trusted folders decide", () => {
+  const got = serverSettings(reader({}), undefined);
+  assert.equal("trusted" in got, false);
+  assert.equal(serverSettings(reader({}), false).trusted, false);
+});
