@@ -4,16 +4,25 @@ redacted *before* it is cut, so no prefix of a key survives a truncation.
 
 The registry is process-wide on purpose: a log handler or a store write deep in the call
 tree cannot be handed every key, and a key registered once must be redacted everywhere.
+
+What is left of a key that something upstream cut before it reached here is redacted too:
+a run of ``MIN_PIECE_CHARS`` or more characters that is the start of a key (a cut kept the
+head) or its end (an elision kept the tail). The price is that a text quoting a key's
+first characters on their own (``sk-proj-`` of every OpenAI project key) shows
+``[redacted]`` there: over-redacting a log line costs nothing, a leaked half key does.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 import threading
 from collections.abc import Iterable
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 8  # shorter values are not treated as keys (they would redact words)
+MIN_PIECE_CHARS = 8  # a key's head or tail this long is a leak, not a coincidence
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -34,11 +43,32 @@ def registered() -> frozenset[str]:
 def redact(text: str, extra: Iterable[str | None] = ()) -> str:
     """``text`` with every registered secret (and each of ``extra``) replaced, longest first
     so a key that contains another is replaced whole."""
-    found = registered() | {s for s in extra if s and len(s) >= MIN_SECRET_CHARS}
-    for secret in sorted(found, key=len, reverse=True):
+    found = sorted(
+        registered() | {s for s in extra if s and len(s) >= MIN_SECRET_CHARS},
+        key=len,
+        reverse=True,
+    )
+    for secret in found:
         if secret in text:
             text = text.replace(secret, REDACTED)
+    for secret in found:  # then what a cut upstream left of one
+        head, tail = secret[:MIN_PIECE_CHARS], secret[-MIN_PIECE_CHARS:]
+        if head in text or tail in text:
+            text = _pieces(secret).sub(REDACTED, text)
     return text
+
+
+@functools.lru_cache(maxsize=64)
+def _pieces(secret: str) -> re.Pattern[str]:
+    """A regex for a head or a tail of ``secret`` of ``MIN_PIECE_CHARS`` characters or more.
+    The head is its first characters then optional groups, one per further character
+    (greedy: the longest head); the tail is nested optional groups ending in its last
+    characters (leftmost: the longest tail)."""
+    n = MIN_PIECE_CHARS
+    chars = [re.escape(c) for c in secret]
+    head = "".join(chars[:n]) + "".join(f"(?:{c}" for c in chars[n:]) + ")?" * (len(chars) - n)
+    tail = "(?:" * (len(chars) - n) + "".join(f"{c})?" for c in chars[:-n]) + "".join(chars[-n:])
+    return re.compile(f"{head}|{tail}")
 
 
 def clip(text: str, limit: int, extra: Iterable[str | None] = ()) -> str:
