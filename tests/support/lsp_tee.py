@@ -10,6 +10,7 @@ stdout back into its JSON-RPC messages (``Content-Length`` framing).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -38,10 +39,8 @@ def _relay(source: BinaryIO, sink: BinaryIO, copy: BinaryIO) -> None:
             except (BrokenPipeError, ValueError):
                 break
     finally:
-        try:
+        with contextlib.suppress(OSError):
             sink.close()
-        except OSError:
-            pass
 
 
 def main(argv: list[str]) -> int:
