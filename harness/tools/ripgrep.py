@@ -67,8 +67,9 @@ def rg_executable() -> str:
     return found
 
 
-async def run_rg(args: list[str], cwd: Path) -> RgOutput:
-    """Run ``rg args`` in ``cwd`` with stdin empty; kill it on cancellation or timeout."""
+async def run_rg(args: list[str], cwd: Path, *, pass_fds: tuple[int, ...] = ()) -> RgOutput:
+    """Run ``rg args`` in ``cwd`` with stdin empty; kill it on cancellation or timeout.
+    ``pass_fds``: files the caller opened, which rg reads as ``/proc/self/fd/N``."""
     proc = await asyncio.create_subprocess_exec(
         rg_executable(),
         *args,
@@ -77,6 +78,7 @@ async def run_rg(args: list[str], cwd: Path) -> RgOutput:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env={k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"},
+        pass_fds=pass_fds,
     )
     try:
         async with asyncio.timeout(BACKSTOP_S):
