@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
+import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig
@@ -88,13 +88,13 @@ class Proxy:
         self.sock.close()
 
 
-PROXY = Proxy()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _proxy() -> Iterator[None]:
-    yield
-    PROXY.close()
+@pytest.fixture
+def proxy() -> Iterator[Proxy]:
+    made = Proxy()
+    try:
+        yield made
+    finally:
+        made.close()
 
 
 @pytest.fixture(autouse=True)
@@ -102,32 +102,40 @@ def _fresh_record() -> None:
     shutil.rmtree(RECORD, ignore_errors=True)
 
 
-def _env(**more: str) -> dict[str, str]:
+def _env(proxy: Proxy, **more: str) -> dict[str, str]:
     env = server_env(HARNESS_LOG_LEVEL="DEBUG", **more)
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTP_PROXY", "http_proxy"):
         env.pop(name, None)
-    return env | {"HTTPS_PROXY": PROXY.url, "https_proxy": PROXY.url}
+    return env | {"HTTPS_PROXY": proxy.url, "https_proxy": proxy.url}
 
 
-def _config(**env: str) -> ClientServerConfig:
-    return ClientServerConfig(
+async def _start(proxy: Proxy, **env: str) -> AsyncIterator[HarnessClient]:
+    config = ClientServerConfig(
         server_command=lsp_tee.command(RECORD, SERVER_COMMAND),
         client_factory=client_factory,
-        server_env=_env(**env),
+        server_env=_env(proxy, **env),
     )
+    client = await config.start()
+    assert isinstance(client, HarnessClient)
+    try:
+        yield client
+    finally:
+        await close(client)
+        with contextlib.suppress(Exception):
+            await client.stop()
 
 
-@pytest_lsp.fixture(config=_config(), name="recorded")
-async def recorded_fixture(lsp_client: HarnessClient) -> AsyncIterator[None]:
-    yield
-    await close(lsp_client)
+@pytest_asyncio.fixture(name="recorded")
+async def recorded_fixture(proxy: Proxy) -> AsyncIterator[HarnessClient]:
+    async for client in _start(proxy):
+        yield client
 
 
-# The user's real key is in the environment: a run sent to the hosted API would carry it.
-@pytest_lsp.fixture(config=_config(OPENAI_API_KEY=USERS_KEY.key), name="keyed")
-async def keyed_fixture(lsp_client: HarnessClient) -> AsyncIterator[None]:
-    yield
-    await close(lsp_client)
+@pytest_asyncio.fixture(name="keyed")
+async def keyed_fixture(proxy: Proxy) -> AsyncIterator[HarnessClient]:
+    """The user's real key is in the environment: a run sent to the hosted API carries it."""
+    async for client in _start(proxy, OPENAI_API_KEY=USERS_KEY.key):
+        yield client
 
 
 def written(record: Path = RECORD) -> tuple[list[dict[str, Any]], bytes]:
@@ -204,19 +212,19 @@ async def test_a_key_pasted_into_api_key_env_is_never_echoed(
 
 @pytest.mark.xfail(strict=True, reason=f"issue 9 seen 8 (baseUrl) — {FIXING}")
 async def test_an_invalid_base_url_never_sends_the_run_to_the_hosted_default(
-    keyed: HarnessClient, ws: Path, fake: FakeLLM, store: Path
+    keyed: HarnessClient, proxy: Proxy, ws: Path, fake: FakeLLM, store: Path
 ) -> None:
     options = settings(fake, store)
     options["provider"]["baseUrl"] = "htp:/127.0.0.1:8080/v1"  # a typo for a local server
     await keyed.initialize_session(initialize_params([ws], options))
     await wait_watching(keyed)
-    before = len(PROXY.seen)
+    before = len(proxy.seen)
     with contextlib.suppress(JsonRpcException):  # refusing the run is a good answer too
         run = await keyed.command("harness.run", {"goal": "x"})
         await keyed.wait_finished(run["runId"])
     shown = [m.message for m in keyed.messages]
     await close(keyed)
-    went = [line for line in PROXY.seen[before:] if "openai.com" in line]
+    went = [line for line in proxy.seen[before:] if "openai.com" in line]
     assert went == [], f"the run went to the hosted API: {went}"
     _, stderr = written()
     assert b"api.openai.com" not in stderr
