@@ -29,7 +29,7 @@ from pydantic import Field
 from harness.errors import ContainmentError
 from harness.tools.access import owned
 from harness.tools.base import ToolArgs, ToolContext, failure, header
-from harness.tools.ripgrep import BASE_FLAGS, RipgrepMissing, RipgrepTimeout, run_rg
+from harness.tools.ripgrep import BASE_FLAGS, RipgrepError, RipgrepTimeout, run_rg
 from harness.tools.scope import Scope, admit, search_target
 from harness.types import ToolResult
 from harness.workspace import OpenFile, PathGlob, Workspace
@@ -81,7 +81,7 @@ class Grep:
         try:
             async with asyncio.timeout(GREP_TIMEOUT_S):
                 return await self._search(args.pattern, under, glob, ctx, target)
-        except RipgrepMissing as exc:
+        except RipgrepError as exc:
             return failure(self.name, target, str(exc))
         except (RipgrepTimeout, TimeoutError):
             return failure(
