@@ -14,9 +14,7 @@ first characters on their own (``sk-proj-`` of every OpenAI project key) shows
 
 from __future__ import annotations
 
-import functools
 import logging
-import re
 import threading
 from collections.abc import Iterable
 
@@ -52,23 +50,50 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     for secret in found:  # then what a cut upstream left of one
-        head, tail = secret[:MIN_PIECE_CHARS], secret[-MIN_PIECE_CHARS:]
-        if head in text or tail in text:
-            text = _pieces(secret).sub(REDACTED, text)
+        text = _redact_pieces(text, secret)
     return text
 
 
-@functools.lru_cache(maxsize=64)
-def _pieces(secret: str) -> re.Pattern[str]:
-    """A regex for a head or a tail of ``secret`` of ``MIN_PIECE_CHARS`` characters or more.
-    The head is its first characters then optional groups, one per further character
-    (greedy: the longest head); the tail is nested optional groups ending in its last
-    characters (leftmost: the longest tail)."""
+def _redact_pieces(text: str, secret: str) -> str:
+    """``text`` with every head or tail of ``secret`` of ``MIN_PIECE_CHARS`` or more
+    characters replaced (overlapping pieces as one)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(_pieces(text, secret)):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    if not merged:
+        return text
+    out: list[str] = []
+    done = 0
+    for start, end in merged:
+        out += [text[done:start], REDACTED]
+        done = end
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _pieces(text: str, secret: str) -> list[tuple[int, int]]:
+    """Where heads and tails of ``secret`` are in ``text``: found with ``str.find`` (no
+    piece, the common case, costs two scans), each extended as far as it matches."""
     n = MIN_PIECE_CHARS
-    chars = [re.escape(c) for c in secret]
-    head = "".join(chars[:n]) + "".join(f"(?:{c}" for c in chars[n:]) + ")?" * (len(chars) - n)
-    tail = "(?:" * (len(chars) - n) + "".join(f"{c})?" for c in chars[:-n]) + "".join(chars[-n:])
-    return re.compile(f"{head}|{tail}")
+    spans: list[tuple[int, int]] = []
+    at = text.find(secret[:n])
+    while at >= 0:
+        end = at + n
+        while end < len(text) and end - at < len(secret) and text[end] == secret[end - at]:
+            end += 1
+        spans.append((at, end))
+        at = text.find(secret[:n], end)
+    at = text.find(secret[-n:])
+    while at >= 0:
+        start, back = at, len(secret) - n
+        while start > 0 and back > 0 and text[start - 1] == secret[back - 1]:
+            start, back = start - 1, back - 1
+        spans.append((start, at + n))
+        at = text.find(secret[-n:], at + n)
+    return spans
 
 
 def clip(text: str, limit: int, extra: Iterable[str | None] = ()) -> str:
