@@ -4,6 +4,12 @@ redacted *before* it is cut, so no prefix of a key survives a truncation.
 
 The registry is process-wide on purpose: a log handler or a store write deep in the call
 tree cannot be handed every key, and a key registered once must be redacted everywhere.
+
+What is left of a key that something upstream cut before it reached here is redacted too:
+a run of ``MIN_PIECE_CHARS`` or more characters that is the start of a key (a cut kept the
+head) or its end (an elision kept the tail). The price is that a text quoting a key's
+first characters on their own (``sk-proj-`` of every OpenAI project key) shows
+``[redacted]`` there: over-redacting a log line costs nothing, a leaked half key does.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from collections.abc import Iterable
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 8  # shorter values are not treated as keys (they would redact words)
+MIN_PIECE_CHARS = 8  # a key's head or tail this long is a leak, not a coincidence
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -34,11 +41,59 @@ def registered() -> frozenset[str]:
 def redact(text: str, extra: Iterable[str | None] = ()) -> str:
     """``text`` with every registered secret (and each of ``extra``) replaced, longest first
     so a key that contains another is replaced whole."""
-    found = registered() | {s for s in extra if s and len(s) >= MIN_SECRET_CHARS}
-    for secret in sorted(found, key=len, reverse=True):
+    found = sorted(
+        registered() | {s for s in extra if s and len(s) >= MIN_SECRET_CHARS},
+        key=len,
+        reverse=True,
+    )
+    for secret in found:
         if secret in text:
             text = text.replace(secret, REDACTED)
+    for secret in found:  # then what a cut upstream left of one
+        text = _redact_pieces(text, secret)
     return text
+
+
+def _redact_pieces(text: str, secret: str) -> str:
+    """``text`` with every head or tail of ``secret`` of ``MIN_PIECE_CHARS`` or more
+    characters replaced (overlapping pieces as one)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(_pieces(text, secret)):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    if not merged:
+        return text
+    out: list[str] = []
+    done = 0
+    for start, end in merged:
+        out += [text[done:start], REDACTED]
+        done = end
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _pieces(text: str, secret: str) -> list[tuple[int, int]]:
+    """Where heads and tails of ``secret`` are in ``text``: found with ``str.find`` (no
+    piece, the common case, costs two scans), each extended as far as it matches."""
+    n = MIN_PIECE_CHARS
+    spans: list[tuple[int, int]] = []
+    at = text.find(secret[:n])
+    while at >= 0:
+        end = at + n
+        while end < len(text) and end - at < len(secret) and text[end] == secret[end - at]:
+            end += 1
+        spans.append((at, end))
+        at = text.find(secret[:n], end)
+    at = text.find(secret[-n:])
+    while at >= 0:
+        start, back = at, len(secret) - n
+        while start > 0 and back > 0 and text[start - 1] == secret[back - 1]:
+            start, back = start - 1, back - 1
+        spans.append((start, at + n))
+        at = text.find(secret[-n:], at + n)
+    return spans
 
 
 def clip(text: str, limit: int, extra: Iterable[str | None] = ()) -> str:

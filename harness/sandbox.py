@@ -7,7 +7,9 @@ shows nothing of the harness (``/proc/$PPID`` is bwrap's init, started with the 
 scrubbed environment), and when the sandbox's init dies every process in it dies too,
 whatever session it started. ``--die-with-parent`` ties the sandbox to the harness;
 ``--new-session`` keeps the command off the harness's terminal. The network is shared
-unless ``[exec] network = false`` (then ``--unshare-net``).
+unless ``[exec] network = false`` (then ``--unshare-net``). What the agent may never
+write although it lies in the workspace — its ``.harness/``, the harness's own files when
+the workspace holds them (``Workspace.protected``) — is bound read-only over the workspace.
 
 Whether bwrap works is probed once per process with the very flags a command gets (user
 namespaces may be disabled in a container, and then bwrap fails at run time): a failing
@@ -20,6 +22,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,10 +41,16 @@ _probes: dict[bool, SandboxProbe] = {}
 
 
 def bwrap_argv(
-    argv: list[str], *, root: Path, network: bool = True, executable: str = "bwrap"
+    argv: list[str],
+    *,
+    root: Path,
+    network: bool = True,
+    executable: str = "bwrap",
+    read_only: Sequence[Path] = (),
 ) -> list[str]:
     """The command line running ``argv`` in the sandbox, in ``root``. Later mounts win, so
-    the workspace is bound after the private ``/tmp`` (a workspace under ``/tmp`` stays)."""
+    the workspace is bound after the private ``/tmp`` (a workspace under ``/tmp`` stays),
+    and ``read_only`` (paths in the workspace) after the workspace."""
     ws = str(root)
     args = [
         executable,
@@ -50,6 +59,7 @@ def bwrap_argv(
         "--proc", "/proc",
         "--tmpfs", "/tmp",
         "--bind", ws, ws,
+        *(arg for path in read_only for arg in ("--ro-bind", str(path), str(path))),
         "--chdir", ws,
         "--unshare-pid",
         "--die-with-parent",

@@ -7,6 +7,10 @@ mark always means a newline); every other control or formatting character is esc
 ``harness.escape.printable`` (``\\x1b``, ``\\r``, ``\\u202e``). A preview cuts the shown
 text between two characters, never inside an escape, and counts what it left out in
 characters of the shown text. The full view ends a line after each ``⏎``.
+
+Every registered key is redacted first (``harness.redact``): a dialog, a prompt and the
+file holding a whole command all leave the process (§6.7), and the model may well have put
+the user's key in a command.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.escape import printable
+from harness.redact import redact
 from harness.types import Approval, ApprovalRequest
 
 NEWLINE_MARK = "⏎"
@@ -22,7 +27,7 @@ _MARK_ESCAPED = "\\u23ce"
 
 def _shown_chars(text: str) -> list[str]:
     out: list[str] = []
-    for c in text:
+    for c in redact(text):
         if c == "\n":
             out.append(NEWLINE_MARK)
         elif c == NEWLINE_MARK:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 from harness.errors import ConfigError
 from harness.escape import printable
 from harness.policy.rules import Layer, Rule, RuleSet, stricter
+from harness.policy.source import read_policy_file
 from harness.policy.trust import TRUSTED_KEY, covering, parse_trusted
 from harness.types import Act, Effect, ExecConfig, SandboxMode
 
@@ -295,12 +296,9 @@ def _read_user_config(path: Path) -> tuple[LayerConfig, tuple[Path, ...]]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     """A policy file's table; {} when there is no file."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = read_policy_file(path)
+    if raw is None:
         return {}
-    except OSError as exc:
-        raise ConfigError(f"policy file {path} cannot be read: {exc}") from exc
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -21,6 +21,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Array
 
 from harness.errors import ConfigError
+from harness.policy.source import read_policy_file
 
 TRUSTED_KEY = "trusted"
 _NEW_CONFIG_HEADER = (
@@ -96,13 +97,14 @@ def record_trust(folder: Path, trusted: bool, *, config: Path) -> TrustChange:
 
 
 def _read_document(config: Path) -> tomlkit.TOMLDocument:
-    try:
-        text = config.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    raw = read_policy_file(config, "user config")
+    if raw is None:
         document = tomlkit.document()
         document.add(tomlkit.comment(_NEW_CONFIG_HEADER))
         return document
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"user config {config} cannot be read: {exc}") from exc
     try:
         return tomlkit.parse(text)

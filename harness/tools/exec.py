@@ -142,7 +142,11 @@ class Exec:
         argv = list(args.argv)
         if boxed and found is not None and found.executable is not None:
             argv = sandbox.bwrap_argv(
-                argv, root=ctx.workspace.root, network=config.network, executable=found.executable
+                argv,
+                root=ctx.workspace.root,
+                network=config.network,
+                executable=found.executable,
+                read_only=ctx.workspace.protected.read_only_in_sandbox(),
             )
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -6,26 +6,33 @@ matching lines in every file rg searches (``rg --count --include-zero``: all cor
 short line per file, always from the root so its ``.gitignore`` applies everywhere); the
 files in that list are then admitted one by one (``harness.tools.scope``); and the text of
 the first ``GREP_MAX_LINES`` lines from the first admitted files in path order comes from
-``rg --json`` on at most that many files. Whatever rg says about a file that was not
-admitted is dropped: its lines are never shown, and the count of skipped files does not
-depend on the pattern (the list holds every file searched, matching or not).
+``rg --json`` on at most that many files. Those are opened through the workspace's
+race-free resolver first, as ``read_file`` opens them, and rg reads them through the open
+files (``/proc/self/fd/N``), never by name: rg follows a symlink it is given, so a file
+swapped for one after it was admitted would otherwise be searched. Whatever rg says about
+a file that was not admitted is dropped: its lines are never shown, and the count of
+skipped files does not depend on the pattern (the list holds every file searched, matching
+or not).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import Field
 
+from harness.errors import ContainmentError
+from harness.tools.access import owned
 from harness.tools.base import ToolArgs, ToolContext, failure, header
-from harness.tools.ripgrep import BASE_FLAGS, RipgrepMissing, RipgrepTimeout, run_rg
+from harness.tools.ripgrep import BASE_FLAGS, RipgrepError, RipgrepTimeout, run_rg
 from harness.tools.scope import Scope, admit, search_target
 from harness.types import ToolResult
-from harness.workspace import PathGlob, Workspace
+from harness.workspace import OpenFile, PathGlob, Workspace
 
 GREP_MAX_LINES = 50
 LINE_CLIP_CHARS = 200
@@ -74,7 +81,7 @@ class Grep:
         try:
             async with asyncio.timeout(GREP_TIMEOUT_S):
                 return await self._search(args.pattern, under, glob, ctx, target)
-        except RipgrepMissing as exc:
+        except RipgrepError as exc:
             return failure(self.name, target, str(exc))
         except (RipgrepTimeout, TimeoutError):
             return failure(
@@ -131,28 +138,54 @@ async def first_lines(
     ws: Workspace, pattern: str, scope: Scope, counts: dict[str, int]
 ) -> list[LineHit]:
     """The first ``GREP_MAX_LINES`` matching lines in path order."""
-    chosen: list[str] = []
-    need = GREP_MAX_LINES
-    for rel in scope.files:
-        if need <= 0:
-            break
-        if counts.get(rel) and scope.still_same(ws, rel):
-            chosen.append(rel)
-            need -= counts[rel]
-    if not chosen:
+    opened = await owned(lambda: _open_admitted(ws, scope, counts), _close_all)
+    if not opened:
         return []
-    args = [*BASE_FLAGS, "--json", "--max-count", str(GREP_MAX_LINES), "-e", pattern, "--"]
-    out = await run_rg([*args, *chosen], ws.root)
+    try:
+        by_name = {f"/proc/self/fd/{f.fd}": f.rel for f in opened}
+        args = [*BASE_FLAGS, "--json", "--max-count", str(GREP_MAX_LINES), "-e", pattern, "--"]
+        out = await run_rg([*args, *by_name], ws.root, pass_fds=tuple(f.fd for f in opened))
+    finally:
+        _close_all(opened)
+    chosen = list(by_name.values())
     by_file: dict[str, list[LineHit]] = {}
     for line in out.stdout.splitlines():
         hit = _parse_match(line)
-        if hit is not None and hit.path in counts:
-            by_file.setdefault(hit.path, []).append(hit)
+        rel = by_name.get(hit.path) if hit is not None else None
+        if hit is not None and rel is not None:
+            by_file.setdefault(rel, []).append(dataclasses.replace(hit, path=rel))
     hits: list[LineHit] = []
     for rel in chosen:
         found = sorted(by_file.get(rel, []), key=lambda h: h.line_no)[: counts[rel]]
         hits += found[: GREP_MAX_LINES - len(hits)]
     return hits
+
+
+def _open_admitted(ws: Workspace, scope: Scope, counts: dict[str, int]) -> list[OpenFile]:
+    """The admitted files with matches, in path order, until they hold enough lines: each
+    opened as ``read_file`` would open it, and only if it is still the file admitted."""
+    opened: list[OpenFile] = []
+    need = GREP_MAX_LINES
+    for rel in scope.files:
+        if need <= 0:
+            break
+        if not counts.get(rel):
+            continue
+        try:
+            f = ws.open_file(rel)
+        except (ContainmentError, OSError):
+            continue  # swapped, moved or gone since it was admitted
+        if f.rel != rel or (f.st.st_dev, f.st.st_ino) != scope.ident.get(rel):
+            f.close()
+            continue
+        opened.append(f)
+        need -= counts[rel]
+    return opened
+
+
+def _close_all(files: list[OpenFile]) -> None:
+    for f in files:
+        f.close()
 
 
 def _parse_match(line: bytes) -> LineHit | None:

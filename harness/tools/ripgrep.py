@@ -7,6 +7,10 @@ Shared flags: no user config (``--no-config``), hidden files searched, ``.gitign
 honoured whether or not the root is a git repository, but not the ignore files above the
 root or the user's global excludes (the workspace's own rules decide), and ``.git``,
 ``node_modules`` and ``.venv`` never descended. Symlinks are never followed.
+
+rg's memory is capped (``MAX_RG_BYTES`` of address space, set on the process as soon as
+it exists; no memory maps): a repository's ``.gitignore`` that is a symlink to
+``/dev/zero`` — which rg follows and reads as one endless line — ends rg, not the machine.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import shutil
 import sys
 from dataclasses import dataclass
@@ -27,17 +32,28 @@ BASE_FLAGS: tuple[str, ...] = (
     "--no-ignore-parent",
     "--no-ignore-global",
     "--color=never",
+    "--no-mmap",
     *(arg for glob in SKIP_GLOBS for arg in ("--glob", glob)),
 )
 # Callers put their own deadline on a whole call; this only guards against a forgotten one.
 BACKSTOP_S = 600.0
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024  # beyond this rg is stopped and the output marked cut
+# About ten times what rg needs to search all of /usr; an endless line cannot pass it.
+MAX_RG_BYTES = 2 * 1024 * 1024 * 1024
 _MAX_STDERR = 16 * 1024
 _CHUNK = 256 * 1024
 
 
-class RipgrepMissing(Exception):
+class RipgrepError(Exception):
+    """rg could not give an answer; the message says why, for the model."""
+
+
+class RipgrepMissing(RipgrepError):
     """No ``rg`` executable next to the interpreter or on PATH."""
+
+
+class RipgrepFailed(RipgrepError):
+    """rg died (a signal: e.g. out of its memory cap)."""
 
 
 class RipgrepTimeout(Exception):
@@ -67,8 +83,9 @@ def rg_executable() -> str:
     return found
 
 
-async def run_rg(args: list[str], cwd: Path) -> RgOutput:
-    """Run ``rg args`` in ``cwd`` with stdin empty; kill it on cancellation or timeout."""
+async def run_rg(args: list[str], cwd: Path, *, pass_fds: tuple[int, ...] = ()) -> RgOutput:
+    """Run ``rg args`` in ``cwd`` with stdin empty; kill it on cancellation or timeout.
+    ``pass_fds``: files the caller opened, which rg reads as ``/proc/self/fd/N``."""
     proc = await asyncio.create_subprocess_exec(
         rg_executable(),
         *args,
@@ -77,7 +94,10 @@ async def run_rg(args: list[str], cwd: Path) -> RgOutput:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env={k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"},
+        pass_fds=pass_fds,
     )
+    with contextlib.suppress(OSError, ValueError):
+        resource.prlimit(proc.pid, resource.RLIMIT_AS, (MAX_RG_BYTES, MAX_RG_BYTES))
     try:
         async with asyncio.timeout(BACKSTOP_S):
             (out, cut), err = await asyncio.gather(_read_capped(proc), _read_stderr(proc))
@@ -88,7 +108,14 @@ async def run_rg(args: list[str], cwd: Path) -> RgOutput:
     except BaseException:
         await _reap(proc)
         raise
-    return RgOutput(code, out, err.decode("utf-8", errors="replace"), cut)
+    said = err.decode("utf-8", errors="replace")
+    if code < 0 and not cut:
+        first = said.strip().splitlines()[:1]
+        raise RipgrepFailed(
+            f"ripgrep failed ({first[0] if first else f'killed by signal {-code}'}); a "
+            "file in the workspace (a .gitignore that never ends?) may be the cause"
+        )
+    return RgOutput(code, out, said, cut)
 
 
 async def _read_capped(proc: asyncio.subprocess.Process) -> tuple[bytes, bool]:
@@ -129,6 +156,8 @@ __all__ = [
     "BASE_FLAGS",
     "MAX_OUTPUT_BYTES",
     "RgOutput",
+    "RipgrepError",
+    "RipgrepFailed",
     "RipgrepMissing",
     "RipgrepTimeout",
     "rg_executable",

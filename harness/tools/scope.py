@@ -47,14 +47,6 @@ class Scope:
             parts.append(f"{_files(self.linked_out)} hard-linked to a file outside the workspace")
         return f"{noun}: " + ", ".join(parts) if parts else ""
 
-    def still_same(self, ws: Workspace, rel: str) -> bool:
-        """The file is still the regular file that was admitted (not swapped since)."""
-        try:
-            st = os.lstat(ws.root / rel)
-        except OSError:
-            return False
-        return stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == self.ident.get(rel)
-
 
 def _files(n: int) -> str:
     return f"{n:,} file{'' if n == 1 else 's'}"

@@ -18,7 +18,7 @@ from harness.errors import ContainmentError
 from harness.tools.access import authorize, display_path
 from harness.tools.base import ToolArgs, ToolContext, failure, header
 from harness.tools.grep import GREP_MAX_LINES, LINE_CLIP_CHARS, Grep, GrepArgs
-from harness.tools.ripgrep import RipgrepMissing, RipgrepTimeout
+from harness.tools.ripgrep import RipgrepError, RipgrepTimeout
 from harness.tools.scope import Scope, admit, list_files
 from harness.types import Act, ToolResult
 from harness.workspace import PathGlob, Workspace
@@ -51,7 +51,7 @@ class Find:
                 rels = await list_files(ctx.workspace, None)
                 named = [rel for rel in rels if glob.matches(rel)]
                 scope = await asyncio.to_thread(admit, ctx.workspace, ctx.gate, named, None)
-        except RipgrepMissing as exc:
+        except RipgrepError as exc:
             return failure(self.name, args.name_glob, str(exc))
         except (RipgrepTimeout, TimeoutError):
             message = f"the listing was stopped after {FIND_TIMEOUT_S:.0f} s; narrow the glob"

@@ -1,8 +1,15 @@
 """``.gitignore`` rules as git applies them, for list_dir and the watcher (grep and find
-leave this to ripgrep): nested files, negations, and the directories never descended."""
+leave this to ripgrep): nested files, negations, and the directories never descended.
+
+Like git (2.32 on), a ``.gitignore`` that is a symlink is not followed; and only a regular
+file of at most ``MAX_IGNORE_BYTES`` is read — a repository choosing a FIFO or a link to
+``/dev/zero`` must not block or fill the harness."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +18,7 @@ from pathspec import GitIgnoreSpec
 
 # Never descended, wherever they appear: a repository's internals and vendored trees.
 ALWAYS_SKIPPED: frozenset[str] = frozenset({".git", "node_modules", ".venv"})
+MAX_IGNORE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -35,8 +43,10 @@ class IgnoreRules:
     def file_for(self, dir_rel: str) -> IgnoreFile | None:
         path = self._root / dir_rel / ".gitignore" if dir_rel else self._root / ".gitignore"
         try:
-            st = path.stat()
+            st = os.lstat(path)
         except OSError:
+            st = None
+        if st is None or not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IGNORE_BYTES:
             self._cache.pop(dir_rel, None)
             return None
         key = (st.st_mtime_ns, st.st_size)
@@ -60,9 +70,19 @@ class IgnoreRules:
 
 def _load_spec(path: Path) -> GitIgnoreSpec | None:
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, MAX_IGNORE_BYTES)
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    lines = data.decode("utf-8", errors="replace").splitlines()
     spec = GitIgnoreSpec.from_lines(lines)
     return spec if len(spec) else None
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from harness.errors import ConfigError, ContainmentError
@@ -21,10 +21,8 @@ from harness.types import FileWrite, normalize_path
 from harness.workspace.files import OpenFile, PreparedWrite, open_located, prepare
 from harness.workspace.ignores import ALWAYS_SKIPPED, IgnoreFile, IgnoreRules
 from harness.workspace.links import HardLinks
+from harness.workspace.protected import PROTECTED_DIRS, Protected, own_places
 from harness.workspace.resolver import Located, locate
-
-# Never written by the agent, wherever they appear (compared case-insensitively).
-PROTECTED_DIRS: frozenset[str] = frozenset({".git", ".harness"})
 
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 _REMEDY = "paths are relative to the workspace root"
@@ -33,9 +31,11 @@ BeforeWrite = Callable[[str, bytes | None, bytes], None]
 
 
 class Workspace:
-    """A workspace root. Paths in and out are workspace-relative POSIX strings."""
+    """A workspace root. Paths in and out are workspace-relative POSIX strings.
+    ``protected``: absolute paths the agent may not write besides ``.git/``, ``.harness/``
+    and the harness's own places (``own_places``), e.g. a store given with ``--store``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, protected: Iterable[Path] = ()) -> None:
         try:
             resolved = Path(root).expanduser().resolve(strict=True)
         except (OSError, RuntimeError) as exc:
@@ -45,6 +45,7 @@ class Workspace:
         self.root = resolved
         self.ignores = IgnoreRules(resolved)
         self.links = HardLinks(resolved)
+        self.protected = Protected.under(resolved, (*own_places(), *protected))
         # What the tools remember about this root between calls (e.g. search's policy
         # verdicts); never needed for correctness.
         self.memo: dict[str, object] = {}
@@ -58,7 +59,7 @@ class Workspace:
         """Where ``rel`` is inside the root, with fds to use it (the caller closes them)."""
         norm = lexical_check(rel)
         if for_write:
-            _check_writable(rel, norm.split("/"))
+            self.protected.check(rel, norm.split("/"))
         parts = () if norm == "." else tuple(norm.split("/"))
         try:
             loc = locate(self.root, parts, allow_missing=True)
@@ -72,7 +73,7 @@ class Workspace:
             if for_write:
                 if not loc.real:
                     raise ContainmentError(f"`{rel}` is the workspace root itself, not a file")
-                _check_writable(rel, list(loc.real))
+                self.protected.check(rel, loc.real)
             if loc.st is not None and not self.links.all_inside(loc.st):
                 raise ContainmentError(
                     f"`{rel}` is a hard link to a file that also has a name outside the "
@@ -225,15 +226,6 @@ def lexical_check(rel: str) -> str:
     if norm == ".." or norm.startswith("../"):
         raise ContainmentError(f"`{rel}` leaves the workspace; {_REMEDY}")
     return posixpath.normpath(norm)
-
-
-def _check_writable(rel: str, parts: list[str]) -> None:
-    for p in parts:
-        if p.casefold() in PROTECTED_DIRS:
-            raise ContainmentError(
-                f"`{rel}` is inside {p.casefold()}/; the agent never writes git's or the "
-                "harness's own files (.git/, .harness/)"
-            )
 
 
 def _is_real_dir(entry: os.DirEntry[str]) -> bool:

@@ -106,3 +106,8 @@ async def test_grep_and_find_never_show_a_secret_in_any_case(agent: Agent) -> No
     grep = await agent.call("grep", pattern="PLANTED")
     assert grep.ok and PLANTED not in grep.text
     assert "notes.txt:1:" in grep.text, "ordinary files are still searched"
+    assert f"skipped: {len(SECRET_NAMES)} files read_file may not open (policy)" in grep.text
+    find = await agent.call("find", name_glob="*")
+    listed = set(find.text.splitlines()[1:])
+    assert "notes.txt" in listed and not listed & set(SECRET_NAMES)
+    assert f"{len(SECRET_NAMES)} files not listed" in find.text

@@ -102,7 +102,11 @@ def test_a_repository_rewriting_its_policy_between_runs_gains_nothing(repo: Repo
         "name": "write_file",
         "arguments": {"path": ".harness/policy.toml", "content": loosened},
     }
-    repo.run({"tool_calls": [write]}, {"content": "wrote it"})
+    first = repo.run({"tool_calls": [write]}, {"content": "wrote it"})
+    assert "never writes git's or the harness's own files" in repo.step_result(
+        first.json()["runId"], 1
+    ), "the agent's write of the policy file was refused"
+    assert (repo.root / ".harness" / "policy.toml").read_text().endswith('glob = "*.lock"\n')
     # Between the runs the repository changes it (a `git pull`).
     repo.policy(loosened)
     out = repo.run(exec_turn(ATTACK), {"content": "done"})

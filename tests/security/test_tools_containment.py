@@ -2,8 +2,12 @@
 
 1. A racer thread swaps a directory for a symlink to an outside directory and back while
    thousands of read and write calls run: no outside byte is read, none is written.
-2. Generated hostile paths — 500 per path-taking tool, from a fixed seed — are refused or
-   stay inside; the outside tree, ``.git/`` and ``.harness/`` are unchanged.
+2. Generated hostile paths — 500 per path-taking tool, from a fixed seed: half random
+   segments, half real targets (inside, outside, protected) in disguise — are refused or
+   stay inside; nothing beside the root (not only ``outside/``), nor ``.git/`` and
+   ``.harness/``, changes; and enough of them reach a file inside, or are refused by
+   containment, that the test is neither vacuous nor blind. (The workspace's own
+   hypothesis test is ``tests/harness/test_workspace.py::test_hostile_paths_never_resolve_outside``.)
 """
 
 from __future__ import annotations
@@ -28,6 +32,29 @@ PATHS_PER_TOOL = 500
 
 def _snapshot(path: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def _everything_outside(root: Path) -> dict[str, bytes | str]:
+    """Every entry beside the workspace root (its parent's whole tree but the root): files
+    by content, directories and symlinks by kind and target. A write that escapes anywhere
+    next to the root — not only into ``outside/`` — changes this."""
+    found: dict[str, bytes | str] = {}
+    for dirpath, dirnames, filenames in os.walk(root.parent):
+        here = Path(dirpath)
+        if here == root:
+            dirnames.clear()
+            continue
+        for name in [*dirnames, *filenames]:
+            path = here / name
+            if path == root:
+                continue
+            if path.is_symlink():
+                found[str(path)] = f"-> {os.readlink(path)}"
+            elif path.is_dir():
+                found[str(path)] = "dir"
+            else:
+                found[str(path)] = path.read_bytes()
+    return found
 
 
 @pytest.fixture
@@ -123,10 +150,37 @@ LEADS = ["", "", "", "/", "./", "../", "~/", "\\", "//", "up/", "link_dir/"]
 SEPARATORS = ["/", "/", "/", "\\", "//", "/./"]
 
 
+# Disguised paths: a real target (inside, outside, or protected), spelt the way an attacker
+# would, so that as many reach a file as are refused — a generator that only produces
+# nonsense proves nothing about the paths that nearly work.
+TARGETS = [
+    "src/a.py", "d/f.txt", "link_in", "d", "src", ".",  # inside
+    "link_file", "rel_out", "link_dir/f.txt", "link_dir/d/f.txt", "up/outside/f.txt",
+    "chain/f.txt", "up/ws/../outside/d/f.txt", "hard.txt", "loop",  # outside
+    ".git/config", ".harness/policy.toml", ".git/new", ".harness/new.toml",  # protected
+]  # fmt: skip
+DETOURS = ["./", ".//", "src/../", "d/../", "d/./../", "link_in/../", "up/ws/", "new/../"]
+
+
+def _disguised(rng: random.Random) -> str:
+    parts = rng.choice(TARGETS).split("/")
+    out = []
+    for part in parts:
+        if rng.random() < 0.4:
+            out.append(rng.choice(DETOURS).rstrip("/"))
+        out.append(part.upper() if rng.random() < 0.05 else part)
+    path = rng.choice(["/", "//", "/./"]).join(p for p in out if p)
+    return path + rng.choice(["", "", "", "/", "/.", "//"])
+
+
 def hostile_paths(tool: str, n: int = PATHS_PER_TOOL) -> list[str]:
+    """``n`` paths from a fixed seed: half random segments, half disguised real targets."""
     rng = random.Random(f"{SEED}-{tool}")
     paths = []
-    for _ in range(n):
+    for i in range(n):
+        if i % 2:
+            paths.append(_disguised(rng))
+            continue
         parts = [rng.choice(SEGMENTS) for _ in range(rng.randint(1, 6))]
         paths.append(rng.choice(LEADS) + rng.choice(SEPARATORS).join(parts))
     return paths
@@ -150,18 +204,26 @@ async def test_hostile_paths_are_refused_or_stay_inside(
     layout: tuple[ToolEnv, Path], tool: str
 ) -> None:
     env, outside = layout
-    before = _snapshot(outside)
+    before = _everything_outside(env.root)
+    assert str(outside / "f.txt") in before
     protected = {p: _snapshot(env.root / p) for p in (".git", ".harness")}
     paths = hostile_paths(tool)
-    assert len(paths) == PATHS_PER_TOOL
+    assert len(paths) == PATHS_PER_TOOL and len(set(paths)) > 0.8 * PATHS_PER_TOOL
+    answered, contained = 0, 0
     for path in paths:
         result = await env.call(tool, **_arguments(tool, path))
         assert SENTINEL not in result.text, (tool, path)
+        answered += result.ok or "was not found in" in result.text
+        contained += any(e.layer == "containment" for e in result.policy)
         for write in result.writes:
             real = env.root / write.path
             assert real.resolve().is_relative_to(env.root), (tool, path, write.path)
             assert not write.path.startswith((".git", ".harness")), (tool, path)
         if result.read is not None:
             assert (env.root / result.read.path).resolve().is_relative_to(env.root)
-    assert _snapshot(outside) == before
+    assert _everything_outside(env.root) == before
     assert {p: _snapshot(env.root / p) for p in (".git", ".harness")} == protected
+    # Neither vacuous nor blind: some paths reached a file inside, some were refused.
+    assert answered >= 10, (tool, answered)
+    if tool != "find":  # a name glob is matched, never resolved
+        assert contained >= 50, (tool, contained)

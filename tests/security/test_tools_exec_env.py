@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from harness import redact
-from harness.sandbox import sandbox_available, sandbox_status
 from harness.tools.exec import exec_environment
+from tests.support.sandbox_check import require_sandbox
 
 PLANTED = "planted-4b1e9d7c2a6f8e3d"
 
@@ -101,8 +101,7 @@ def _run_exec_in_a_harness_process(tmp_path: Path, mode: str) -> dict[str, objec
 
 
 def test_in_the_sandbox_proc_ppid_environ_shows_nothing_of_the_harness(tmp_path: Path) -> None:
-    if not sandbox_available():
-        pytest.skip(f"bubblewrap cannot run here: {sandbox_status()}")
+    require_sandbox()
     result = _run_exec_in_a_harness_process(tmp_path, "required")
     text = str(result["text"])
     assert result["ok"], text

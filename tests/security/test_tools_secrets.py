@@ -68,17 +68,16 @@ async def test_find_does_not_list_secrets_under_any_name(env: ToolEnv) -> None:
     "name", [".ENV", "ID_RSA", "cert.PEM", ".netrc", ".npmrc", ".pgpass", "id_ecdsa"]
 )
 async def test_grep_and_find_skip_every_secret_name(tmp_path: Path, name: str) -> None:
-    # The built-in list and its case-insensitivity are the policy's (another package);
-    # whatever read_file refuses, grep and find skip.
+    # Every one of these is a secret in the built-in layer (issue 9, seen 2): read_file
+    # refuses it, and grep and find skip it and say so.
     ws = make_tool_env(tmp_path / "ws")
     ws.write(name, f"password={KEY}\n")
     read = await ws.call("read_file", path=name)
     grep = await ws.call("grep", pattern="password")
     find = await ws.call("find", name_glob="*")
-    if not read.ok:
-        assert KEY not in grep.text and name not in find.text.splitlines()[1:]
-    else:
-        assert KEY in grep.text  # consistent: what read may open, grep may show
+    assert not read.ok and "layer builtin" in read.text and KEY not in read.text
+    assert KEY not in grep.text and "skipped: 1 file read_file may not open (policy)" in grep.text
+    assert name not in find.text.splitlines()[1:] and "1 file not listed" in find.text
 
 
 def test_a_hard_link_to_an_outside_file_is_refused_by_every_tool(tmp_path: Path) -> None:
