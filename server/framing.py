@@ -10,10 +10,10 @@ stream here instead:
 
 - header names are matched case-insensitively, ``\\n`` is accepted for ``\\r\\n``, other
   headers (``Content-Type``) are ignored, blank lines between frames are skipped;
-- a header block without a usable length, a garbage or over-long header line, or a body
+- a header block without a usable length, a garbage or over-long header line, or a length
   over ``MAX_BODY_BYTES`` is a ``BadFrame``: the server answers it with an error and the
   parser *resynchronises* — it skips to the next ``Content-Length:`` in the stream (an
-  over-long body is skipped by its length);
+  absurd length is not trusted to skip by: that would wait for bytes that never come);
 - bytes are read by one daemon thread (``StdinPump``), never by a pool the server must
   join, so a client that keeps stdin open cannot stop the process from exiting.
 """
@@ -35,7 +35,7 @@ READ_CHUNK_BYTES = 64 * 1024
 QUEUED_CHUNKS = 64  # the pump waits when the server is this far behind
 
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\S*)[ \t]*", re.IGNORECASE)
-_HEADER = re.compile(rb"[!-9;-~]+[ \t]*:.*")  # a header name (token chars), a colon, a value
+_HEADER = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+[ \t]*:.*")  # an RFC 9110 token, ":", a value
 _RESYNC = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 _RESYNC_KEEP = len(b"content-length:")
 
@@ -56,7 +56,6 @@ class FrameParser:
         self._length: int | None = None  # from the header block being read
         self._lines = 0
         self._body: int | None = None  # bytes of body awaited
-        self._skip = 0  # bytes of an over-long body still to discard
         self._resync = False
         self._resync_from = 0
 
@@ -69,11 +68,6 @@ class FrameParser:
 
     def _step(self, out: list[bytes | BadFrame]) -> bool:
         """Consume what one state can; False when more bytes are needed."""
-        if self._skip:
-            dropped = min(self._skip, len(self._buf))
-            del self._buf[:dropped]
-            self._skip -= dropped
-            return bool(self._buf) and not self._skip
         if self._resync:
             return self._find_header()
         if self._body is not None:
@@ -106,8 +100,10 @@ class FrameParser:
 
     def _header(self, line: bytes) -> str | None:
         """Take one header line; what is wrong with it, or None."""
-        if len(line) > MAX_HEADER_LINE_BYTES or self._lines > MAX_HEADER_LINES:
-            return "the header block is too long"
+        if len(line) > MAX_HEADER_LINE_BYTES:
+            return f"a header line is over {MAX_HEADER_LINE_BYTES:,} bytes"
+        if self._lines > MAX_HEADER_LINES:
+            return f"the header block is over {MAX_HEADER_LINES} lines"
         if (match := _LENGTH.fullmatch(line)) is not None:
             value = match.group(1)
             if not value.isdigit() or len(value) > 15:
@@ -124,9 +120,8 @@ class FrameParser:
         length, self._length, self._lines = self._length, None, 0
         if length is None:
             self._bad(out, "the header block has no `Content-Length`", start=0)
-        elif length > self.max_body:
-            out.append(BadFrame(f"a message of {length:,} bytes is over {self.max_body:,}"))
-            self._skip = length
+        elif length > self.max_body:  # searched past, not skipped: the length may be a lie
+            self._bad(out, f"a message of {length:,} bytes is over {self.max_body:,}", start=0)
         else:
             self._body = length
         return True
