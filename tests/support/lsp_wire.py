@@ -137,12 +137,19 @@ class WireServer:
             "workspace/executeCommand", {"command": name, "arguments": list(arguments)}
         )
 
-    async def initialize(self, folders: list[Path], options: Any = None) -> Any:
+    async def initialize(
+        self, folders: list[Path], options: Any = None, *, pull_settings: bool = False
+    ) -> Any:
+        """``initialize`` + ``initialized``; ``pull_settings``: the client declares
+        ``workspace/configuration`` (it answers with ``self.configuration``)."""
+        capabilities: dict[str, Any] = {"window": {"workDoneProgress": True}}
+        if pull_settings:
+            capabilities["workspace"] = {"configuration": True}
         params = {
             "processId": os.getpid(),
             "rootUri": folders[0].as_uri() if folders else None,
             "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders] or None,
-            "capabilities": {"window": {"workDoneProgress": True}},
+            "capabilities": capabilities,
             "initializationOptions": options,
         }
         result = await self.request("initialize", params)
