@@ -32,7 +32,7 @@ async def test_a_key_pasted_into_api_key_env_is_never_echoed(
     async with WireServer(server_env(HARNESS_LOG_LEVEL="DEBUG")) as server:
         server.configuration = {"harness": options(fake, store)}
         await server.initialize([tmp_path], options(fake, store), pull_settings=True)
-        await server.wait_for(lambda: server.shown())
+        await server.wait_for(server.shown)
         server.notify("workspace/didChangeConfiguration", {"settings": options(fake, store)})
         server.notify("workspace/didChangeConfiguration", {"settings": None})  # a pull
         await server.wait_for(lambda: len(server.shown()) >= 3)
