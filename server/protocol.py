@@ -5,9 +5,12 @@ where pygls 2.1 answers nothing or the wrong thing.
     not an object, a bad ``jsonrpc``/``id``/``method``, a     InvalidRequest (-32600), with
       batch (each of its requests), a notification sent         the request's id where it
       with an id, an id already in use                          has a usable one
-    params that do not fit the method                         InvalidParams (-32602), its id
+    params that do not fit the method, an unknown command     InvalidParams (-32602), its id
+    an unknown method                                         MethodNotFound (-32601), the
+                                                                name clipped
     a request before ``initialize``                           ServerNotInitialized (-32002)
     a request after ``shutdown``                              InvalidRequest (pygls: no answer)
+    a second ``initialize`` / ``initialized``                 InvalidRequest / ignored
     a client's *response* after ``shutdown``                  handled (pygls drops it:
                                                                 openlawlibrary/pygls#605)
     ``exit``                                                  ``exited`` resolves to the LSP
@@ -52,6 +55,8 @@ log = logging.getLogger(__name__)
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+METHOD_NOT_FOUND = -32601
+MAX_NAME_CHARS = 100  # of a method or command name quoted in an error
 SERVER_NOT_INITIALIZED = -32002
 MAX_REPORTED = 3  # structuring errors named in one answer
 SETTINGS_METHODS = (types.INITIALIZE, types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -62,6 +67,7 @@ class HarnessProtocol(LanguageServerProtocol):
         super().__init__(server, converter)
         self.exited: asyncio.Future[int] | None = None  # set by whoever serves the stream
         self._initialize_seen = False
+        self._initialized_seen = False
 
     # -- what the stream gives ----------------------------------------------------------
 
@@ -111,9 +117,16 @@ class HarnessProtocol(LanguageServerProtocol):
         if refusal is not None:
             self._error(msg_id, *refusal)
             return
+        if message_type is None and method not in self.fm.features:
+            self._error(msg_id, METHOD_NOT_FOUND, f"Method Not Found: {_clip(method)}")
+            return
         structured = self._structure(data, message_type or JsonRPCRequestMessage)
         if isinstance(structured, str):
             self._error(msg_id, INVALID_PARAMS, f"`{method}`: {structured}")
+            return
+        unknown = _unknown_command(structured, self.fm.commands)
+        if unknown is not None:
+            self._error(msg_id, INVALID_PARAMS, unknown)
             return
         if method == types.INITIALIZE:
             self._initialize_seen = True
@@ -142,6 +155,11 @@ class HarnessProtocol(LanguageServerProtocol):
         if method != types.EXIT and (self._shutdown or not self._initialize_seen):
             log.info("`%s` before initialize or after shutdown: ignored", method)
             return
+        if method == types.INITIALIZED:
+            if self._initialized_seen:
+                log.warning("a second `initialized`: ignored")
+                return
+            self._initialized_seen = True
         structured = self._structure(data, message_type or JsonRPCNotification)
         if isinstance(structured, str):
             log.warning("`%s` ignored: %s", method, structured)
@@ -253,6 +271,21 @@ def _valid_id(value: Any) -> bool:
 
 def _has_id(message_type: type) -> bool:
     return attrs.has(message_type) and "id" in attrs.fields_dict(message_type)
+
+
+def _unknown_command(message: Any, commands: dict[str, Any]) -> str | None:
+    """pygls's error for a command it does not know, with the name clipped (pygls quotes
+    the whole name back, however long)."""
+    if not isinstance(message, types.ExecuteCommandRequest):
+        return None
+    name = message.params.command
+    if name in commands:
+        return None
+    return f"Invalid Params: Command name {_clip(name)!r} is not defined"
+
+
+def _clip(name: str) -> str:
+    return name if len(name) <= MAX_NAME_CHARS else name[: MAX_NAME_CHARS - 1] + "…"
 
 
 def _short(exc: BaseException, limit: int = 120) -> str:

@@ -75,10 +75,13 @@ async def _read(pump: StdinPump, protocol: HarnessProtocol) -> None:
     parser = FrameParser()
     while (chunk := await pump.queue.get()) is not None:
         for item in parser.feed(chunk):
-            if isinstance(item, BadFrame):
-                protocol.bad_frame(item.reason)
-            else:
-                protocol.receive_body(item)
+            try:
+                if isinstance(item, BadFrame):
+                    protocol.bad_frame(item.reason)
+                else:
+                    protocol.receive_body(item)
+            except Exception:  # one message must never end the connection
+                log.exception("a message from the client could not be handled")
         await asyncio.sleep(0)  # a flood of frames never starves the handlers it started
     log.info("the client closed the connection")
 
