@@ -55,6 +55,9 @@ test: lint system-deps ## Lint, the whole test suite (unit, e2e, editors), and `
 	  then echo "harness demo: ok (exit 0, chart written)"; \
 	  else cat "$$tmp/demo.log"; echo "make test: harness demo failed" >&2; exit 1; fi
 
+soak: $(DEV_STAMP) system-deps ## The standing reliability suite (tests/reliability) with larger counts (HARNESS_SOAK=1)
+	HARNESS_SOAK=1 $(BIN)/pytest tests/reliability --timeout=1800 $(PYTEST_ARGS)
+
 bench: $(DEV_STAMP) ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
 	$(BIN)/pytest tests/bench -q -s -p no:randomly $(PYTEST_ARGS)
 
@@ -73,4 +76,4 @@ nvim-lint: $(STYLUA) system-deps ## Neovim plugin: stylua --check, luacheck
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 
-.PHONY: help setup demo lint typecheck fmt test bench clean system-deps nvim-lint
+.PHONY: help setup demo lint typecheck fmt test soak bench clean system-deps nvim-lint
