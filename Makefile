@@ -55,6 +55,9 @@ test: lint system-deps vscode-check vscode-deps ## Lint, the whole test suite (u
 	  then echo "harness demo: ok (exit 0, chart written)"; \
 	  else cat "$$tmp/demo.log"; echo "make test: harness demo failed" >&2; exit 1; fi
 
+soak: $(DEV_STAMP) system-deps ## The standing reliability suite (tests/reliability) with larger counts (HARNESS_SOAK=1)
+	HARNESS_SOAK=1 $(BIN)/pytest tests/reliability --timeout=1800 $(PYTEST_ARGS)
+
 bench: $(DEV_STAMP) ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
 	$(BIN)/pytest tests/bench -q -s -p no:randomly $(PYTEST_ARGS)
 
@@ -94,4 +97,4 @@ clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix
 
-.PHONY: help setup demo lint typecheck fmt test bench clean system-deps nvim-lint vscode-check vsix vscode-deps
+.PHONY: help setup demo lint typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps

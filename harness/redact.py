@@ -105,14 +105,27 @@ def clip(text: str, limit: int, extra: Iterable[str | None] = ()) -> str:
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter that redacts every registered secret from the formatted message."""
+    """A logging filter that redacts every registered secret from the formatted message and
+    from the traceback and stack attached to the record (``exc_info``, ``stack_info``): an
+    exception's message is text that leaves the process too."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         cleaned = redact(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
+        if record.exc_info and record.exc_info[0] is not None:
+            # Formatters reuse ``exc_text`` once set, so the redacted text is what they print.
+            text = record.exc_text or _TRACEBACKS.formatException(record.exc_info)
+            record.exc_text = redact(text)
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
         return True
+
+
+_TRACEBACKS = logging.Formatter()
 
 
 __all__ = ["REDACTED", "RedactingFilter", "clip", "redact", "register", "registered"]

@@ -1,7 +1,8 @@
 """What a run's tool calls run against: the tools, the workspace, the policy gate, the
 editor's guard, memory and the exec environment — and the rules of a turn's calls: at most
-``MAX_CALLS_PER_TURN`` run (§6.1), each labelled in the words of result headers, and the
-files a command changed on disk noted in the ledger (§3.3).
+``MAX_CALLS_PER_TURN`` run (§6.1), each labelled in the words of result headers, the
+files a command changed on disk noted in the ledger (§3.3), and a command that changed a
+file the editor holds unsaved reported to the user at once (a ``Notice``, §6.5).
 
 The session builds one ``Toolbox`` per run; the loop asks it for each step's
 ``ToolContext`` (``context``): the one place that decides what a call may touch, so the
@@ -11,6 +12,7 @@ given to tools here too.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shlex
 from collections.abc import Callable, Mapping
@@ -21,7 +23,15 @@ from typing import TYPE_CHECKING
 from harness.ledger import Cause, Ledger
 from harness.tools import dispatch, tool_schemas
 from harness.tools.base import LABELS, Tool, ToolContext, header
-from harness.types import DocumentGuard, ExecConfig, ToolCall, ToolResult, ToolSchema
+from harness.types import (
+    DocumentGuard,
+    ExecConfig,
+    Notice,
+    NoticeKind,
+    ToolCall,
+    ToolResult,
+    ToolSchema,
+)
 
 if TYPE_CHECKING:
     from harness.memory import RunMemory
@@ -72,15 +82,47 @@ class Toolbox:
 
     async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult:
         """Run one call (never raises but for cancellation). After a command, every file
-        the run knows that changed on disk is noted as changed by that exec."""
-        before = ledger.known_paths() if call.name == "exec" else None
+        the run knows that changed on disk is noted as changed by that exec, and every file
+        the editor holds unsaved that it changed is a notice for the user."""
+        is_exec = call.name == "exec"
+        before = ledger.known_paths() if is_exec else None
+        unsaved = self._unsaved_hashes() if is_exec else {}
         result = await dispatch(call, self.tools, ctx)
         if before is not None:
             for path, old in before.items():
                 new = self.workspace.hash_of(path)
                 if new != old:
                     ledger.note_change(path, Cause.EXEC, ctx.step, new)
-        return result
+        return self._unsaved_changed(result, unsaved) if unsaved else result
+
+    def _unsaved_hashes(self) -> dict[str, str | None]:
+        """The content hash of each file the editor holds unsaved (None: not readable)."""
+        if self.guard is None:
+            return {}
+        return {path: self.workspace.hash_of(path) for path in self.guard.unsaved_paths()}
+
+    def _unsaved_changed(self, result: ToolResult, before: Mapping[str, str | None]) -> ToolResult:
+        changed = [path for path, old in before.items() if self.workspace.hash_of(path) != old]
+        if not changed:
+            return result
+        notices = tuple(
+            Notice(
+                NoticeKind.UNSAVED_CHANGED,
+                path,
+                f"A command the agent ran changed {path} on disk, which has unsaved changes "
+                "in the editor: the buffer and the file now differ. Compare them before you "
+                "save (saving keeps your version and discards the command's).",
+            )
+            for path in changed
+        )
+        notes = "".join(
+            f"\nnote: this command changed {path} on disk, which has unsaved changes in the "
+            "editor; the user has been told"
+            for path in changed
+        )
+        return dataclasses.replace(
+            result, text=result.text + notes, notices=result.notices + notices
+        )
 
     def relative(self, raw: str | Path) -> str | None:
         """A changed path as the ledger names it; None when it is outside the workspace."""

@@ -51,6 +51,10 @@ class DocumentGuard(Protocol):
 
     def has_unsaved_changes(self, rel_path: str) -> bool: ...
 
+    def unsaved_paths(self) -> tuple[str, ...]:
+        """The workspace-relative paths of every file the editor holds unsaved."""
+        ...
+
 
 @dataclass(frozen=True)
 class PolicyEvent:

@@ -20,12 +20,15 @@ def create_server() -> HarnessServer:
 
 
 def main() -> int:
-    """Serve one client over stdin/stdout until it exits."""
+    """Serve one client over stdin/stdout until it exits, then end the process with the
+    LSP exit code — without waiting for threads (``server.stdio.leave``)."""
     from server.logs import configure_stderr
+    from server.stdio import leave
 
     configure_stderr()
-    create_server().start_io()
-    return 0
+    server = create_server()
+    server.start_io()
+    leave(server.exit_code if server.exit_code is not None else 1)
 
 
 __all__ = ["create_server", "main"]

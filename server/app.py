@@ -11,7 +11,9 @@ runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature mo
     workspace/executeCommand    server.commands
     workDoneProgress/cancel     cancels the run of that progress
     shutdown                    runs cancelled (whole steps recorded), watchers stopped,
-                                stores closed
+                                stores closed (``stop``; also on ``exit`` and end of stdin)
+    the stream                  ``server.stdio`` (frames: ``server.framing``; JSON-RPC and
+                                LSP rules: ``server.protocol``)
 
 Nothing is built at import time, and only pygls is imported before ``initialize`` is
 answered: settings are parsed, and the harness (pydantic, the store, the loop) is loaded,
@@ -22,8 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -35,8 +38,10 @@ from server import commands
 from server.documents import DocumentTracker
 from server.folders import folder_roots, pick_folder, uri_to_path
 from server.logs import LspLogHandler
+from server.protocol import HarnessProtocol
 from server.rpc import ask_client, notify
 from server.run_manager import RunManager
+from server.section import SECTION
 from server.stores import Stores
 from server.watch import FolderWatchers
 
@@ -47,7 +52,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "harness-lsp"
-SECTION = "harness"  # the settings section in the editor
+
 PULL_TIMEOUT_S = 5.0
 
 
@@ -60,14 +65,56 @@ class HarnessServer(LanguageServer):
             name=SERVER_NAME,
             version=__version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=HarnessProtocol,
         )
         self._settings: Settings | None = None
+        self._stopped = False
+        self.exit_code: int | None = None
         self._pending_settings: tuple[object, str] | None = (None, "defaults")
         self.stores = Stores()
         self.documents = DocumentTracker(self._buffer_text)
         self.runs = RunManager(self)
         self.watchers = FolderWatchers(self.runs.files_changed)
         self.log_handler: LspLogHandler | None = None
+
+    # -- the connection ----------------------------------------------------------------
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve the client on stdio until ``exit`` or the end of stdin (``server.stdio``);
+        the LSP exit code is in ``exit_code`` afterwards."""
+        from server import stdio
+
+        assert isinstance(self.protocol, HarnessProtocol)
+        self.exit_code = stdio.run(
+            self.protocol, self.stop, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
+        )
+
+    async def stop(self) -> None:
+        """Cancel the runs (each records its end), stop the watchers, close the stores.
+        Called on ``shutdown``, and on ``exit`` or the end of stdin; once is enough."""
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.runs.stop_all()
+        await self.watchers.stop_all()
+        self.stores.close_all()
+        if self.log_handler is not None:
+            self.log_handler.uninstall()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's report of a failure outside a request: logged (redacted, with what
+        failed), and shown to the user only as a short, redacted line."""
+        log.error(
+            "internal error (%s): %s: %s",
+            getattr(source, "__name__", source),
+            type(error).__name__,
+            error,
+        )
+        if source.__name__ != "FeatureRequestError":
+            self.show(
+                f"harness-lsp: internal error: {type(error).__name__}: {error}",
+                types.MessageType.Error,
+            )
 
     # -- what commands need (server.host) ------------------------------------------------
 
@@ -123,7 +170,13 @@ class HarnessServer(LanguageServer):
         settings, problems = parse_settings(raw)
         self._settings = settings
         for problem in problems:
-            message = f"harness: invalid setting {problem} (from {source}); using the default"
+            outcome = (
+                "runs are refused until it is fixed, so that none goes to the provider's "
+                "hosted API instead"
+                if problem.refuses_runs
+                else "using the default"
+            )
+            message = f"harness: invalid setting {problem} (from {source}); {outcome}"
             log.warning("%s", message)
             self.show(message)
 
@@ -174,11 +227,7 @@ def _register_lifecycle(server: HarnessServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: HarnessServer, params: None) -> None:
-        await ls.runs.stop_all()
-        await ls.watchers.stop_all()
-        ls.stores.close_all()
-        if ls.log_handler is not None:
-            ls.log_handler.uninstall()
+        await ls.stop()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(

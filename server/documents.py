@@ -7,11 +7,19 @@ reloads a buffer after an agent write sends a ``didChange`` with exactly the dis
 and that is not the user's unsaved work.
 
 ``EditorGuard`` is the ``DocumentGuard`` a run gets: the loop's write tools refuse dirty
-files, and reads say the editor holds unsaved changes.
+files, reads say the editor holds unsaved changes, and the toolbox asks which files are
+dirty before each command (``unsaved_paths``) to tell the user at once when the command
+changed one on disk (§6.5).
+
+Comparing with the disk runs on the event loop, so it never blocks: only a regular file
+of at most ``MAX_COMPARED_BYTES`` is read (opened non-blocking — a FIFO the editor has open
+is "dirty", not a frozen server); anything else counts as unsaved, the safe answer.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +27,7 @@ from pathlib import Path
 from server.folders import uri_to_path
 
 TextOf = Callable[[str], str | None]
+MAX_COMPARED_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -70,16 +79,17 @@ class DocumentTracker:
         if doc is None or doc.version == doc.clean_version:
             return False
         text = self._text_of(doc.uri)
-        if text is None:
-            return True
-        try:
-            on_disk = path.read_bytes()
-        except OSError:
+        on_disk = _regular_bytes(path)
+        if text is None or on_disk is None:
             return True
         if text.encode("utf-8") == on_disk:
             doc.clean_version = doc.version  # the buffer was reloaded from disk
             return False
         return True
+
+    def dirty_paths(self) -> list[Path]:
+        """Every open document holding changes not on disk."""
+        return [path for path in list(self._docs) if self.is_dirty(path)]
 
 
 class EditorGuard:
@@ -95,6 +105,33 @@ class EditorGuard:
         except (OSError, RuntimeError, ValueError):
             return False
         return self.tracker.is_dirty(path)
+
+    def unsaved_paths(self) -> tuple[str, ...]:
+        """The workspace-relative paths of the files the editor holds unsaved."""
+        return tuple(
+            path.relative_to(self.root).as_posix()
+            for path in self.tracker.dirty_paths()
+            if path.is_relative_to(self.root)
+        )
+
+
+def _regular_bytes(path: Path) -> bytes | None:
+    """The content of ``path`` if it is a regular file small enough to compare, else None;
+    never blocks (``O_NONBLOCK``: a FIFO opens at once, and is then refused)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_COMPARED_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(MAX_COMPARED_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _key(uri: str) -> Path | None:

@@ -2,7 +2,7 @@
 ``harness`` loggers also to the client's ``window/logMessage``.
 
 Both handlers carry ``harness.redact.RedactingFilter``: a registered API key never reaches
-stderr or the client (§6.7).
+stderr or the client (§6.7) — in the message, nor in a traceback attached to it.
 
 A record may be emitted on another thread (the watcher's, a worker's); the message is then
 handed to the event loop, because only the loop writes to stdout — two writers would
@@ -45,6 +45,9 @@ def configure_stderr() -> None:
     root.setLevel(level)
     for name in FORWARDED_LOGGERS:
         logging.getLogger(name).setLevel(min(level, logging.INFO))
+    # pygls logs every message body it sends at INFO ("Sending data: …": whole files, whole
+    # traces); only DEBUG asks for that.
+    logging.getLogger("pygls").setLevel(level if level <= logging.DEBUG else logging.WARNING)
 
 
 def stderr_handler(level: int, stream: TextIO | None = None) -> logging.Handler:

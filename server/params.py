@@ -39,6 +39,7 @@ class Params(BaseModel):
 class ContextBudgetParams(Params):
     max_tokens: Positive | None = None
     share: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    low_water: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
 
 
 class RunParams(Params):

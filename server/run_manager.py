@@ -204,6 +204,12 @@ def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContr
     goal = params.goal.strip()
     if not goal:
         raise InvalidParams("`goal` is empty")
+    if settings.refusals:
+        problem = settings.refusals[0]
+        raise InvalidParams(
+            f"the setting {problem}; fix it in the editor's settings (harness.{problem.field}) "
+            "— until then no run starts, so that none goes to the provider's hosted API instead"
+        )
     try:
         return build_contract(goal, root, settings.contract_overrides(), params.overrides())
     except ConfigError as exc:

@@ -1,37 +1,65 @@
 """Editor settings (§7): parsed from ``initializationOptions`` and
-``workspace/didChangeConfiguration``, validated, and turned into harness values.
+``workspace/didChangeConfiguration``, validated field by field, and turned into harness
+values.
 
 Settings are camelCase: ``provider {name, model, baseUrl, apiKeyEnv}``, ``storePath``,
-``tokenBudget``, ``maxSteps``, ``contextBudget {maxTokens, share}``, ``policy``, ``trusted``
-(the client's own workspace-trust verdict, §6.3; unset: the user config decides). Either the
-settings object itself or ``{"harness": {...}}`` (what VS Code and Neovim push) is accepted.
-A bad value is reported — one line naming the field — and replaced by its default; the rest
-of the settings still apply. Unknown keys are ignored (editors keep their own keys, such as
-``serverPath``, in the same section). The API key is never a setting: it is read from the
-server's environment when a run starts.
+``tokenBudget``, ``maxSteps``, ``contextBudget {maxTokens, share, lowWater}``,
+``contextWire``, ``policy``, ``trusted`` (the client's own workspace-trust verdict, §6.3;
+unset: the user config decides). Either the settings object itself or ``{"harness": {...}}``
+(what VS Code and Neovim push) is accepted. Unknown keys are ignored (editors keep their own,
+such as ``serverPath``, in the same section).
+
+A bad value is a ``Problem`` naming the field — never echoing the value, which may be a key
+pasted into the wrong box — and only that field falls back to its default; the rest still
+applies (``policy`` is checked entry by entry, ``server.editor_policy``). The exception is
+where the run goes: the default of a bad ``provider``, ``provider.name`` or
+``provider.baseUrl`` would be the provider's hosted API instead of the server the user
+meant, so such a problem *refuses runs* until it is fixed (``Settings.refusals``). The API
+key is never a setting: it is read from the server's environment when a run starts.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
 
 from harness.contract import ContextBudgetOverrides, ContractOverrides
-from harness.errors import ConfigError
-from harness.policy import parse_layer
 from harness.provider import ProviderConfig, config_from_env
+from server.editor_policy import clean_policy
+from server.section import is_variable_name, register_pasted_key, settings_section
 
-SECTION = "harness"
 MAX_FIXES = 50
+MAX_URL_CHARS = 2048
 
-ProviderName = Literal["openai", "anthropic", "openrouter", "ollama", "scripted"]
+# A bad value here would send the run to the provider's hosted default: runs are refused.
+ROUTING_FIELDS = frozenset({"provider", "provider.name", "provider.baseUrl"})
+
+ProviderName = Literal["openai", "anthropic", "openrouter", "ollama"]  # not ``scripted``
 Positive = Annotated[int, Field(ge=1, le=2**63 - 1)]
+Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad setting: which field (camelCase path) and what is wrong, without the value."""
+
+    field: str
+    message: str
+
+    @property
+    def refuses_runs(self) -> bool:
+        return self.field in ROUTING_FIELDS
+
+    def __str__(self) -> str:
+        return f"`{self.field}`: {self.message}"
 
 
 class _Model(BaseModel):
@@ -48,14 +76,36 @@ class _Model(BaseModel):
 
 class ProviderSettings(_Model):
     name: ProviderName | None = None
-    model: str | None = None
+    model: Annotated[str, Field(max_length=500)] | None = None
     base_url: str | None = None
     api_key_env: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not is_http_url(value):
+            raise PydanticCustomError(
+                "http_url", "must be an http:// or https:// URL with a host (at most 2048 chars)"
+            )
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not is_variable_name(value):
+            raise PydanticCustomError(
+                "variable_name",
+                "must be the name of an environment variable (letters, digits and _, not "
+                "starting with a digit, at most 64 characters), not the key itself; the key "
+                "is read from that variable of the server's environment",
+            )
+        return value
 
 
 class ContextBudgetSettings(_Model):
     max_tokens: Positive | None = None
-    share: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    share: Fraction | None = None
+    low_water: Fraction | None = None
 
 
 class Settings(_Model):
@@ -64,8 +114,15 @@ class Settings(_Model):
     token_budget: Positive | None = None
     max_steps: Positive | None = None
     context_budget: ContextBudgetSettings = Field(default_factory=ContextBudgetSettings)
+    context_wire: Literal["transcript", "flat"] | None = None
     policy: dict[str, Any] | None = None
     trusted: bool | None = None
+    _refusals: tuple[Problem, ...] = PrivateAttr(default=())
+
+    @property
+    def refusals(self) -> tuple[Problem, ...]:
+        """The bad settings that refuse runs until fixed (where the run would go)."""
+        return self._refusals
 
     def provider_config(self, environ: Mapping[str, str]) -> ProviderConfig:
         """Settings win over ``HARNESS_PROVIDER`` / ``HARNESS_MODEL`` / ``HARNESS_BASE_URL``."""
@@ -80,6 +137,7 @@ class Settings(_Model):
             token_budget=self.token_budget,
             max_steps=self.max_steps,
             context_budget=ContextBudgetOverrides(**self.context_budget.model_dump()),
+            context_wire=self.context_wire,
         )
 
     @property
@@ -88,22 +146,29 @@ class Settings(_Model):
         return Path(self.store_path).expanduser() if self.store_path else None
 
 
-def settings_section(raw: object) -> object:
-    """The harness settings inside what an editor sent: ``{"harness": {...}}`` or the object."""
-    if isinstance(raw, Mapping) and isinstance(raw.get(SECTION), Mapping):
-        return raw[SECTION]
-    return raw
+def is_http_url(value: str) -> bool:
+    if len(value) > MAX_URL_CHARS or any(c.isspace() or ord(c) < 32 for c in value):
+        return False
+    try:
+        parts = urlsplit(value)
+        _ = parts.port  # raises on a port that is not a number in range
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
-def parse_settings(raw: object) -> tuple[Settings, list[str]]:
-    """Settings from an editor's object, and one problem line per value replaced by default."""
+def parse_settings(raw: object) -> tuple[Settings, list[Problem]]:
+    """Settings from an editor's object, and one problem per value replaced by its default
+    (or refusing runs: ``Problem.refuses_runs``)."""
+    register_pasted_key(raw)  # redacted from every log line from now on
     section = settings_section(raw)
     if section is None:
         return Settings(), []
     if not isinstance(section, Mapping):
-        return Settings(), [f"settings must be an object, not {type(section).__name__}"]
+        problem = Problem("(settings)", f"must be an object, not {_json_type(section)}")
+        return Settings(), [problem]
     data: dict[str, Any] = copy.deepcopy(dict(section))
-    problems: list[str] = []
+    problems: list[Problem] = []
     settings: Settings | None = None
     for _ in range(MAX_FIXES):
         try:
@@ -113,14 +178,16 @@ def parse_settings(raw: object) -> tuple[Settings, list[str]]:
             progressed = False
             for err in exc.errors(include_url=False, include_input=False):
                 loc = tuple(str(p) for p in err["loc"])
-                problems.append(f"`{'.'.join(loc)}`: {err['msg']}")
+                problems.append(Problem(".".join(loc), err["msg"]))
                 progressed |= _drop(data, loc)
             if not progressed:
                 break
     if settings is None:
-        return Settings(), [*problems, "settings could not be read"]
+        return Settings(), [*problems, Problem("(settings)", "could not be read")]
     settings, more = _check_values(settings)
-    return settings, problems + more
+    problems += more
+    settings._refusals = tuple(p for p in problems if p.refuses_runs)
+    return settings, problems
 
 
 def _drop(data: dict[str, Any], loc: tuple[str, ...]) -> bool:
@@ -138,31 +205,36 @@ def _drop(data: dict[str, Any], loc: tuple[str, ...]) -> bool:
     return True
 
 
-def _check_values(settings: Settings) -> tuple[Settings, list[str]]:
-    """What the shape cannot say: a usable provider, an absolute store path, a valid policy."""
-    problems: list[str] = []
-    try:
-        settings.provider_config(os.environ)
-    except ConfigError as exc:
-        problems.append(f"`provider`: {exc}")
-        settings = settings.model_copy(update={"provider": ProviderSettings()})
+def _check_values(settings: Settings) -> tuple[Settings, list[Problem]]:
+    """What the shape cannot say: an absolute store path, a valid policy (entry by entry)."""
+    problems: list[Problem] = []
     store = settings.store_file
     if store is not None and not store.is_absolute():
-        problems.append(f"`storePath`: {settings.store_path!r} must be an absolute path")
+        problems.append(Problem("storePath", "must be an absolute path (`~` is allowed)"))
         settings = settings.model_copy(update={"store_path": None})
     if settings.policy is not None:
-        try:
-            parse_layer(settings.policy, "editor settings (policy)", name="editor")
-        except ConfigError as exc:
-            problems.append(f"`policy`: {exc}")
-            settings = settings.model_copy(update={"policy": None})
+        kept, dropped = clean_policy(settings.policy)
+        problems += [Problem(where, message) for where, message in dropped]
+        if dropped:
+            settings = settings.model_copy(update={"policy": kept})
     return settings, problems
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an array" if isinstance(value, list | tuple) else type(value).__name__
 
 
 __all__ = [
     "ContextBudgetSettings",
+    "Problem",
     "ProviderSettings",
     "Settings",
+    "is_http_url",
     "parse_settings",
-    "settings_section",
 ]

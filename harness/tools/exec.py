@@ -149,7 +149,8 @@ class Exec:
                 read_only=ctx.workspace.protected.read_only_in_sandbox(),
             )
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await _spawn(
+                marker,
                 *argv,
                 cwd=ctx.workspace.root,
                 env=env,
@@ -256,6 +257,24 @@ async def _supervise(
     text = "\n".join([header("exec", command), status, *streams])
     head = err.head.decode("utf-8", errors="replace")
     return _Run(text, not timed_out, proc.returncode, head)
+
+
+async def _spawn(marker: str, *argv: str, **options: Any) -> asyncio.subprocess.Process:
+    """``create_subprocess_exec``, shielded. Cancelled while the process starts, asyncio
+    itself waits for the process's pipes to close — for ever when what it started holds
+    them (a command in the sandbox): the run hung "cancelling" and its folder stayed busy
+    (issue 11, seen 3). So the start completes, and then everything it started is killed."""
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **options))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        starting.add_done_callback(lambda done: _kill_started(done, marker))
+        raise
+
+
+def _kill_started(starting: asyncio.Future[asyncio.subprocess.Process], marker: str) -> None:
+    if not starting.cancelled() and starting.exception() is None:
+        _kill_now(starting.result(), marker)
 
 
 def _consume(future: asyncio.Future[Any]) -> None:

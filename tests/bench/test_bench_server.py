@@ -6,6 +6,10 @@ through the real server process over stdio; durations are printed, never asserte
 2. A write on disk → the active run's ledger marks what the model saw as stale (the status
    field ``changesSeen`` counts it), polled through ``harness.status``: p95. Target ≤ 100 ms.
 3. Process start → ``initialize`` result, raw JSON-RPC over pipes: median. Target ≤ 600 ms.
+4. ``harness.status`` latency while a run (a) greps ``(a+)+$`` over a 1 MB line, (b) is
+   blocked reading a FIFO (``read_file`` refused, then ``exec cat pipe``), (c) hears an
+   endless streamed answer (until the 4 MB cap): p50/p95 over 200 calls each, against the
+   idle baseline measured just before in the same server. Target p95 ≤ 50 ms (issue 11).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
     turn,
     ws_fixture,
 )
-from tests.support.fake_llm import FakeLLM
+from tests.support.fake_llm import FakeLLM, Fault
 
 from .conftest import record
 
@@ -199,3 +203,78 @@ def test_start_to_initialize(tmp_path: Path) -> None:
             f"start → initialize result ({label}): median {statistics.median(times):.0f} ms, "
             f"min {min(times):.0f}, max {max(times):.0f} (n=15, target median ≤ 600)",
         )
+
+
+STATUS_CALLS = 200
+
+
+async def _time_status(client: HarnessClient, n: int, busy: bool) -> list[float]:
+    """``n`` timed ``harness.status`` calls; with ``busy``, only those answered while a run
+    was in progress count (the caller keeps a run going)."""
+    times: list[float] = []
+    while len(times) < n:
+        started = time.perf_counter()
+        status = await client.command("harness.status")
+        elapsed = (time.perf_counter() - started) * 1000
+        if not busy or status["runs"]:
+            times.append(elapsed)
+        elif busy:
+            return times
+    return times
+
+
+def _compare(label: str, idle: list[float], busy: list[float]) -> None:
+    def stats(values: list[float]) -> str:
+        return (
+            f"p50 {statistics.median(values):.1f} ms, p95 {percentile(values, 95):.1f} ms, "
+            f"max {max(values):.1f} ms"
+        )
+
+    record("server", f"status while {label}: {stats(busy)} (n={len(busy)}; target p95 ≤ 50)")
+    record("server", f"  idle baseline, same server, just before: {stats(idle)} (n={len(idle)})")
+
+
+async def test_status_while_a_run_greps_a_pathological_regex(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    (ws / "big.txt").write_text("a" * 1_000_000 + "b\n")
+    idle = await _time_status(client, STATUS_CALLS, busy=False)
+    fake.add_turns(*[turn(call("grep", pattern="(a+)+$")) for _ in range(2000)])
+    run_id = (await client.command("harness.run", {"goal": "grep", "maxSteps": 2000}))["runId"]
+    await client.wait_for(lambda: client.budgets)
+    busy = await _time_status(client, STATUS_CALLS, busy=True)
+    steps = len(client.budgets)
+    await client.command("harness.cancel", {"runId": run_id})
+    await client.wait_finished(run_id)
+    _compare("a run greps (a+)+$ over a 1 MB line", idle, busy)
+    record("server", f"  the run completed {steps} grep steps meanwhile")
+
+
+async def test_status_while_a_run_reads_a_fifo(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    os.mkfifo(ws / "pipe")
+    idle = await _time_status(client, STATUS_CALLS, busy=False)
+    fake.add_turns(turn(call("read_file", path="pipe"), call("exec", argv=["cat", "pipe"])))
+    run_id = (await client.command("harness.run", {"goal": "read the pipe"}))["runId"]
+    await client.wait_for(lambda: client.approvals)  # exec asked, allowed: cat is blocked
+    busy = await _time_status(client, STATUS_CALLS, busy=True)
+    await client.command("harness.cancel", {"runId": run_id})
+    await client.wait_finished(run_id)
+    _compare("a run is blocked reading a FIFO", idle, busy)
+
+
+async def test_status_while_a_run_hears_an_endless_answer(
+    client: HarnessClient, fake: FakeLLM
+) -> None:
+    idle = await _time_status(client, STATUS_CALLS, busy=False)
+    busy: list[float] = []
+    runs = 0
+    while len(busy) < STATUS_CALLS:
+        fake.inject(Fault.endless("mixed"))
+        run_id = (await client.command("harness.run", {"goal": f"talk {runs}"}))["runId"]
+        runs += 1
+        busy += await _time_status(client, STATUS_CALLS - len(busy), busy=True)
+        await client.wait_finished(run_id)
+    _compare("a run hears an endless streamed answer", idle, busy)
+    record("server", f"  {runs} runs, each streamed 4 MB before the answer was cut")

@@ -4,6 +4,7 @@ buffers (§6.5), through the real server: the watcher, ``didSave``, ``didOpen``/
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,68 @@ async def test_a_saved_or_reloaded_buffer_is_not_dirty(
     assert (await client.wait_finished(run_id))["outcome"] == "finished"
     assert a.read_text() == "agent_a = 1\n" and b.read_text() == "agent_b = 1\n"
     assert not [w for w in client.warnings() if "unsaved" in w]
+
+
+def open_dirty(client: HarnessClient, path: Path, typed: str) -> None:
+    """The editor opens ``path`` and the user types ``typed`` into it, unsaved."""
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text="")
+        )
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=typed)],
+        )
+    )
+
+
+async def test_an_exec_that_changes_a_dirty_file_is_reported_at_once(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    # Seen (issue 9, seen 8): an exec changed a file the editor holds unsaved, silently.
+    a, b = ws / "src" / "a.py", ws / "src" / "b.py"
+    open_dirty(client, a, "# the user's unsaved work\n")
+    told = threading.Event()
+
+    def after_the_warning(body: dict[str, Any]) -> dict[str, Any]:
+        assert told.wait(WAIT_S), "the user was not told while the run went on"
+        return {"content": "done"}
+
+    script = "printf 'rewritten\\n' > src/a.py; printf 'B_VERSION = 9\\n' > src/b.py"
+    fake.add_turns(turn(call("exec", argv=["sh", "-c", script])), after_the_warning)
+    run_id = (await client.command("harness.run", {"goal": "regenerate"}))["runId"]
+    await client.wait_for(lambda: [w for w in client.warnings() if "src/a.py" in w])
+    assert not client.finished, "told at once, not at the end of the run"
+    told.set()
+    assert (await client.wait_finished(run_id))["outcome"] == "finished"
+
+    assert a.read_text() == "rewritten\n" and b.read_text() == "B_VERSION = 9\n"
+    (warning,) = [w for w in client.warnings() if "changed" in w]
+    assert "A command the agent ran changed src/a.py on disk" in warning
+    assert "unsaved changes in the editor" in warning
+    assert "src/b.py" not in warning, "a file without unsaved changes is not reported"
+    step = await client.command("harness.trace.step", {"runId": run_id, "step": 1})
+    assert "changed src/a.py on disk, which has unsaved changes" in step["result"]
+
+
+async def test_a_fifo_open_in_the_editor_never_freezes_the_server(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    # Comparing a dirty buffer with the disk read the file on the event loop: a FIFO the
+    # editor had open froze the whole server on the agent's first write to it.
+    pipe = ws / "pipe"
+    os.mkfifo(pipe)
+    open_dirty(client, pipe, "typed into a pipe\n")
+    fake.add_turns(
+        turn(call("write_file", path="pipe", content="x\n")),
+        turn(call("exec", argv=["true"])),
+        {"content": "done"},
+    )
+    run_id = (await client.command("harness.run", {"goal": "write the pipe"}))["runId"]
+    assert (await asyncio.wait_for(client.wait_finished(run_id), WAIT_S))["outcome"] == "finished"
+    assert (await client.command("harness.status"))["runs"] == []
+    step = await client.command("harness.trace.step", {"runId": run_id, "step": 1})
+    assert "unsaved changes in the editor" in step["result"], "refused: the buffer is the user's"

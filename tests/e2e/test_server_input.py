@@ -271,43 +271,6 @@ async def test_a_harness_error_is_a_clear_error(client: HarnessClient, ws: Path)
     assert "policy.toml" in raised.value.message and "defaults.exec" in raised.value.message
 
 
-async def test_bad_settings_are_reported_and_replaced_by_defaults(
-    bare: HarnessClient, fake: FakeLLM, ws: Path, store: Path
-) -> None:
-    options = settings(
-        fake,
-        store,
-        tokenBudget="lots",
-        maxSteps=3,
-        contextBudget={"maxTokens": 8000, "share": 7},
-        policy={"rules": [{"act": "exec", "effect": "perhaps", "glob": "*"}]},
-        serverPath="/ignored/by/the/server",
-    )
-    await bare.initialize_session(initialize_params([ws], {"harness": options}))
-    await bare.wait_for(lambda: len(bare.warnings()) >= 3)
-    warnings = "\n".join(bare.warnings())
-    assert "`tokenBudget`" in warnings
-    assert "`contextBudget.share`" in warnings
-    assert "`policy`" in warnings and "rules.0.effect" in warnings
-    assert "serverPath" not in warnings
-
-    fake.add_turns({"content": "done"})
-    run_id = (await bare.command("harness.run", {"goal": "x"}))["runId"]
-    assert (await bare.wait_finished(run_id))["outcome"] == "finished"
-    (budget,) = bare.budgets
-    assert budget["tokenBudget"] == 400_000, "the default replaced the bad value"
-    assert budget["maxSteps"] == 3, "the good values still apply"
-    assert budget["contextCeiling"] == 8000
-
-    bare.messages.clear()
-    bare.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings={"harness": {"storePath": "relative.db"}})
-    )
-    await bare.wait_for(bare.warnings)
-    assert "`storePath`" in bare.warnings()[0] and "absolute" in bare.warnings()[0]
-    assert (await bare.command("harness.status"))["runs"] == []
-
-
 async def test_without_a_workspace_folder_commands_say_so(bare: HarnessClient, store: Path) -> None:
     await bare.initialize_session(initialize_params([], {"storePath": str(store)}))
     with pytest.raises(JsonRpcException) as raised:

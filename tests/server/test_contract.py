@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.contract import ContextBudget, TaskContract
 from server.errors import InvalidParams
 from server.params import RunParams
 from server.run_manager import contract_for
@@ -20,8 +21,11 @@ def params(**fields: object) -> RunParams:
 def test_defaults(tmp_path: Path) -> None:
     settings, _ = parse_settings(None)
     contract = contract_for(params(), settings, tmp_path)
-    assert contract.token_budget == 400_000 and contract.max_steps == 50
-    assert contract.context_budget.max_tokens == 24_000 and contract.context_budget.share == 0.5
+    defaults = TaskContract.workspace("x", tmp_path)
+    assert contract.token_budget == defaults.token_budget
+    assert contract.max_steps == defaults.max_steps
+    assert contract.context_budget == ContextBudget()
+    assert contract.context_wire == "transcript"
     assert not contract.verification.enabled
     assert contract.goal == "do it"
 
@@ -41,6 +45,26 @@ def test_settings_then_arguments(tmp_path: Path) -> None:
     assert (contract.token_budget, contract.max_steps) == (100, 2)
     assert contract.context_budget.max_tokens == 5000 and contract.context_budget.share == 0.9
     assert contract.verification.argv == ("make", "test")
+
+
+def test_low_water_and_the_wire_form_come_from_the_settings(tmp_path: Path) -> None:
+    settings, problems = parse_settings({"contextBudget": {"lowWater": 0.3}, "contextWire": "flat"})
+    assert problems == []
+    contract = contract_for(params(), settings, tmp_path)
+    assert contract.context_budget.low_water == 0.3
+    assert contract.context_budget.share == ContextBudget().share
+    assert contract.context_wire == "flat"
+    contract = contract_for(params(contextBudget={"lowWater": 0.9}), settings, tmp_path)
+    assert contract.context_budget.low_water == 0.9
+
+
+def test_a_bad_destination_refuses_the_run_naming_the_setting(tmp_path: Path) -> None:
+    settings, _ = parse_settings({"provider": {"name": "ollama", "baseUrl": "htp:/127.0.0.1"}})
+    with pytest.raises(InvalidParams) as raised:
+        contract_for(params(), settings, tmp_path)
+    message = raised.value.message
+    assert "`provider.baseUrl`" in message and "http:// or https://" in message
+    assert "htp:/127.0.0.1" not in message, "the value is never echoed"
 
 
 def test_a_blank_goal_is_refused(tmp_path: Path) -> None:

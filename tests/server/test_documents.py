@@ -3,6 +3,7 @@ from the file on disk (an editor reloading a buffer after an agent write is not 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from server.documents import DocumentTracker, EditorGuard
@@ -91,3 +92,30 @@ def test_the_guard_answers_for_workspace_relative_paths(tmp_path: Path) -> None:
     assert guard.has_unsaved_changes("a.py")
     assert guard.has_unsaved_changes("./a.py")
     assert not guard.has_unsaved_changes("b.py")
+
+
+def test_the_guard_lists_the_unsaved_files_of_its_root(tmp_path: Path) -> None:
+    tracker, buffers, _, uri = setup(tmp_path)
+    buffers.text[uri] = "typed\n"
+    tracker.changed(uri, 2)
+    outside = tmp_path.parent / f"{tmp_path.name}-other.py"
+    outside.write_text("x\n")
+    tracker.opened(outside.as_uri(), 1)
+    tracker.changed(outside.as_uri(), 2)  # dirty, but not in this workspace
+    assert EditorGuard(tracker, tmp_path.resolve()).unsaved_paths() == ("a.py",)
+    tracker.saved(uri)
+    path = tmp_path / "a.py"
+    path.write_text("typed\n")
+    assert EditorGuard(tracker, tmp_path.resolve()).unsaved_paths() == ()
+    outside.unlink()
+
+
+def test_a_fifo_in_a_dirty_buffer_is_unsaved_and_never_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    buffers = Buffers()
+    tracker = DocumentTracker(buffers)
+    tracker.opened(fifo.as_uri(), 1)
+    buffers.text[fifo.as_uri()] = "typed\n"
+    tracker.changed(fifo.as_uri(), 2)
+    assert tracker.is_dirty(fifo.resolve()), "returns at once: nobody writes the pipe"
