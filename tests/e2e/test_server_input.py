@@ -295,7 +295,7 @@ async def test_bad_settings_are_reported_and_replaced_by_defaults(
     run_id = (await bare.command("harness.run", {"goal": "x"}))["runId"]
     assert (await bare.wait_finished(run_id))["outcome"] == "finished"
     (budget,) = bare.budgets
-    assert budget["tokenBudget"] == 400_000, "the default replaced the bad value"
+    assert budget["tokenBudget"] == 2_000_000, "the default replaced the bad value"
     assert budget["maxSteps"] == 3, "the good values still apply"
     assert budget["contextCeiling"] == 8000
 

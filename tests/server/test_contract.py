@@ -20,7 +20,7 @@ def params(**fields: object) -> RunParams:
 def test_defaults(tmp_path: Path) -> None:
     settings, _ = parse_settings(None)
     contract = contract_for(params(), settings, tmp_path)
-    assert contract.token_budget == 400_000 and contract.max_steps == 50
+    assert contract.token_budget == 2_000_000 and contract.max_steps == 100
     assert contract.context_budget.max_tokens == 24_000 and contract.context_budget.share == 0.5
     assert not contract.verification.enabled
     assert contract.goal == "do it"
