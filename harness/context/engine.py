@@ -127,8 +127,9 @@ class BoundedContext:
         mark = self._state_mark(emission)
         for reread in emission.rereads:
             self.ledger.add_reread(reread, mark)
-        if self.placement == "in_place":
-            for refresh in emission.refreshes:
+        moved = {r.reread_of for r in emission.rereads}
+        for refresh in emission.refreshes:
+            if refresh.seq not in moved:  # shown where the stale read was
                 self.ledger.apply_refresh(refresh)
         for confirmation in emission.confirmations:
             self.ledger.confirm(confirmation)

@@ -40,7 +40,7 @@ from harness.context.window import cut
 from harness.ledger import MESSAGE, Confirmation, Ledger, Observation, Refresh
 from harness.types import PART_SEPARATOR, ReadSpan, TraceEvent
 
-Placement = Literal["end", "in_place"]
+Placement = Literal["end", "in_place", "hybrid"]
 
 
 class Turn:
@@ -58,7 +58,7 @@ class Turn:
     ) -> None:
         self.state = state.copy()
         self.sent = len(state.items)
-        self.in_place = placement == "in_place"
+        self.placement = placement
         self.moved: dict[int, int] = {}  # stale read -> its re-read at the end
         self.admitted = len(state.items)  # items from the ledger; re-reads come after
         self.ledger = ledger
@@ -162,12 +162,18 @@ class Turn:
             if seq >= self.sent or about[0][1] in self.changed:
                 check = self.check(seq)
                 self.record(seq, check)
-                if isinstance(check, Refresh) and not self.in_place:
+                if isinstance(check, Refresh) and self.to_end(seq):
                     self.reread_at_end(seq, check)
                     continue
                 entry = self.checked(seq, s.entries[seq], check)
                 if entry is not s.entries[seq]:
                     self.put(seq, entry, "stale")
+
+    def to_end(self, seq: int) -> bool:
+        """Whether the re-read of the stale ``seq`` goes at the end (else in place)."""
+        if self.placement == "hybrid":
+            return self.state.entries[seq].form is Form.REREAD  # changed before: it goes on
+        return self.placement == "end"
 
     def reread_at_end(self, seq: int, refresh: Refresh) -> None:
         """The stale ``seq`` becomes a stub where it is; its re-read is a new item at the
@@ -322,7 +328,7 @@ class Turn:
         entry, obs = self.state.entries[seq], self.state.items[seq]
         whole = entry.restyled(Form.WHOLE, cap_entry(obs.text, self.cap))
         check = self.check(seq) if obs.read is not None else None
-        if isinstance(check, Refresh) and not self.in_place:
+        if isinstance(check, Refresh) and self.placement != "in_place":
             return self.stale_copy(seq, whole), None
         return self.checked(seq, whole, check), check
 
