@@ -83,7 +83,9 @@ def test_the_demo_prints_both_runs_side_by_side_within_80_columns(default_run: D
         assert number(r[3]) <= number(r[2]) and number(r[7]) <= number(r[6]), "shared ⊆ chars"
     header = next(line for line in d.lines if "bounded" in line and "naive" in line and "─" in line)
     assert header.index("bounded") < header.index("naive")
-    assert re.search(r"bounded / naive: 0\.\d\d× the characters, \d\.\d\d× the cache-priced", d.said)
+    assert re.search(
+        r"bounded / naive: 0\.\d\d× the characters, \d\.\d\d× the cache-priced", d.said
+    )
     assert d.said.count("success after 20 steps") == 2
     assert "the default token budget (2,000,000)" in d.said
 

@@ -160,7 +160,7 @@ async def test_the_transcript_answers_every_tool_call_on_both_wires(
 async def test_the_flat_form_is_system_and_one_user_message(
     fake_llm: MakeFakeLLM, tmp_path: Path, wire: str
 ) -> None:
-    fake, store, run_id, _ = await run_against(fake_llm, tmp_path, wire, "flat")
+    fake, *_ = await run_against(fake_llm, tmp_path, wire, "flat")
     for body in fake.requests:
         roles = [m["role"] for m in body["messages"]]
         assert roles == (["system", "user"] if wire == "openai" else ["user"])
