@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -139,33 +139,30 @@ class Run:
         self.spent += _total_tokens(reply, turn)
         self.ledger.add_turn(step, reply.content, reply.tool_calls[:MAX_CALLS_PER_TURN])
         ctx = self.toolbox.context(self.run_id, step, entry_cap_chars(turn.effective))
-        results: list[ToolResult] = []
-        observed: list[Observation] = []
+        taken = _Taken()
         end: Outcome | None = None
         verified: bool | None = None
         try:
             with _interruptible(self):
                 if reply.tool_calls:
-                    await self._run_calls(reply, ctx, results, observed)
+                    await self._run_calls(reply, ctx, taken)
                 elif self.contract.verification.enabled:
-                    verified = await self._verify(ctx, results, observed)
+                    verified = await self._verify(ctx, taken)
                     end = Outcome.SUCCESS if verified else None
                 else:
                     end = Outcome.FINISHED
         except _Cancelled:  # commit what ran, then stop
             end = Outcome.CANCELLED
-        done = StepDone(step, started, turn, reply, (*results,), (*observed,), verified, self.spent)
+        results, observed = (*taken.results,), (*taken.observed,)
+        done = StepDone(step, started, turn, reply, results, observed, verified, self.spent)
         self._commit(done)
         if end is Outcome.CANCELLED:
             raise _Cancelled
         return end
 
-    async def _verify(
-        self, ctx: ToolContext, results: list[ToolResult], observed: list[Observation]
-    ) -> bool:
+    async def _verify(self, ctx: ToolContext, taken: _Taken) -> bool:
         verdict = await verify(self.contract.verification, self.toolbox, ctx, self.ledger)
-        results.append(verdict.result)
-        observed.append(self._observe(ctx.step, verdict.result))
+        taken.add(verdict.result, self._observe(ctx.step, verdict.result))
         self._verify_failed = not verdict.passed
         return verdict.passed
 
@@ -201,25 +198,18 @@ class Run:
                 turn.request, lambda attempt: self.store.record_attempt(self.run_id, step, attempt)
             )
 
-    async def _run_calls(
-        self,
-        reply: Reply,
-        ctx: ToolContext,
-        results: list[ToolResult],
-        observed: list[Observation],
-    ) -> None:
+    async def _run_calls(self, reply: Reply, ctx: ToolContext, taken: _Taken) -> None:
         calls = reply.tool_calls
         for call in calls[:MAX_CALLS_PER_TURN]:
             if self._cancel_requested:
                 raise asyncio.CancelledError
             self.observer.tool_started(self.info, ctx.step, call, label(call))
             result = await self.toolbox.call(call, ctx, self.ledger)
-            results.append(result)
-            observed.append(self._observe(ctx.step, result, call.id))
+            taken.add(result, self._observe(ctx.step, result, call.id))
         if len(calls) > MAX_CALLS_PER_TURN:  # each answered in the store, once to the model
-            results += [not_run(call, len(calls)) for call in calls[MAX_CALLS_PER_TURN:]]
+            taken.results += [not_run(call, len(calls)) for call in calls[MAX_CALLS_PER_TURN:]]
             note = _not_run_note(calls[MAX_CALLS_PER_TURN:], len(calls))
-            observed.append(self._observe(ctx.step, note))
+            taken.observed.append(self._observe(ctx.step, note))
 
     def _observe(self, step: int, result: ToolResult, call_id: str | None = None) -> Observation:
         observation = self.ledger.add(step, result, call_id)
@@ -239,6 +229,18 @@ class Run:
         self._last_words = done.reply.content if done.reply.content.strip() else None
         self.last_summary = step_summary(self.info, done)
         self.observer.step_finished(self.info, self.last_summary)
+
+
+@dataclass
+class _Taken:
+    """What a step's calls returned (for the store) and what the ledger recorded of it."""
+
+    results: list[ToolResult] = field(default_factory=list)
+    observed: list[Observation] = field(default_factory=list)
+
+    def add(self, result: ToolResult, observation: Observation) -> None:
+        self.results.append(result)
+        self.observed.append(observation)
 
 
 @contextlib.contextmanager

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
+from harness.context import Placement
 from harness.contract import ContractOverrides, TaskContract
 from harness.errors import ConfigError
 from harness.loop import Run
@@ -43,9 +44,7 @@ from harness.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-# "bounded_in_place": the bounded context with stale reads re-read where they were, the
-# alternative the default (re-reads at the end) was measured against (docs/MEASUREMENTS.md).
-Assembly = Literal["bounded", "naive", "bounded_in_place"]
+Assembly = Literal["bounded", "naive"]
 
 
 def build_contract(goal: str, root: Path | str, *layers: ContractOverrides) -> TaskContract:
@@ -112,13 +111,15 @@ async def open_session(
     memory: bool = True,
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
+    rereads: Placement = "end",
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
     the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is
-    the editor's own verdict on the folder (None: it has none). Raises ``ConfigError``
-    before the run row exists when the configuration is wrong."""
+    the editor's own verdict on the folder (None: it has none); ``rereads``: see
+    ``BoundedContext``. Raises ``ConfigError`` before the run row exists when the
+    configuration is wrong."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -151,7 +152,7 @@ async def open_session(
             store=store,
             provider=model,
             toolbox=toolbox,
-            assembler=_assembler(assembly, contract, toolbox),
+            assembler=_assembler(assembly, contract, toolbox, rereads),
             observer=observer,
         )
     except BaseException:
@@ -203,7 +204,9 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+def _assembler(
+    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, rereads: Placement
+) -> Assembler:
     if assembly == "naive":
         return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
     return BoundedAssembler(
@@ -212,7 +215,7 @@ def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> 
         memory=toolbox.memory,
         workspace=toolbox.workspace,
         gate=toolbox.gate,
-        rereads="in_place" if assembly == "bounded_in_place" else "end",
+        rereads=rereads,
     )
 
 

@@ -27,12 +27,13 @@ from harness.contract import (
 )
 from harness.demo import session, workspace
 from harness.demo.pricing import cache_priced
+from harness.ledger import Ledger
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.session import build_contract, open_session
 from harness.store import Store
 from harness.tokens import CHARS_PER_TOKEN
-from harness.types import Outcome, Request
+from harness.types import PART_SEPARATOR, Outcome, Request
 
 NAIVE_TOKEN_BUDGET = 10**10  # the baseline must not stop early: it is what we compare against
 ANSWER_TOKENS = 2_000  # room per step for the model's answer, when sizing a budget
@@ -98,6 +99,17 @@ class ScenarioResult:
     steps: list[StepStat]
     requests: list[Request]  # as sent
     fixed_chars: int  # what every request carries outside the ceiling: system, frame, schemas
+    unchanged_rereads: int = 0  # re-reads (at the end) that showed the text the model held
+
+    @property
+    def over_ceiling(self) -> int:
+        """Requests whose section (memory block, entries, trailer) exceeded the ceiling."""
+        over = 0
+        for stat, request in zip(self.steps, self.requests, strict=False):
+            section = request.texts()[2:]  # after the system prompt and the frame
+            chars = sum(map(len, section)) + len(PART_SEPARATOR) * max(0, len(section) - 1)
+            over += chars > stat.ceiling * CHARS_PER_TOKEN
+        return over
 
     @property
     def total_chars(self) -> int:
@@ -156,7 +168,8 @@ async def run_scenario(
         provider=provider,
         approver=YesApprover(),  # the demo approves its own scripted commands
         policy=Policy.load(root, user_config=None),
-        assembly="naive" if naive else ("bounded" if rereads == "end" else "bounded_in_place"),
+        assembly="naive" if naive else "bounded",
+        rereads=rereads,
     )
     user.notify = started.run.notify_changed
     result = await started.execute()
@@ -169,6 +182,7 @@ async def run_scenario(
         _stats(store, started.run_id, requests),
         requests,
         _fixed_chars(requests),
+        _unchanged_rereads(started.run.ledger),
     )
 
 
@@ -216,6 +230,17 @@ def _stats(store: Store, run_id: int, requests: list[Request]) -> list[StepStat]
         )
         previous = texts
     return out
+
+
+def _unchanged_rereads(ledger: Ledger) -> int:
+    """Re-reads that re-sent the very text the model held (issue 12 target: none)."""
+    observations = ledger.observations()
+    count = 0
+    for obs in observations:
+        if obs.reread_of is not None and obs.read is not None:
+            held = observations[obs.reread_of].read
+            count += held is not None and held.shown_hash == obs.read.shown_hash
+    return count
 
 
 def _fixed_chars(requests: list[Request]) -> int:
