@@ -60,7 +60,7 @@ class Turn:
     memory block carries when it was (re)chosen this turn, and the trace events."""
 
     emission: Emission
-    recalled: tuple[tuple[str, str], ...]  # (scope, key) of each note, when (re)chosen
+    recalled: tuple[tuple[str, str], ...]  # (scope, key) of each note the memory block carries
     events: tuple[TraceEvent, ...]
 
     @property
@@ -123,18 +123,28 @@ class _Assembler:
             wire=Wire(contract.context_wire),
         )
         self._block = MemoryBlock(text="")
+        self._notes: tuple[tuple[str, str], ...] = ()  # what the last request's block carried
+
+    engine: BoundedContext | NaiveContext
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
         raise NotImplementedError
+
+    def commit(self, turn: Turn) -> None:
+        self.engine.commit(turn.emission)
+        self._notes = turn.recalled
 
     def assemble(self, state: TurnState) -> Turn:
         c = self.contract
         self._block = MemoryBlock(text="")
         text = trailer(state.step, c.max_steps, state.spent, c.token_budget)
         emission = self.emit(state, text, lambda: self._memory_text(state))
-        block = self._block if emission.memory_chosen and emission.memory else None
-        recalled = tuple(block.recalled) if block is not None else ()
-        events = (*(block.events if block else ()), *emission.events)
+        events = emission.events
+        recalled = self._notes  # the block sent last turn, unless it was (re)chosen now
+        if emission.memory_chosen:
+            block = self._block
+            recalled = tuple(block.recalled) if emission.memory else ()
+            events = (*block.events, *events)
         assembled = emission.assembled_event(recalled=len(recalled))
         return Turn(emission, recalled, (*events, assembled))
 
@@ -155,6 +165,8 @@ class _Assembler:
 class BoundedAssembler(_Assembler):
     """The §3 rules: stale reads re-read through the gate, every entry capped, the window
     sliding in steps under the effective budget, the prefix stable between slides."""
+
+    engine: BoundedContext
 
     def __init__(
         self,
@@ -181,12 +193,11 @@ class BoundedAssembler(_Assembler):
             memory=memory,
         )
 
-    def commit(self, turn: Turn) -> None:
-        self.engine.commit(turn.emission)
-
 
 class NaiveAssembler(_Assembler):
     """What a conventional agent sends: every result appended whole, nothing changed."""
+
+    engine: NaiveContext
 
     def __init__(
         self, contract: TaskContract, schemas: tuple[ToolSchema, ...], *, memory: RunMemory | None
@@ -198,9 +209,6 @@ class NaiveAssembler(_Assembler):
         return self.engine.assemble(
             step=state.step, effective_tokens=state.effective, trailer=text, memory=memory
         )
-
-    def commit(self, turn: Turn) -> None:
-        self.engine.commit(turn.emission)
 
 
 __all__ = ["Assembler", "BoundedAssembler", "NaiveAssembler", "Turn", "TurnState"]

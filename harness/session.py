@@ -116,10 +116,8 @@ async def open_session(
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
-    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is
-    the editor's own verdict on the folder (None: it has none); ``rereads``: see
-    ``BoundedContext``. Raises ``ConfigError`` before the run row exists when the
-    configuration is wrong."""
+    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
+    the editor's verdict on the folder. Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
