@@ -128,27 +128,31 @@ def _slides(plot: _Plot, slides: Sequence[int]) -> list[str]:
 
 
 def _legend(series: Sequence[Series]) -> list[str]:
-    """One row above the plot area: the three lines and the two marks."""
+    """Rows above the plot area: the three lines and the two marks, drawn as in the plot."""
     out = []
     x, y = LEFT, 50
-    items: list[tuple[str, str]] = [(s.name, s.colour) for s in series]
-    items += [("re-read (stale file)", "reread"), ("window slid", "slide")]
-    for name, colour in items:
-        needed = 26 + 7 * len(name)  # a swatch and the text, at about 7 px a character
+    items: list[tuple[str, str, str]] = [
+        (s.name, s.colour, ' stroke-dasharray="6 4"' if s.dashed else "") for s in series
+    ]
+    items += [
+        ("re-read (stale file)", "reread", ""),
+        ("window slid", COLOURS["slide"], ' stroke-dasharray="2 3"'),
+    ]
+    for name, colour, dash in items:
+        needed = 36 + round(7.5 * len(name))  # the swatch, a gap, about 7.5 px a character
         if x + needed > WIDTH - RIGHT:
             x, y = LEFT, y + 18
         if colour == "reread":
             out.append(
-                f'<circle cx="{x + 6}" cy="{y - 4}" r="4" fill="white" '
+                f'<circle cx="{x + 9}" cy="{y - 4}" r="4" fill="white" '
                 f'stroke="{COLOURS["bounded"]}" stroke-width="2"/>'
             )
         else:
-            stroke = COLOURS["slide"] if colour == "slide" else colour
             out.append(
-                f'<line x1="{x}" y1="{y - 4}" x2="{x + 14}" y2="{y - 4}" stroke="{stroke}" '
-                'stroke-width="2"/>'
+                f'<line x1="{x}" y1="{y - 4}" x2="{x + 18}" y2="{y - 4}" stroke="{colour}" '
+                f'stroke-width="2"{dash}/>'
             )
-        out.append(f'<text class="legend" x="{x + 19}" y="{y}">{escape(name)}</text>')
+        out.append(f'<text class="legend" x="{x + 24}" y="{y}">{escape(name)}</text>')
         x += needed
     return out
 
