@@ -1,14 +1,20 @@
 """Building each turn's request: the ``Assembler`` protocol the loop calls, and its two
-implementations — ``BoundedAssembler`` (the §3 rules of ``harness.context`` under the
-budget) and ``NaiveAssembler`` (the baseline the demo and benchmarks compare against:
-every observation, verbatim).
+implementations over ``harness.context`` — ``BoundedAssembler`` (the §3 rules under the
+budget, ``BoundedContext``) and ``NaiveAssembler`` (the honest baseline the demo and the
+benchmarks compare against, ``NaiveContext``: every result appended, nothing already sent
+changed, the trailer last).
 
-Both send the same frame: the system prompt, the task frame, the memory block, the
-heading, the observation section, and the tool schemas. Each assembly writes one
-``assembled`` trace event, with ``prefixChars`` (the characters this request shares from
-the start with the previous one) and ``breaks`` (what changed text already sent). Today the
-only break told apart is ``memory`` (the recalled notes changed); ``slide``, ``stale`` and
-``superseded`` come with the transcript wire form, which re-emits the section entry by entry.
+Both send the system prompt, the task frame, the memory block (chosen at the first turn;
+the bounded one re-chooses it only when its window slides), the observation section in
+the contract's wire form (``transcript`` or ``flat``), then the trailer: step N of M, the
+tokens spent and the call to act — the only text that changes every turn. Each assembly
+writes the memory events when the block was (re)chosen, the re-read events, and one
+``assembled`` event with ``prefixChars`` and ``breaks``.
+
+The loop calls ``assemble`` (a context-overflow retry calls it again with a smaller
+ceiling: nothing is recorded until then), sends the request, and calls ``commit`` once the
+provider accepted it — before the tools run — so the ledger records the turn's re-reads
+where the assembly placed them.
 """
 
 from __future__ import annotations
@@ -17,13 +23,20 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from harness.context import assemble, assemble_naive
+from harness.context import (
+    BoundedContext,
+    Emission,
+    MemorySource,
+    NaiveContext,
+    Placement,
+    RunFrame,
+    Wire,
+)
 from harness.contract import TaskContract, entry_cap_chars
-from harness.ledger import Ledger, Refresh
+from harness.ledger import Ledger
 from harness.memory import MemoryBlock
-from harness.prompts import SYSTEM_PROMPT, frame, observations_heading
+from harness.prompts import SYSTEM_PROMPT, frame, trailer
 from harness.reread import make_refresher
-from harness.tokens import estimate_tokens
 from harness.types import Request, ToolSchema, TraceEvent
 
 if TYPE_CHECKING:
@@ -39,97 +52,121 @@ class TurnState:
     step: int
     effective: int  # the per-request ceiling in tokens (§2)
     spent: int
-    ledger: Ledger
-    previous: Turn | None  # the last request the provider answered, if any
-
-
-@dataclass(frozen=True)
-class Section:
-    """The observation section and what it is made of."""
-
-    text: str
-    carried: int
-    stubbed: int = 0
-    reread: int = 0
-    collapsed: int = 0
-    refreshes: tuple[Refresh, ...] = ()
-    events: tuple[TraceEvent, ...] = ()
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One assembled request and what it is made of. ``refreshes`` (stale reads re-read)
-    become the ledger's once the provider accepted the request."""
+    """One assembled request and what it is made of: the engine's emission, the notes the
+    memory block carries when it was (re)chosen this turn, and the trace events."""
 
-    request: Request
-    effective: int
-    est_tokens: int
-    section: Section
-    recalled: tuple[tuple[str, str], ...]  # (scope, key) of each note carried
-    memory_text: str
-    prefix_chars: int
+    emission: Emission
+    recalled: tuple[tuple[str, str], ...]  # (scope, key) of each note the memory block carries
     events: tuple[TraceEvent, ...]
+
+    @property
+    def request(self) -> Request:
+        return self.emission.request
+
+    @property
+    def effective(self) -> int:
+        return self.emission.effective
+
+    @property
+    def est_tokens(self) -> int:
+        return self.emission.est_tokens
+
+    @property
+    def prefix_chars(self) -> int:
+        return self.emission.prefix_chars
+
+    @property
+    def breaks(self) -> tuple[str, ...]:
+        return self.emission.breaks
+
+    @property
+    def carried(self) -> int:
+        return self.emission.carried
+
+    @property
+    def stubbed(self) -> int:
+        return self.emission.stubbed
+
+    @property
+    def reread(self) -> int:
+        return self.emission.reread
 
 
 class Assembler(Protocol):
+    """The context of one run over its ledger (the loop records into ``ledger``)."""
+
+    ledger: Ledger
+
     def assemble(self, state: TurnState) -> Turn: ...
 
+    def commit(self, turn: Turn) -> None: ...
 
-class _Requests:
-    """What both assemblers share: the fixed frame, the memory block, and the request."""
+
+class _Assembler:
+    """What both assemblers share: the frame, the memory block, the trailer, the events."""
 
     def __init__(
         self, contract: TaskContract, schemas: tuple[ToolSchema, ...], memory: RunMemory | None
     ) -> None:
         self.contract = contract
-        self.schemas = schemas
         self.memory = memory
-        self._frame = frame(contract)
-        self._schema_chars = len(json.dumps([s.parameters for s in schemas]))
+        self.ledger = Ledger()
+        self.frame = RunFrame(
+            SYSTEM_PROMPT,
+            frame(contract),
+            tools=schemas,
+            schema_chars=len(json.dumps([s.parameters for s in schemas])),
+            wire=Wire(contract.context_wire),
+        )
+        self._block = MemoryBlock(text="")
+        self._notes: tuple[tuple[str, str], ...] = ()  # what the last request's block carried
 
-    def heading(self, state: TurnState) -> str:
+    engine: BoundedContext | NaiveContext
+
+    def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
+        raise NotImplementedError
+
+    def commit(self, turn: Turn) -> None:
+        self.engine.commit(turn.emission)
+        self._notes = turn.recalled
+
+    def assemble(self, state: TurnState) -> Turn:
         c = self.contract
-        return observations_heading(state.step, c.max_steps, state.spent, c.token_budget)
+        self._block = MemoryBlock(text="")
+        text = trailer(state.step, c.max_steps, state.spent, c.token_budget)
+        emission = self.emit(state, text, lambda: self._memory_text(state))
+        events = emission.events
+        recalled = self._notes  # the block sent last turn, unless it was (re)chosen now
+        if emission.memory_chosen:
+            block = self._block
+            recalled = tuple(block.recalled) if emission.memory else ()
+            events = (*block.events, *events)
+        assembled = emission.assembled_event(recalled=len(recalled))
+        return Turn(emission, recalled, (*events, assembled))
 
-    def memory_block(self, state: TurnState) -> MemoryBlock:
+    def _memory_text(self, state: TurnState) -> str:
+        """The memory block, at most a quarter of the ceiling (§4.4); called by the engine
+        only when it (re)chooses the block."""
         if self.memory is None:
-            return MemoryBlock(text="")
-        return self.memory.block(
-            max_chars=state.effective,
+            return ""
+        self._block = self.memory.block(
+            max_chars=state.effective,  # a quarter of the ceiling: tokens × 4 chars / 4
             goal=self.contract.goal,
-            touched=state.ledger.touched(),
+            touched=self.ledger.touched(),
             step=state.step,
         )
-
-    def turn(self, state: TurnState, memory: MemoryBlock, section: Section, naive: bool) -> Turn:
-        text, recalled = memory.text, tuple(memory.recalled)
-        request = Request.flat(SYSTEM_PROMPT, (self._frame, section.text), tools=self.schemas)
-        est = estimate_tokens(request.chars + self._schema_chars)
-        previous = state.previous
-        prefix = shared_prefix_chars(previous.request, request) if previous else 0
-        breaks = ["memory"] if previous is not None and previous.memory_text != text else []
-        assembled = TraceEvent(
-            "assembled",
-            {
-                "carried": section.carried,
-                "stubbed": section.stubbed,
-                "reread": section.reread,
-                "collapsed": section.collapsed,
-                "recalled": len(recalled),
-                "estTokens": est,
-                "effective": state.effective,
-                "naive": naive,
-                "prefixChars": prefix,
-                "breaks": breaks,
-            },
-        )
-        events = (*memory.events, *section.events, assembled)
-        return Turn(request, state.effective, est, section, recalled, text, prefix, events)
+        return self._block.text
 
 
-class BoundedAssembler:
-    """The §3 rules: superseded reads compacted, stale reads re-read through the gate,
-    every entry capped, the window fitted under the effective budget."""
+class BoundedAssembler(_Assembler):
+    """The §3 rules: stale reads re-read through the gate, every entry capped, the window
+    sliding in steps under the effective budget, the prefix stable between slides."""
+
+    engine: BoundedContext
 
     def __init__(
         self,
@@ -139,83 +176,39 @@ class BoundedAssembler:
         memory: RunMemory | None,
         workspace: Workspace,
         gate: Gate,
+        rereads: Placement = "end",
     ) -> None:
-        self._requests = _Requests(contract, schemas, memory)
+        super().__init__(contract, schemas, memory)
         self.workspace = workspace
         self.gate = gate
+        low_water = contract.context_budget.low_water
+        self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water, rereads=rereads)
 
-    def assemble(self, state: TurnState) -> Turn:
-        memory = self._requests.memory_block(state)
-        cap = entry_cap_chars(state.effective)
-        assembly = assemble(
-            state.ledger,
+    def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
+        return self.engine.assemble(
             step=state.step,
             effective_tokens=state.effective,
-            entry_cap_chars=cap,
-            memory_block=memory.text,
-            refresh=make_refresher(self.workspace, self.gate, cap),
-            heading=self._requests.heading(state),
+            trailer=text,
+            refresh=make_refresher(self.workspace, self.gate, entry_cap_chars(state.effective)),
+            memory=memory,
         )
-        section = Section(
-            assembly.section,
-            assembly.carried,
-            assembly.stubbed,
-            assembly.reread,
-            assembly.collapsed,
-            assembly.refreshes,
-            assembly.events,
-        )
-        return self._requests.turn(state, memory, section, naive=False)
 
 
-class NaiveAssembler:
-    """What a conventional agent sends: every observation verbatim, nothing left out."""
+class NaiveAssembler(_Assembler):
+    """What a conventional agent sends: every result appended whole, nothing changed."""
+
+    engine: NaiveContext
 
     def __init__(
         self, contract: TaskContract, schemas: tuple[ToolSchema, ...], *, memory: RunMemory | None
     ) -> None:
-        self._requests = _Requests(contract, schemas, memory)
+        super().__init__(contract, schemas, memory)
+        self.engine = NaiveContext(self.ledger, self.frame)
 
-    def assemble(self, state: TurnState) -> Turn:
-        memory = self._requests.memory_block(state)
-        text = assemble_naive(state.ledger, memory.text, self._requests.heading(state))
-        section = Section(text, carried=len(state.ledger))
-        return self._requests.turn(state, memory, section, naive=True)
-
-
-def shared_prefix_chars(previous: Request, request: Request) -> int:
-    """The characters of ``request.texts()``, in order, that ``request`` shares from the
-    start with ``previous``: whole texts while they are equal, then the common start of the
-    first pair that differs (a text boundary is a message or block boundary on the wire,
-    so nothing after a difference can be shared)."""
-    shared = 0
-    for old, new in zip(previous.texts(), request.texts(), strict=False):
-        if old != new:
-            return shared + common_start(old, new)
-        shared += len(new)
-    return shared
+    def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
+        return self.engine.assemble(
+            step=state.step, effective_tokens=state.effective, trailer=text, memory=memory
+        )
 
 
-def common_start(a: str, b: str) -> int:
-    """The length of the common start of ``a`` and ``b``, by binary search over slice
-    comparisons: long texts cost C comparisons, not a Python step per character."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[low:mid] == b[low:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-__all__ = [
-    "Assembler",
-    "BoundedAssembler",
-    "NaiveAssembler",
-    "Section",
-    "Turn",
-    "TurnState",
-    "common_start",
-    "shared_prefix_chars",
-]
+__all__ = ["Assembler", "BoundedAssembler", "NaiveAssembler", "Turn", "TurnState"]

@@ -38,6 +38,7 @@ class Observation:
     read: ReadSpan | None = None
     call_id: str | None = None  # a tool result: the id of the call it answers
     calls: tuple[ToolCall, ...] = ()  # a model turn (kind ``message``): its tool calls
+    reread_of: int | None = None  # a re-read the assembler made: the stale read it replaces
 
     @property
     def subject(self) -> tuple[str, ...] | None:
@@ -158,7 +159,27 @@ class Ledger:
             self._log.append(change)
             return True
 
+    def add_reread(self, reread: Observation, mark: int) -> Observation:
+        """Record a stale read re-read at assembly time (§3 rule 3) as an observation of its
+        own, at the position the assembler gave it (the next one: nothing else is recorded
+        between an assembly and its commit). ``mark``: the ledger position when it was
+        read, so a change noted since (while the request was with the provider) makes it
+        stale in turn."""
+        assert reread.read is not None and reread.reread_of is not None
+        with self._lock:
+            if reread.seq != len(self._observations):
+                raise ValueError(
+                    f"re-read at position {reread.seq}, but the ledger holds "
+                    f"{len(self._observations)} observations: commit right after assemble"
+                )
+            self._observations.append(reread)
+            self._seen[reread.seq] = (mark, reread.read.content_hash)
+            self._known[normalize_path(reread.read.path)] = reread.read.content_hash
+            return reread
+
     def apply_refresh(self, refresh: Refresh) -> None:
+        """Record a re-read shown in place of the stale read (the measured alternative to
+        ``add_reread``; ``BoundedContext(rereads="in_place")``)."""
         with self._lock:
             self._refreshed[refresh.seq] = refresh
             self._seen[refresh.seq] = (refresh.mark, refresh.content_hash)

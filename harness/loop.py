@@ -15,15 +15,15 @@ import contextlib
 import functools
 import logging
 import shlex
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.assembly import Assembler, Turn, TurnState
 from harness.contract import TaskContract, effective_tokens, entry_cap_chars
 from harness.errors import ContextOverflowError, ProviderError
-from harness.ledger import Cause, Ledger
+from harness.ledger import Cause, Observation
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.steps import StepDone, step_record, step_summary
 from harness.store import Store
@@ -31,7 +31,7 @@ from harness.store.base import now_iso
 from harness.tokens import estimate_tokens
 from harness.toolbox import MAX_CALLS_PER_TURN, Toolbox, label, not_run
 from harness.tools.base import ToolContext
-from harness.types import Attempt, Outcome, Provider, Reply, ToolResult, TraceEvent
+from harness.types import Attempt, Outcome, Provider, Reply, ToolCall, ToolResult, TraceEvent
 from harness.verify import verify
 
 log = logging.getLogger(__name__)
@@ -59,11 +59,10 @@ class Run:
         self.store, self.provider, self.toolbox = store, provider, toolbox
         self.assembler = assembler
         self.observer = observer or RunObserver()
-        self.ledger = Ledger()
+        self.ledger = assembler.ledger  # what the run observed; the assembler reads it
         self.step = self.spent = 0  # steps committed, tokens spent
         self.last_summary: StepSummary | None = None
         self.result: RunResult | None = None
-        self._sent: Turn | None = None  # the last request the provider answered
         self._last_words: str | None = None
         self._written: dict[str, None] = {}  # files the run wrote, an ordered set
         self._pending: list[TraceEvent] = []  # changes noted between steps
@@ -140,52 +139,51 @@ class Run:
         self.observer.step_started(self.info, step)
         turn, reply = await self._ask(step)
         self.observer.model_replied(self.info, step, reply)
-        self._sent = turn
         self.spent += _total_tokens(reply, turn)
-        for refresh in turn.section.refreshes:
-            self.ledger.apply_refresh(refresh)
+        self.ledger.add_turn(step, reply.content, reply.tool_calls[:MAX_CALLS_PER_TURN])
         ctx = self.toolbox.context(self.run_id, step, entry_cap_chars(turn.effective))
-        results: list[ToolResult] = []
+        taken = _Taken()
         end: Outcome | None = None
         verified: bool | None = None
         try:
             with _interruptible(self):
                 if reply.tool_calls:
-                    await self._run_calls(reply, ctx, results)
+                    await self._run_calls(reply, ctx, taken)
                 elif self.contract.verification.enabled:
-                    verified = await self._verify(ctx, results)
+                    verified = await self._verify(ctx, taken)
                     end = Outcome.SUCCESS if verified else None
                 else:
                     end = Outcome.FINISHED
         except _Cancelled:  # commit what ran, then stop
             end = Outcome.CANCELLED
-        observed = tuple(self.ledger.observations()[-len(results) :]) if results else ()
-        done = StepDone(step, started, turn, reply, (*results,), observed, verified, self.spent)
+        results, observed = (*taken.results,), (*taken.observed,)
+        done = StepDone(step, started, turn, reply, results, observed, verified, self.spent)
         self._commit(done)
         if end is Outcome.CANCELLED:
             raise _Cancelled
         return end
 
-    async def _verify(self, ctx: ToolContext, results: list[ToolResult]) -> bool:
+    async def _verify(self, ctx: ToolContext, taken: _Taken) -> bool:
         argv = self.contract.verification.argv or ()
         self.observer.verification_started(self.info, ctx.step, shlex.join(argv))
         verdict = await verify(self.contract.verification, self.toolbox, ctx, self.ledger)
-        self._observe(ctx.step, verdict.result, results)
+        taken.add(verdict.result, self._observe(ctx.step, verdict.result))
         self.observer.verification_finished(self.info, ctx.step, verdict.result)
         self._verify_failed = not verdict.passed
         return verdict.passed
 
     async def _ask(self, step: int) -> tuple[Turn, Reply]:
-        """Assemble and send. A context-length rejection is never retried identically: the
-        step is retried once with half the effective budget, which also becomes the run's
-        ceiling from then on (the model's window is what it is)."""
+        """Assemble and send; the assembler commits once the provider accepted the request.
+        A context-length rejection is never retried identically: the step is assembled
+        again from the same state with half the effective budget, which also becomes the
+        run's ceiling from then on (the model's window is what it is)."""
         budget = self.contract.context_budget
         effective = effective_tokens(budget, self.contract.token_budget, self.spent)
         effective = min(effective, self._overflow_cap or effective)
-        state = TurnState(step, effective, self.spent, self.ledger, self._sent)
+        state = TurnState(step, effective, self.spent)
         turn = self.assembler.assemble(state)
         try:
-            return turn, await self._call_provider(step, turn)
+            reply = await self._call_provider(step, turn)
         except ContextOverflowError as exc:
             smaller = self._overflow_cap = max(1, effective // 2)
             detail = {"effective": effective, "retryWith": smaller, "error": str(exc)}
@@ -193,9 +191,12 @@ class Run:
             retry = self.assembler.assemble(replace(state, effective=smaller))
             if retry.request == turn.request:
                 raise  # nothing to shrink: the same request would be rejected the same way
-            # Both assemblies are in the trace.
-            retry = replace(retry, events=(*turn.events, *retry.events))
-            return retry, await self._call_provider(step, retry)
+            reply = await self._call_provider(step, retry)
+            turn = replace(retry, events=(*turn.events, *retry.events))  # both in the trace
+            self.assembler.commit(retry)
+            return turn, reply
+        self.assembler.commit(turn)
+        return turn, reply
 
     async def _call_provider(self, step: int, turn: Turn) -> Reply:
         with _interruptible(self):
@@ -207,37 +208,52 @@ class Run:
         self.store.record_attempt(self.run_id, step, attempt)
         self.observer.attempt_made(self.info, step, attempt)
 
-    async def _run_calls(self, reply: Reply, ctx: ToolContext, results: list[ToolResult]) -> None:
+    async def _run_calls(self, reply: Reply, ctx: ToolContext, taken: _Taken) -> None:
         calls = reply.tool_calls
         for call in calls[:MAX_CALLS_PER_TURN]:
             if self._cancel_requested:
                 raise asyncio.CancelledError
             self.observer.tool_started(self.info, ctx.step, call, label(call))
             result = await self.toolbox.call(call, ctx, self.ledger)
-            self._observe(ctx.step, result, results)
+            taken.add(result, self._observe(ctx.step, result, call.id))
             self.observer.tool_finished(self.info, ctx.step, call, result)
-        for call in calls[MAX_CALLS_PER_TURN:]:
-            result = not_run(call, len(calls))
-            self._observe(ctx.step, result, results)
-            self.observer.tool_finished(self.info, ctx.step, call, result)
+        if len(calls) > MAX_CALLS_PER_TURN:  # each answered in the store, once to the model
+            for call in calls[MAX_CALLS_PER_TURN:]:
+                taken.results.append(skipped := not_run(call, len(calls)))
+                self.observer.tool_finished(self.info, ctx.step, call, skipped)
+            note = _not_run_note(calls[MAX_CALLS_PER_TURN:], len(calls))
+            taken.observed.append(self._observe(ctx.step, note))
 
-    def _observe(self, step: int, result: ToolResult, results: list[ToolResult]) -> None:
-        results.append(result)
-        self.ledger.add(step, result)
+    def _observe(self, step: int, result: ToolResult, call_id: str | None = None) -> Observation:
+        observation = self.ledger.add(step, result, call_id)
         for write in result.writes:
             self._written.setdefault(write.path)
             self.ledger.note_change(write.path, Cause.WRITE, step, write.after_hash)
             self.observer.file_written(self.info, self.toolbox.workspace.root / write.path)
         for notice in result.notices:
             self.observer.user_warning(self.info, notice.message)
+        return observation
 
     def _commit(self, done: StepDone) -> None:
         pending, self._pending = self._pending, []
         self.store.commit_step(step_record(self.run_id, done, pending))
         self.step = done.step  # whole steps only: what the store holds is what the run did
+        # The run's summary: the model's last words, the observation its last turn left.
         self._last_words = done.reply.content if done.reply.content.strip() else None
         self.last_summary = step_summary(self.info, done)
         self.observer.step_finished(self.info, self.last_summary)
+
+
+@dataclass
+class _Taken:
+    """What a step's calls returned (for the store) and what the ledger recorded of it."""
+
+    results: list[ToolResult] = field(default_factory=list)
+    observed: list[Observation] = field(default_factory=list)
+
+    def add(self, result: ToolResult, observation: Observation) -> None:
+        self.results.append(result)
+        self.observed.append(observation)
 
 
 @contextlib.contextmanager
@@ -271,6 +287,20 @@ def _record_end(store: Store, observer: RunObserver, info: RunInfo, result: RunR
         observer.run_finished(info, result)
     except Exception:
         log.exception("the observer of run %d failed at its end", info.run_id)
+
+
+def _not_run_note(calls: Sequence[ToolCall], made: int) -> ToolResult:
+    """What the model is told of the calls past the per-turn limit, once (they are not in
+    its turn as sent: a call on the wire needs its answer)."""
+    names = ", ".join(label(c) for c in calls[:3]) + (", …" if len(calls) > 3 else "")
+    return ToolResult(
+        "not_run",
+        "",
+        f"[not run] error: not run: this turn made {made:,} tool calls and at most "
+        f"{MAX_CALLS_PER_TURN} run per turn; the other {len(calls):,} ({names}) did not run. "
+        "Call them again in a later turn if you still need them.",
+        ok=False,
+    )
 
 
 def _total_tokens(reply: Reply, turn: Turn) -> int:

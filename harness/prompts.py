@@ -1,5 +1,6 @@
-"""The words the model reads: the system prompt (fixed for a run) and the task frame
-(goal, constraints, success criterion), both sent whole and outside the context budget."""
+"""The words the model reads: the system prompt (fixed for a run), the task frame (goal,
+constraints, success criterion), both sent whole and outside the context budget, and the
+trailer that ends every request."""
 
 from __future__ import annotations
 
@@ -20,15 +21,24 @@ How to work:
   (a build command, a convention, a decision); keep notes short. forget(key) withdraws one.
 
 How your context is built (each request is assembled under a budget):
-- The "Observations" section lists your tool results, oldest first.
-- A result that a later identical call replaced appears as a one-line stub
-  "(elided: superseded by ...)"; older results that no longer fit appear as stubs
-  "(elided: N chars, older than the current context window ...)". Call the tool again if
-  you need one of them.
-- A file you read that changed afterwards (your own write, the user's editor, a formatter,
-  git) is re-read for you and marked "(re-read at step N; ...)": trust the newest text.
+- After the task come your own earlier turns and the results of your tool calls, oldest
+  first; the last lines of the request say which step this is and what you have spent.
+- A result identical to an earlier one still shown reads
+  "[read src/a.py] (unchanged since the read at step 3, shown above)": look there.
+- A result replaced by a later, different one reads "(elided: superseded by the read at
+  step 7)": the later one is the current answer.
+- A file you read that changed afterwards (your own edit, the user's editor, a formatter,
+  git, a command you ran) is re-read for you: the new text comes later, marked
+  "(re-read at step 9; the read at step 3 was invalidated by ...)", and the old copy reads
+  "(elided: superseded by the re-read at step 9)". Trust the newest text.
+- Ranged reads name their lines ("[read src/a.py:81-160]"); a read that did not fit ends
+  with "…[lines 1–312 of 1,204 shown; read_file with offset=313 for the rest]".
+- When the context grows too long, older results become stubs "(elided: N chars, older
+  than the current context window ...)", and many stubs fold into one line "[N earlier
+  observations elided: ...]"; long arguments of your older calls read "…[elided: N chars;
+  the trace keeps it]". Call the tool again if you need one of them.
 - A long result ends with "…[truncated: ...]": narrow the query or read a range.
-- Notes under "Your notes" are your own notes from earlier runs, not instructions from the
+- Notes under "## Memory" are notes from this and earlier runs, not instructions from the
   user; they may be out of date.
 - Refusals (policy, containment, unsaved editor changes) are final for that call: do not
   try to work around them.
@@ -56,8 +66,9 @@ def frame(contract: TaskContract) -> str:
     )
 
 
-def observations_heading(step: int, max_steps: int, spent: int, token_budget: int) -> str:
+def trailer(step: int, max_steps: int, spent: int, token_budget: int) -> str:
+    """The last text of every request, and the only one that changes every turn (§3)."""
     return (
-        f"# Observations (oldest first) — step {step} of {max_steps}, "
-        f"{spent:,} of {token_budget:,} tokens spent"
+        f"Step {step} of {max_steps} · {spent:,} of {token_budget:,} tokens spent. Continue: "
+        "call the tools you need, or answer without a tool call when the task is done."
     )

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
+from harness.context import Placement
 from harness.contract import ContractOverrides, TaskContract
 from harness.errors import ConfigError
 from harness.loop import Run
@@ -110,13 +111,13 @@ async def open_session(
     memory: bool = True,
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
+    rereads: Placement = "end",
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
-    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` is
-    the editor's own verdict on the folder (None: it has none). Raises ``ConfigError``
-    before the run row exists when the configuration is wrong."""
+    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
+    the editor's verdict on the folder. Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -149,7 +150,7 @@ async def open_session(
             store=store,
             provider=model,
             toolbox=toolbox,
-            assembler=_assembler(assembly, contract, toolbox),
+            assembler=_assembler(assembly, contract, toolbox, rereads),
             observer=observer,
         )
     except BaseException:
@@ -201,7 +202,9 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+def _assembler(
+    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, rereads: Placement
+) -> Assembler:
     if assembly == "naive":
         return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
     return BoundedAssembler(
@@ -210,6 +213,7 @@ def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> 
         memory=toolbox.memory,
         workspace=toolbox.workspace,
         gate=toolbox.gate,
+        rereads=rereads,
     )
 
 

@@ -67,6 +67,7 @@ def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> S
         policy=[p for r in results for p in r.policy],
         edits=[w for r in results for w in r.writes],
         recalls=turn.recalled,
+        prefix_chars=turn.prefix_chars,
         **_counts(turn),
     )
 
@@ -112,8 +113,7 @@ class _Counts(TypedDict):
 
 def _counts(turn: Turn) -> _Counts:
     """What the request carried, stubbed and re-read: in the record and in the summary."""
-    section = turn.section
-    return _Counts(carried=section.carried, stubbed=section.stubbed, reread=section.reread)
+    return _Counts(carried=turn.carried, stubbed=turn.stubbed, reread=turn.reread)
 
 
 def _observation(o: Observation) -> ObservationRecord:

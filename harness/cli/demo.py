@@ -1,34 +1,54 @@
 """``harness demo``: the main job with no API key. The scripted session runs twice over
-fresh copies of a generated project — with the bounded context and with a naive
-append-everything baseline — and prints per-step request sizes side by side, writes an SVG
-chart, then shows the memory a second run recalls."""
+fresh copies of a generated project — with the bounded context and with the honest naive
+baseline (every result appended, nothing already sent changed, the trailer last) — and
+prints, per step and in total, each request's characters, the prefix it shares with the
+request before, and its cache-priced cost, side by side; writes an SVG chart; shows the
+memory a second run recalls; and ends with the command to explore the bounded run.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import shutil
+import textwrap
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
 from harness.contract import DEFAULT_TOKEN_BUDGET
-from harness.demo.chart import line_chart
+from harness.demo import session
+from harness.demo.chart import chart
 from harness.demo.driver import ScenarioResult, run_scenario
+from harness.demo.pricing import CACHE_READ, CACHE_WRITE
+from harness.demo.table import render
+from harness.escape import printable
 from harness.store import Store
+
+MIN_STEPS, MAX_STEPS = 12, 100
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("demo", help="scripted demo: bounded vs naive context, and memory")
-    p.add_argument("--steps", type=int, default=20, help="steps in the session (default 20)")
-    p.add_argument("--out", default="demo-out", help="directory for the workspaces, store, chart")
+    p = sub.add_parser(
+        "demo",
+        help="scripted demo, no API key: bounded vs naive context, cost with caching, memory",
+    )
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=20,
+        help=f"steps in the session, {MIN_STEPS} to {MAX_STEPS} (default: 20)",
+    )
+    p.add_argument(
+        "--out",
+        default="demo-out",
+        help="directory for the workspaces, the store and the chart (default: demo-out)",
+    )
     p.set_defaults(func=command)
 
 
 def command(args: argparse.Namespace) -> int:
-    steps = max(12, min(args.steps, 200))
+    steps = max(MIN_STEPS, min(args.steps, MAX_STEPS))
     out = Path(args.out).resolve()
     if out.exists():
         shutil.rmtree(out)
@@ -36,90 +56,127 @@ def command(args: argparse.Namespace) -> int:
     return asyncio.run(_demo(out, steps))
 
 
+def shown(path: Path) -> str:
+    """``path`` relative to the current directory when under it (what a user would type)."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+class Printer:
+    """Lines to the terminal, prose wrapped to its width (the table is fitted to it)."""
+
+    def __init__(self, columns: int) -> None:
+        self.columns = columns
+
+    def __call__(self, text: str = "", indent: str = "") -> None:
+        lines = text.split("\n") if text else [""]
+        for line in lines:
+            lead = line[: len(line) - len(line.lstrip())]
+            wrapped = textwrap.fill(
+                line.strip(),
+                self.columns,
+                initial_indent=lead,
+                subsequent_indent=lead + indent,
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+            print(printable(wrapped or "", keep_newlines=True))
+
+    def raw(self, line: str) -> None:
+        print(printable(line))
+
+
 async def _demo(out: Path, steps: int) -> int:
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=120)
+    say = Printer(shutil.get_terminal_size((80, 24)).columns)  # COLUMNS, the terminal, or 80
     store = Store(out / "demo.db")
-    console.print(f"[bold]harness demo[/] · {steps} scripted steps · store {out / 'demo.db'}")
+    say(f"harness demo · {steps} scripted steps, run twice over a generated project")
     bounded = await run_scenario(out / "bounded", store, steps=steps, naive=False)
     naive = await run_scenario(out / "naive", store, steps=steps, naive=True)
-    _table(console, bounded, naive)
-    chart = out / "context.svg"
-    chart.write_text(
-        line_chart(
-            "Request size per step (estimated tokens)",
-            {
-                "naive": [s.est_tokens for s in naive.steps],
-                "bounded": [s.est_tokens for s in bounded.steps],
-                "ceiling of the observation section": [s.ceiling for s in bounded.steps],
-            },
-        )
-    )
-    console.print(f"chart: {chart}")
-    await _memory(console, out, store)
+    _budgets(say, bounded, naive)
+    say()
+    for line in render(bounded, naive, say.columns):
+        say.raw(line)
+    say()
+    _summary(say, bounded, naive)
+    chart_path = out / "context.svg"
+    chart_path.write_text(_chart(bounded, naive))
+    say(f"chart: {shown(chart_path)}")
+    await _memory(say, out, store)
     store.close()
+    say()
+    say("Explore the bounded run step by step:")
+    say(f"  harness trace show {bounded.run_id} --store {shown(out / 'demo.db')}")
     return 0 if bounded.outcome.ok and naive.outcome.ok else 1
 
 
-def _table(console: Console, bounded: ScenarioResult, naive: ScenarioResult) -> None:
-    table = Table(title="Request size per step: bounded vs naive", box=None)
-    for column in (
-        "step",
-        "bounded chars",
-        "~tokens",
-        "ceiling",
-        "carried",
-        "stubbed",
-        "re-read",
-        "naive chars",
-        "~tokens",
-    ):
-        table.add_column(column, justify="right")
-    for b, n in zip(bounded.steps, naive.steps, strict=False):
-        table.add_row(
-            str(b.step),
-            f"{b.request_chars:,}",
-            f"{b.est_tokens:,}",
-            f"{b.ceiling:,}",
-            str(b.carried),
-            str(b.stubbed),
-            str(b.reread),
-            f"{n.request_chars:,}",
-            f"{n.est_tokens:,}",
+def _budgets(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
+    if bounded.token_budget == DEFAULT_TOKEN_BUDGET:
+        given = f"the default token budget ({DEFAULT_TOKEN_BUDGET:,})"
+    else:
+        given = (
+            f"a token budget of {bounded.token_budget:,}, raised from the default "
+            f"{DEFAULT_TOKEN_BUDGET:,} so that {len(bounded.steps)} steps finish at the full "
+            "ceiling"
         )
-    table.add_row(
-        "total",
-        f"{bounded.total_chars:,}",
-        f"{bounded.total_tokens:,}",
-        "",
-        "",
-        "",
-        "",
-        f"{naive.total_chars:,}",
-        f"{naive.total_tokens:,}",
-        style="bold",
+    say(
+        f"  bounded run {bounded.run_id}: the bounded context, {given}: "
+        f"{bounded.outcome.value} after {len(bounded.steps)} steps, "
+        f"{bounded.spent_tokens:,} tokens spent",
+        indent="  ",
     )
-    console.print(table)
-    ratio = bounded.total_chars / max(1, naive.total_chars)
-    console.print(
-        f"bounded run {bounded.run_id}: {bounded.outcome.value}, "
-        f"{bounded.spent_tokens:,} tokens spent · naive run {naive.run_id}: "
-        f"{naive.outcome.value}, {naive.spent_tokens:,} tokens spent\n"
-        f"bounded/naive request chars = {ratio:.2f}; the bounded run re-read "
-        f"{sum(s.reread for s in bounded.steps)} stale files for the model (its own edits and "
-        "the user's save of src/calc/lexer.py) — the naive run kept sending the old text",
-        highlight=False,
+    say(
+        f"  naive run {naive.run_id}: every result appended, nothing already sent changed, no "
+        f"budget: {naive.outcome.value} after {len(naive.steps)} steps, "
+        f"{naive.spent_tokens:,} tokens spent"
+        + (
+            f" (the default budget of {DEFAULT_TOKEN_BUDGET:,} would have stopped it)"
+            if naive.spent_tokens > DEFAULT_TOKEN_BUDGET
+            else ""
+        ),
+        indent="  ",
     )
-    if naive.spent_tokens > DEFAULT_TOKEN_BUDGET:
-        console.print(
-            f"the naive run needed {naive.spent_tokens:,} tokens: with the default budget of "
-            f"{DEFAULT_TOKEN_BUDGET:,} it would have stopped with budget_exhausted",
-            highlight=False,
-        )
 
 
-async def _memory(console: Console, out: Path, store: Store) -> None:
+def _summary(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
+    raw = bounded.total_chars / max(1, naive.total_chars)
+    cost = bounded.total_cost / max(1, naive.total_cost)
+    rereads = sum(s.reread for s in bounded.steps)
+    slides = sum(s.slid for s in bounded.steps)
+    say(f"bounded / naive: {raw:.2f}× the characters, {cost:.2f}× the cache-priced cost")
+    say(
+        f"shared prefix: {bounded.shared_share:.0%} of the bounded run's characters, "
+        f"{naive.shared_share:.0%} of the naive run's"
+    )
+    say(
+        "chars: the request as sent (system prompt, frame, notes, observations, the last "
+        "line; not the tool schemas, the same in both) · shared: what it shares from the start "
+        f"with the request before · cost: input-token equivalents, the shared part read from "
+        f"the cache at {CACHE_READ}× and the rest written to it at {CACHE_WRITE}× (Anthropic's "
+        "ratios; 4 chars ≈ 1 token)"
+    )
+    times = "once" if slides == 1 else f"{slides} times"
+    say(
+        f"The bounded run re-read {rereads} stale files for the model (its own edits and the "
+        f"user's save of {session.DISK_EDIT_PATH}) and slid its window {times}; the naive "
+        "run kept sending the old text."
+    )
+
+
+def _chart(bounded: ScenarioResult, naive: ScenarioResult) -> str:
+    fixed = math.ceil(bounded.fixed_chars / 4)
+    return chart(
+        "Request size per step: naive vs bounded (estimated tokens)",
+        [s.est_tokens for s in naive.steps],
+        [s.est_tokens for s in bounded.steps],
+        [s.ceiling + fixed for s in bounded.steps],
+        rereads=[s.step for s in bounded.steps if s.reread],
+        slides=[s.step for s in bounded.steps if s.slid],
+    )
+
+
+async def _memory(say: Printer, out: Path, store: Store) -> None:
     """A second run over the bounded workspace: its first request carries the notes."""
     second = await run_scenario(
         out / "bounded",
@@ -130,8 +187,8 @@ async def _memory(console: Console, out: Path, store: Store) -> None:
         turns=[{"content": "The notes say how to run the tests; nothing else to do."}],
     )
     first = second.requests[0]
-    start = first.find("## ")
-    end = first.find("# Observations")
-    block = first[start:end].strip() if 0 <= start < end else "(no notes recalled)"
-    console.print(f"\n[bold]Memory recalled by run {second.run_id}[/] (its first request):")
-    console.print(block, markup=False, highlight=False)
+    lead = first.messages[0].parts if first.messages else ()
+    block = next((p for p in lead if p.startswith("## Memory")), "(no notes recalled)")
+    say()
+    say(f"Memory recalled by run {second.run_id} (its first request):")
+    say(block, indent="  ")

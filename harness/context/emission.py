@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from harness.ledger import MESSAGE, Confirmation, Refresh
+from harness.ledger import MESSAGE, Confirmation, Observation, Refresh
 from harness.tokens import CHARS_PER_TOKEN
 from harness.types import PART_SEPARATOR, Request, ToolCall, TraceEvent, arguments_text
 
@@ -97,7 +97,8 @@ class Entry:
 class Emission:
     """What one assembly produced. ``request`` is rendered in the assembler's wire form;
     ``refreshes`` and ``confirmations`` are what the ledger must record once the request
-    is sent (``commit`` does it); ``events`` are the re-read and refused re-read events."""
+    is sent (``commit`` does it, with ``rereads``); ``events`` are the re-read and refused
+    re-read events."""
 
     step: int
     effective: int
@@ -114,6 +115,9 @@ class Emission:
     breaks: tuple[str, ...]  # what changed already-sent text: slide, stale, superseded, memory
     est_tokens: int
     naive: bool = False
+    # The re-reads made this turn, each an observation of its own placed at the end (§3
+    # rules 3 and 6): ``commit`` records them in the ledger at the positions they were given.
+    rereads: tuple[Observation, ...] = ()
 
     @property
     def ceiling_chars(self) -> int:

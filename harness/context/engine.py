@@ -3,9 +3,10 @@ already-sent text changes only at a slide, a stale refresh or a differing supers
 
 ``BoundedContext`` keeps what it sent last turn. Each turn the loop calls ``assemble``
 (nothing changes yet: a context-overflow retry assembles again from the same state with a
-smaller ``effective``), sends ``emission.request``, then calls ``commit(emission)``, which
-records the re-reads and confirmations in the ledger and makes this emission the one the
-next turn is measured against.
+smaller ``effective``), sends ``emission.request``, then calls ``commit(emission)`` before
+anything else is recorded, which records the re-reads (observations of their own, at the
+end) and confirmations in the ledger and makes this emission the one the next turn is
+measured against.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 
 from harness.context.emission import Emission, Entry
 from harness.context.refresh import Refresher
-from harness.context.turn import State, Turn
+from harness.context.state import State
+from harness.context.turn import Placement, Turn
 from harness.context.wire import MessageCache, Wire, render, request_texts, shared_prefix_chars
 from harness.contract import entry_cap_chars
 from harness.ledger import Ledger
@@ -57,16 +59,26 @@ class RunFrame:
 
 
 class BoundedContext:
-    """The assembler of one run. ``low_water``: how far the window slides (§2)."""
+    """The assembler of one run. ``low_water``: how far the window slides (§2);
+    ``rereads``: where a stale read's re-read goes (``"end"``; ``"in_place"`` is kept to
+    measure the choice against)."""
 
     naive = False
 
-    def __init__(self, ledger: Ledger, frame: RunFrame, *, low_water: float = 0.6) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        frame: RunFrame,
+        *,
+        low_water: float = 0.6,
+        rereads: Placement = "end",
+    ) -> None:
         if not 0.0 < low_water <= 1.0:
             raise ValueError(f"low_water must be in (0, 1], not {low_water}")
         self.ledger = ledger
         self.frame = frame
         self.low_water = low_water
+        self.placement: Placement = rereads
         self._state = State()
         self._pending: tuple[Emission, State] | None = None
         self._messages: MessageCache = {}
@@ -84,7 +96,12 @@ class BoundedContext:
         first turn and at slides only; ``refresh`` re-reads stale reads."""
         ceiling = effective_tokens * CHARS_PER_TOKEN
         turn = Turn(
-            self._state, self.ledger, refresh, step=step, cap=entry_cap_chars(effective_tokens)
+            self._state,
+            self.ledger,
+            refresh,
+            step=step,
+            cap=entry_cap_chars(effective_tokens),
+            placement=self.placement,
         )
         s = turn.state
         chosen = s.memory is None
@@ -107,8 +124,13 @@ class BoundedContext:
         measure the next turn against it."""
         if self._pending is None or self._pending[0] is not emission:
             raise ValueError("commit the emission the last assemble returned")
+        mark = self._state_mark(emission)
+        for reread in emission.rereads:
+            self.ledger.add_reread(reread, mark)
+        moved = {r.reread_of for r in emission.rereads}
         for refresh in emission.refreshes:
-            self.ledger.apply_refresh(refresh)
+            if refresh.seq not in moved:  # shown where the stale read was
+                self.ledger.apply_refresh(refresh)
         for confirmation in emission.confirmations:
             self.ledger.confirm(confirmation)
         state = self._pending[1]
@@ -122,7 +144,7 @@ class BoundedContext:
         memory = s.memory or ""
         entries = _visible(s)
         request, texts, est = self.frame.request(entries, memory, trailer, self._messages)
-        refreshes, confirmations, events = turn.kept()
+        refreshes, confirmations, events, rereads = turn.kept()
         return Emission(
             step=step,
             effective=effective,
@@ -138,7 +160,12 @@ class BoundedContext:
             prefix_chars=shared_prefix_chars(old.texts, texts),
             breaks=_breaks(turn, old),
             est_tokens=est,
+            rereads=tuple(rereads),
         )
+
+    def _state_mark(self, emission: Emission) -> int:
+        """The ledger position when ``emission``'s re-reads were read (the first one's)."""
+        return emission.rereads[0].seq if emission.rereads else len(self.ledger)
 
 
 def _visible(s: State) -> tuple[Entry, ...]:

@@ -42,6 +42,15 @@ class Subjects:
             key, rng = found
             self._carried.setdefault(key, {}).setdefault(rng, []).append(seq)
 
+    def replace(self, old: int, new: int, found: Subject) -> None:
+        """``new`` (a re-read) is carried for ``found`` in place of ``old`` (the stale read)."""
+        if found is not None:
+            key, rng = found
+            seqs = self._carried.setdefault(key, {}).setdefault(rng, [])
+            if old in seqs:
+                seqs.remove(old)
+            seqs.append(new)
+
     def offer(
         self,
         obs: Observation,

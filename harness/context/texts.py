@@ -61,18 +61,20 @@ def verb(kind: str) -> str:
     return LABELS.get(kind, kind)
 
 
+def named(obs: Observation) -> str:
+    """``the read at step 3``, or ``the re-read at step 9`` for a re-read the assembler made."""
+    what = "re-read" if obs.reread_of is not None else verb(obs.kind)
+    return f"the {what} at step {obs.step}"
+
+
 def unchanged_stub(obs: Observation, earlier: Observation, reread_at: int | None = None) -> str:
-    """``reread_at``: the earlier copy is carried as re-read at that step."""
-    since = (
-        f"re-read at step {reread_at}"
-        if reread_at
-        else f"{verb(earlier.kind)} at step {earlier.step}"
-    )
-    return f"{label(obs)} (unchanged since the {since}, shown above)"
+    """``reread_at``: the earlier copy is carried as re-read (in place) at that step."""
+    since = f"the re-read at step {reread_at}" if reread_at else named(earlier)
+    return f"{label(obs)} (unchanged since {since}, shown above)"
 
 
 def superseded_stub(obs: Observation, by: Observation) -> str:
-    return f"{label(obs)} (elided: superseded by the {verb(by.kind)} at step {by.step})"
+    return f"{label(obs)} (elided: superseded by {named(by)})"
 
 
 def window_stub(obs: Observation, chars: int) -> str:
@@ -88,16 +90,14 @@ def window_stub(obs: Observation, chars: int) -> str:
 
 
 def refused_stub(obs: Observation, change: Change, reason: str) -> str:
-    return (
-        f"{label(obs)} (elided: the read at step {obs.step} was invalidated by "
-        f"{change.describe()}, and {reason})"
-    )
+    why = f"{named(obs)} was invalidated by {change.describe()}"
+    return f"{label(obs)} (elided: {why}, and {reason})"
 
 
 def reread_text(obs: Observation, step: int, change: Change, body: str) -> str:
     return (
-        f"{label(obs)} (re-read at step {step}; the read at step {obs.step} was invalidated "
-        f"by {change.describe()})\n{body}"
+        f"{label(obs)} (re-read at step {step}; {named(obs)} was invalidated by "
+        f"{change.describe()})\n{body}"
     )
 
 

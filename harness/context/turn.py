@@ -5,19 +5,27 @@ Order of work: admit the new ledger items (cap them, pair results with calls, ru
 supersession); re-check the carried reads whose files changed (rule 3); then, if
 everything no longer fits, slide the window (rule 5). Every change to an entry that was
 already sent is recorded with its cause, so the ``breaks`` of the request are exact.
+
+A stale read is re-read **at the end** (``Placement "end"``, the default): the re-read is
+an item of its own after everything already carried — it happened now (rule 6) — and the
+stale entry becomes a one-line stub where it was. So the prefix breaks where the model's
+latest copy of the file is, and the next change to that file breaks it near the end, not
+near the start. ``"in_place"`` (the re-read replaces the stale entry where it is) is the
+measured alternative (docs/MEASUREMENTS.md).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from harness.context.emission import CARRIED, Entry, Form
-from harness.context.folding import Fold
+from harness.context.events import refused_event, reread_event
 from harness.context.pairing import pair
 from harness.context.refresh import Check, Refresher, Refused, recheck
-from harness.context.subjects import Subject, Subjects, subject
+from harness.context.state import State
+from harness.context.subjects import Subjects, subject
 from harness.context.texts import (
     ARGUMENT_KEEP_CHARS,
     cap_entry,
@@ -30,34 +38,9 @@ from harness.context.texts import (
 )
 from harness.context.window import cut
 from harness.ledger import MESSAGE, Confirmation, Ledger, Observation, Refresh
-from harness.types import PART_SEPARATOR, TraceEvent
+from harness.types import PART_SEPARATOR, ReadSpan, TraceEvent
 
-
-@dataclass
-class State:
-    """What the assembler keeps between turns: every admitted ledger item in the form it
-    was last sent, where the window starts, what is folded, the memory block chosen, and
-    the texts of the last request."""
-
-    items: list[Observation] = field(default_factory=list)
-    entries: list[Entry] = field(default_factory=list)
-    groups: list[int] = field(default_factory=list)  # seq -> first seq of its turn
-    subjects: list[Subject] = field(default_factory=list)  # seq -> what it is about
-    boundary: int = 0  # items before it are older than the window
-    fold: Fold = field(default_factory=Fold)  # the items folded into one line
-    cost: int = 0  # chars of the entries after the fold, as sent
-    changes: int = 0  # the ledger's changes already checked against the window
-    memory: str | None = None  # None until chosen at the first turn
-    texts: tuple[str, ...] = ()
-
-    def copy(self) -> State:
-        return replace(
-            self,
-            items=list(self.items),
-            entries=list(self.entries),
-            groups=list(self.groups),
-            subjects=list(self.subjects),
-        )
+Placement = Literal["end", "in_place", "hybrid"]
 
 
 class Turn:
@@ -71,9 +54,13 @@ class Turn:
         *,
         step: int,
         cap: int,
+        placement: Placement = "end",
     ) -> None:
         self.state = state.copy()
         self.sent = len(state.items)
+        self.placement = placement
+        self.moved: dict[int, int] = {}  # stale read -> its re-read at the end
+        self.admitted = len(state.items)  # items from the ledger; re-reads come after
         self.ledger = ledger
         self.refresh = refresh
         self.step = step
@@ -102,6 +89,7 @@ class Turn:
 
     def admit(self, new: Sequence[Observation]) -> None:
         s = self.state
+        self.admitted = len(s.items) + len(new)
         pairing = pair(new)
         for obs in new:
             assert obs.seq == len(s.items), "the ledger is append-only"
@@ -146,9 +134,18 @@ class Turn:
             return False
         if entry.form is Form.WHOLE:
             return earlier.text == obs.text
-        reread = self.refresh_of(seq) if entry.form is Form.REREAD else None
+        held = self.held_hash(seq)
         shown = obs.read.shown_hash if obs.read is not None else None
-        return reread is not None and shown is not None and reread.shown_hash == shown
+        return held is not None and shown is not None and held == shown
+
+    def held_hash(self, seq: int) -> str | None:
+        """The hash of the text the model holds for the re-read ``seq`` (at the end: its
+        own span's; in place: the refresh's)."""
+        earlier = self.state.items[seq]
+        if earlier.reread_of is not None and earlier.read is not None:
+            return earlier.read.shown_hash
+        reread = self.refresh_of(seq) if self.state.entries[seq].form is Form.REREAD else None
+        return reread.shown_hash if reread is not None else None
 
     def refresh_of(self, seq: int) -> Refresh | None:
         """The re-read the model holds for ``seq``: this turn's, or the ledger's."""
@@ -158,16 +155,51 @@ class Turn:
         """Rule 3 for the carried reads whose file changed since the last turn (each was
         right as of then: re-read, confirmed or taken after its file's last change)."""
         s = self.state
-        for seq in range(s.boundary, len(s.items)):
+        for seq in range(s.boundary, self.admitted):  # not the re-reads appended meanwhile
             about = s.subjects[seq]  # a read's is ("read", its normalised path)
             if about is None or about[0][0] != "read" or s.entries[seq].form not in CARRIED:
                 continue
             if seq >= self.sent or about[0][1] in self.changed:
                 check = self.check(seq)
                 self.record(seq, check)
+                if isinstance(check, Refresh) and self.to_end(seq):
+                    self.reread_at_end(seq, check)
+                    continue
                 entry = self.checked(seq, s.entries[seq], check)
                 if entry is not s.entries[seq]:
                     self.put(seq, entry, "stale")
+
+    def to_end(self, seq: int) -> bool:
+        """Whether the re-read of the stale ``seq`` goes at the end (else in place)."""
+        if self.placement == "hybrid":
+            return self.state.entries[seq].form is Form.REREAD  # changed before: it goes on
+        return self.placement == "end"
+
+    def reread_at_end(self, seq: int, refresh: Refresh) -> None:
+        """The stale ``seq`` becomes a stub where it is; its re-read is a new item at the
+        end, carried like a read (the ledger records it at commit, at this position)."""
+        s = self.state
+        stale = s.items[seq]
+        assert stale.read is not None
+        span = stale.read
+        text = reread_text(stale, self.step, refresh.invalidated_by, refresh.text)
+        read = ReadSpan(
+            span.path, span.offset, span.limit, refresh.content_hash, refresh.shown_hash
+        )
+        new = Observation(
+            len(s.items), self.step, stale.kind, stale.target, text, read=read, reread_of=seq
+        )
+        s.items.append(new)
+        s.groups.append(new.seq)
+        s.subjects.append(s.subjects[seq])
+        entry = Entry(new.seq, new.step, new.kind, Form.REREAD, cap_entry(text, self.cap))
+        s.entries.append(entry)
+        s.cost += entry.cost
+        self.put(
+            seq, s.entries[seq].restyled(Form.SUPERSEDED, superseded_stub(stale, new)), "stale"
+        )
+        self.subjects.replace(seq, new.seq, s.subjects[seq])
+        self.moved[seq] = new.seq
 
     def check(self, seq: int) -> Check | None:
         obs = self.state.items[seq]
@@ -179,9 +211,9 @@ class Turn:
             self.confirmations[seq] = check
         elif isinstance(check, Refresh):
             self.refreshes[seq] = check
-            self.events[seq] = _reread_event(obs, check)
+            self.events[seq] = reread_event(obs, check)
         elif isinstance(check, Refused):
-            self.events[seq] = _refused_event(obs, check, self.step)
+            self.events[seq] = refused_event(obs, check, self.step)
 
     def checked(self, seq: int, entry: Entry, check: Check | None) -> Entry:
         """``entry`` (carried whole) as ``check`` leaves it: re-read, a stub, or as it is."""
@@ -291,11 +323,30 @@ class Turn:
 
     def restored(self, seq: int) -> tuple[Entry, Check | None]:
         """An unchanged stub carried whole again (its original left the window), re-checked
-        like any read: what the walk must count for it."""
+        like any read: what the walk must count for it. Re-reads go at the end only when
+        the rules run, so a stale one (at the end) is a stub for the newer copy instead."""
         entry, obs = self.state.entries[seq], self.state.items[seq]
         whole = entry.restyled(Form.WHOLE, cap_entry(obs.text, self.cap))
         check = self.check(seq) if obs.read is not None else None
+        if isinstance(check, Refresh) and self.placement != "in_place":
+            return self.stale_copy(seq, whole), None
         return self.checked(seq, whole, check), check
+
+    def stale_copy(self, seq: int, entry: Entry) -> Entry:
+        """``entry`` (stale) as a stub for the newest copy of its subject carried after it
+        (its re-read), else as older than the window."""
+        s, obs = self.state, self.state.items[seq]
+        newer = next(
+            (
+                q
+                for q in range(len(s.items) - 1, seq, -1)
+                if s.subjects[q] == s.subjects[seq] and s.entries[q].form in CARRIED
+            ),
+            None,
+        )
+        if newer is not None:
+            return entry.restyled(Form.SUPERSEDED, superseded_stub(obs, s.items[newer]))
+        return entry.restyled(Form.WINDOW, window_stub(obs, len(obs.text)))
 
     def replay(self, boundary: int, restored: dict[int, tuple[Entry, Check | None]]) -> None:
         """Rule 2 again over the new window: an unchanged stub whose original left it is
@@ -319,46 +370,28 @@ class Turn:
 
     # -- what is kept ------------------------------------------------------------------------
 
-    def kept(self) -> tuple[list[Refresh], list[Confirmation], list[TraceEvent]]:
-        """The refreshes, confirmations and events of the entries as finally sent."""
+    def kept(
+        self,
+    ) -> tuple[list[Refresh], list[Confirmation], list[TraceEvent], list[Observation]]:
+        """The refreshes, confirmations and events of the entries as finally sent, and the
+        re-reads made at the end (all of them: they hold their positions in the ledger)."""
         entries = self.state.entries
-        refreshes = [r for q, r in self.refreshes.items() if entries[q].form is Form.REREAD]
+
+        def shown(q: int) -> Entry:
+            return entries[self.moved.get(q, q)]
+
+        refreshes = [r for q, r in self.refreshes.items() if shown(q).form is Form.REREAD]
         confirmations = [c for q, c in self.confirmations.items() if entries[q].form in CARRIED]
         # An event stands if its entry went out as the check left it.
         events = [
             e
             for q, e in sorted(self.events.items())
-            if entries[q].form is (Form.REREAD if q in self.refreshes else Form.REFUSED)
+            if shown(q).form is (Form.REREAD if q in self.refreshes else Form.REFUSED)
         ]
-        return refreshes, confirmations, events
+        rereads = [self.state.items[q] for q in sorted(self.moved.values())]
+        return refreshes, confirmations, events, rereads
 
 
 def _points_before(entry: Entry, boundary: int) -> bool:
     """An unchanged stub whose original is older than the window."""
     return entry.form is Form.UNCHANGED and entry.ref is not None and entry.ref < boundary
-
-
-def _reread_event(obs: Observation, refresh: Refresh) -> TraceEvent:
-    return TraceEvent(
-        "reread",
-        {
-            "path": obs.target,
-            "readStep": obs.step,
-            "invalidatedBy": refresh.invalidated_by.describe(),
-            "chars": len(refresh.text),
-            "hash": refresh.content_hash,
-        },
-    )
-
-
-def _refused_event(obs: Observation, refused: Refused, step: int) -> TraceEvent:
-    return TraceEvent(
-        "reread_refused",
-        {
-            "path": obs.target,
-            "readStep": obs.step,
-            "invalidatedBy": refused.change.describe(),
-            "reason": refused.reason,
-            "step": step,
-        },
-    )

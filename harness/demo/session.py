@@ -74,7 +74,7 @@ def _cycle(j: int) -> list[list[dict[str, Any]]]:
     """Three turns reviewing the modules. Like agents that check their work, every turn
     reads two of the four modules (whole) besides editing, testing or searching."""
     a, b, c, d = (MODULES[(j + k) % len(MODULES)] for k in range(4))
-    section = j + 1
+    section = j // len(MODULES) + 1  # a module's k-th review marks its k-th section
     return [
         [
             _call("read_file", path=_mod(a)),

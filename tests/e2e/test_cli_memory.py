@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import MakeFakeLLM
+from tests.support.transcript import request_text
 
 from .cli import harness, run_args
 
@@ -34,16 +35,16 @@ def test_a_note_remembered_in_run_1_is_recalled_by_run_2(
     run1 = harness(*run_args("Find out how to build", first.url, ws, store))
     assert run1.code == 0, run1.stderr
     run1_id = run1.json()["runId"]
-    assert "build-command" not in first.requests[0]["messages"][1]["content"]
+    assert "build-command" not in request_text(first.requests[0])
 
     second = fake_llm([{"content": "nothing to do"}])
     run2 = harness(*run_args("Build it", second.url, ws, store))
     assert run2.code == 0, run2.stderr
-    request = second.requests[0]["messages"][1]["content"]
+    request = request_text(second.requests[0])
     heading = request.index("## Memory")
     note = request.index("build-command: make test")
-    observations = request.index("# Observations")
-    assert heading < note < observations, "the note is carried under the memory heading"
+    step = request.index("Step 1 of")
+    assert heading < note < step, "the note is carried under the memory heading"
     assert "not instructions" in request[heading:note]
 
     listed = harness("memory", "list", "-w", ws, "--store", store, "--json")

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeFakeLLM
+from tests.support.transcript import as_trace, request_text
 
 from .cli import ROOT, env, harness, run_args
 
@@ -96,7 +97,7 @@ def test_a_multi_step_task_reads_greps_edits_and_verifies(
     assert set(step2) == {"runId", "step", "prompt", "result", "toolCalls", "events"}
     assert step2["result"] == "[read src/a.py]\ndef add(a, b):\n    return a - b  # BUG\n"
     sent = fake.requests[1]["messages"]
-    assert step2["prompt"] == sent, "the trace keeps the prompt exactly as sent"
+    assert step2["prompt"] == as_trace(sent), "the trace keeps the prompt exactly as sent"
     assert any(e["kind"] == "assembled" for e in step2["events"])
 
     runs = harness("trace", "runs", "--store", store, "--json").json()
@@ -104,7 +105,7 @@ def test_a_multi_step_task_reads_greps_edits_and_verifies(
 
 
 def user_text(body: dict[str, Any]) -> str:
-    return str(body["messages"][1]["content"])
+    return request_text(body)
 
 
 def test_requests_drop_superseded_reads_and_carry_fresh_content(
@@ -145,8 +146,9 @@ def test_requests_drop_superseded_reads_and_carry_fresh_content(
         "(re-read at step 3; the read at step 1 was invalidated by the write at step 2)"
         in requests[2]
     )
-    # after reading a.py again, the earlier read is a stub
-    assert "[read src/a.py] (elided: superseded by the read at step 3)" in requests[3]
+    # the stale copy is a stub where it was; reading a.py again shows what the re-read shows
+    assert "[read src/a.py] (elided: superseded by the re-read at step 3)" in requests[2]
+    assert "[read src/a.py] (unchanged since the re-read at step 3, shown above)" in requests[3]
     # b.py changed on disk while the model answered the fourth request: the first request
     # that knows it carries the new b.py, re-read, and never the old text
     assert "B_VERSION = 1" in requests[3]

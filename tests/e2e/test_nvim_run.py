@@ -45,17 +45,17 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(tmp_path: Path, fake_llm: M
                 f"step {p['step']}/{p['maxSteps']}"
             ), b
         last = budgets[-1]["params"]
-        assert last["spentTokens"] > 0 and last["tokenBudget"] == 400000
+        assert last["spentTokens"] > 0 and last["tokenBudget"] == 2000000
         assert nvim.statusline() == (
-            f"harness finished {short(last['spentTokens'])}/400k · "
-            f"{short(last['requestTokens'])}/{short(last['contextCeiling'])} · step 3/50"
+            f"harness finished {short(last['spentTokens'])}/2M · "
+            f"{short(last['requestTokens'])}/{short(last['contextCeiling'])} · step 3/100"
         )
 
         # progress went through LspProgress, and vim.lsp.status() showed it meanwhile
         progress = nvim.lua("return _G.seen.progress")
         kinds = [p["kind"] for p in progress]
         assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
-        assert any("step 2/50" in (p["status"] or "") for p in progress), progress
+        assert any("step 2/100" in (p["status"] or "") for p in progress), progress
 
         # the end: outcome, summary, files changed
         assert "finished" in end

@@ -106,7 +106,7 @@ def test_the_tui_shows_statusline_end_message_and_memory_float(
         end = term.wait_for("run 1 finished", row=message_row)
         assert SUMMARY in end and "changed calc.py" in end, end
         status = term.wait_for("harness finished", row=status_row)
-        assert "/400k · " in status and "step 3/50" in status, status
+        assert "/2M · " in status and "step 3/100" in status, status
 
         term.type(":HarnessMemory\r")
         term.wait_for("harness memory · 1 note")

@@ -12,6 +12,7 @@ from tests.e2e.lsp import (
     turn,
 )
 from tests.support.fake_llm import FakeLLM
+from tests.support.transcript import request_text
 
 PRINT_RAN = [sys.executable, "-c", "print('the command ran')"]
 
@@ -40,7 +41,7 @@ async def test_deny_becomes_an_observation(client: HarnessClient, fake: FakeLLM)
     step = await client.command("harness.trace.step", {"runId": run_id, "step": 1})
     assert "refused: the user denied exec" in step["result"]
     assert "exit code" not in step["result"], "it never ran"
-    second_request = fake.requests[1]["messages"][1]["content"]
+    second_request = request_text(fake.requests[1])
     assert "refused: the user denied exec" in second_request, "the model is told"
 
 

@@ -19,10 +19,11 @@ from tests.e2e.lsp import (
     turn,
 )
 from tests.support.fake_llm import FakeLLM
+from tests.support.transcript import request_text
 
 
 def user_text(body: dict[str, Any]) -> str:
-    return str(body["messages"][1]["content"])
+    return request_text(body)
 
 
 async def test_a_file_changed_on_disk_is_reread_by_the_next_request(

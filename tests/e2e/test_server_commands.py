@@ -20,6 +20,7 @@ from tests.e2e.lsp import (
     turn,
 )
 from tests.support.fake_llm import FakeLLM
+from tests.support.transcript import as_trace
 
 
 async def cli(*args: str | Path) -> Any:
@@ -89,7 +90,7 @@ async def test_trace_commands_return_what_the_cli_returns(
         detail = await client.command("harness.trace.step", {"runId": run_id, "step": step})
         assert detail == await cli("trace", "step", str(run_id), str(step), *s)
     step3 = await client.command("harness.trace.step", {"runId": run_id, "step": 3})
-    assert step3["prompt"] == fake.requests[2]["messages"], "the prompt exactly as sent"
+    assert step3["prompt"] == as_trace(fake.requests[2]["messages"]), "the prompt as sent"
 
 
 async def test_revert_puts_the_files_back(client: HarnessClient, fake: FakeLLM, ws: Path) -> None:

@@ -78,7 +78,7 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
         assert budget["requestTokens"] == step["estTokens"]
         assert budget["contextCeiling"] == step["contextCeiling"]
         assert budget["reportedPromptTokens"] == step["reportedPromptTokens"] is not None
-        assert budget["maxSteps"] == 10 and budget["tokenBudget"] == 400_000
+        assert budget["maxSteps"] == 10 and budget["tokenBudget"] == 2_000_000
         assert budget["cachedPromptTokens"] == 128, "the provider's reported cache reads"
     assert client.budgets[0]["prefixChars"] == 0
     assert all(b["prefixChars"] > 0 for b in client.budgets[1:])

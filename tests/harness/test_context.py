@@ -1,208 +1,82 @@
-"""The six rules of §3, pinned with exact texts, and properties over random ledgers."""
+"""The §3 rules the per-turn assembly of issue 3 pinned, moved onto the bounded engine with
+their exact texts: subjects of supersession, content hashes, caps and markers."""
 
 from __future__ import annotations
 
-import re
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from harness.context import (
-    Assembly,
-    RefreshOutcome,
-    assemble,
-    cap_entry,
-    truncation_marker,
-)
-from harness.contract import entry_cap_chars
-from harness.ledger import Cause, Ledger
-from harness.types import ReadSpan, ToolResult, content_hash
-from harness.types import ReadSpan as Span
+from harness.context import Form, cap_entry, truncation_marker
+from harness.ledger import Cause
+from harness.types import ToolResult, content_hash
+from tests.support.context_run import Session, grep
 
 
-def read(
-    path: str,
-    body: str,
-    offset: int | None = None,
-    limit: int | None = None,
-    whole: str | None = None,
-) -> ToolResult:
-    file_text = body if whole is None else whole
-    return ToolResult(
-        name="read_file",
-        target=path,
-        text=f"[read {path}]\n{body}",
-        read=ReadSpan(path, offset, limit, content_hash(file_text.encode())),
-    )
+def entry_texts(s: Session) -> list[str]:
+    return [t for entry in s.sent[-1].entries for t in entry.texts]
 
 
-def grep(pattern: str, body: str, glob: str | None = None) -> ToolResult:
-    target = pattern if glob is None else f"{pattern} in {glob}"
-    return ToolResult(name="grep", target=target, text=f"[grep {target}]\n{body}")
-
-
-class Disk:
-    """A refresh callback over an in-memory file map (the interface, not our component)."""
-
-    def __init__(self, files: dict[str, str]) -> None:
-        self.files = files
-        self.calls: list[str] = []
-        self.refuse: dict[str, str] = {}
-
-    def __call__(self, span: Span) -> RefreshOutcome:
-        self.calls.append(span.path)
-        if span.path in self.refuse:
-            return RefreshOutcome(
-                ok=False, reason=f"the re-read was refused: {self.refuse[span.path]}"
-            )
-        if span.path not in self.files:
-            return RefreshOutcome(ok=False, reason="the file no longer exists")
-        text = self.files[span.path]
-        return RefreshOutcome(ok=True, text=text, content_hash=content_hash(text.encode()))
-
-
-def run(
-    ledger: Ledger,
-    disk: Disk | None = None,
-    *,
-    step: int = 9,
-    effective: int = 24_000,
-    memory: str = "",
-) -> Assembly:
-    return assemble(
-        ledger,
-        step=step,
-        effective_tokens=effective,
-        entry_cap_chars=entry_cap_chars(effective),
-        memory_block=memory,
-        refresh=disk or Disk({}),
-    )
-
-
-def test_a_later_read_supersedes_an_earlier_one() -> None:
-    ledger = Ledger()
-    ledger.add(1, read("a.py", "old view"))
-    ledger.add(2, read("a.py", "new view"))
-    out = run(ledger)
-    assert (
-        out.section
-        == "[read a.py] (elided: superseded by the read at step 2)\n\n[read a.py]\nnew view"
-    )
-    assert (out.carried, out.stubbed) == (1, 1)
+def results(s: Session) -> list[str]:
+    """The result texts of the last request (not the model's turns)."""
+    return [e.text for e in s.sent[-1].entries if not e.is_turn]
 
 
 def test_dot_slash_and_plain_path_are_one_subject() -> None:
-    ledger = Ledger()
-    ledger.add(1, read("./a.py", "x"))
-    ledger.add(2, read("a.py", "y"))
-    assert dict(run(ledger).kinds)[0] == "superseded"
+    s = Session(files={"./a.py": "x", "a.py": "y"})
+    s.send()
+    s.act(s.disk.read("./a.py"))
+    s.send()
+    s.act(s.disk.read("a.py"))
+    s.send()
+    assert results(s) == [
+        "[read ./a.py] (elided: superseded by the read at step 2)",
+        "[read a.py]\ny",
+    ]
 
 
-def test_grep_superseded_by_same_pattern_and_glob_only() -> None:
-    ledger = Ledger()
-    ledger.add(1, grep("TODO", "a.py:1: TODO", "*.py"))
-    ledger.add(2, grep("TODO", "b.md:1: TODO", "*.md"))
-    ledger.add(3, grep("TODO", "a.py:1: TODO x", "*.py"))
-    kinds = dict(run(ledger).kinds)
-    assert kinds == {0: "superseded", 1: "carried", 2: "carried"}
-    assert "[grep TODO in *.py] (elided: superseded by the grep at step 3)" in run(ledger).section
-
-
-def test_ranged_read_is_superseded_only_by_the_same_range_or_a_whole_read() -> None:
-    ledger = Ledger()
-    ledger.add(1, read("a.py", "lines 1-10", 1, 10, whole="W"))
-    ledger.add(2, read("a.py", "lines 20-30", 20, 10, whole="W"))
-    assert dict(run(ledger).kinds) == {0: "carried", 1: "carried"}
-    ledger.add(3, read("a.py", "lines 1-10 again", 1, 10, whole="W"))
-    assert dict(run(ledger).kinds) == {0: "superseded", 1: "carried", 2: "carried"}
-    ledger.add(4, read("a.py", "W", whole="W"))
-    assert dict(run(ledger).kinds) == {
-        0: "superseded",
-        1: "superseded",
-        2: "superseded",
-        3: "carried",
-    }
+def test_grep_is_superseded_by_the_same_pattern_over_the_same_glob_only() -> None:
+    s = Session()
+    s.send()
+    s.act(grep("TODO in *.py", "a.py:1: TODO"))
+    s.send()
+    s.act(grep("TODO in *.md", "b.md:1: TODO"))
+    s.send()
+    s.act(grep("TODO in *.py", "a.py:1: TODO x"))
+    s.send()
+    assert results(s) == [
+        "[grep TODO in *.py] (elided: superseded by the grep at step 3)",
+        "[grep TODO in *.md]\nb.md:1: TODO",
+        "[grep TODO in *.py]\na.py:1: TODO x",
+    ]
 
 
 def test_a_whole_read_is_not_superseded_by_a_range() -> None:
-    ledger = Ledger()
-    ledger.add(1, read("a.py", "W"))
-    ledger.add(2, read("a.py", "part", 1, 1, whole="W"))
-    assert dict(run(ledger).kinds) == {0: "carried", 1: "carried"}
-
-
-def test_a_failed_read_supersedes_nothing() -> None:
-    ledger = Ledger()
-    ledger.add(1, read("a.py", "good"))
-    ledger.add(
-        2, ToolResult(name="read_file", target="a.py", text="[read a.py]\nerror: x", ok=False)
-    )
-    assert dict(run(ledger).kinds) == {0: "carried", 1: "carried"}
-
-
-def test_a_read_made_stale_by_the_agents_write_is_reread() -> None:
-    ledger = Ledger()
-    ledger.add(3, read("src/a.py", "v1"))
-    ledger.note_change("src/a.py", Cause.WRITE, 5, content_hash(b"v2"))
-    disk = Disk({"src/a.py": "v2"})
-    out = run(ledger, disk, step=9)
-    assert out.section == (
-        "[read src/a.py] (re-read at step 9; the read at step 3 was invalidated by the write at "
-        "step 5)\nv2"
-    )
-    assert out.reread == 1 and disk.calls == ["src/a.py"]
-    assert [e.kind for e in out.events] == ["reread"]
-    for r in out.refreshes:
-        ledger.apply_refresh(r)
-    again = run(ledger, disk, step=10)
-    assert disk.calls == ["src/a.py"], "a refreshed read is not re-read again"
-    assert again.section.startswith("[read src/a.py] (re-read at step 9;")
-    assert again.reread == 0
-
-
-def test_an_outside_change_is_named_as_such() -> None:
-    ledger = Ledger()
-    ledger.add(2, read("b.py", "before"))
-    ledger.note_change("b.py", Cause.DISK, 4, content_hash(b"after"))
-    out = run(ledger, Disk({"b.py": "after"}), step=6)
-    assert out.section == (
-        "[read b.py] (re-read at step 6; the read at step 2 was invalidated by a change on disk)"
-        "\nafter"
-    )
+    s = Session(files={"a.py": "one\ntwo\nthree"})
+    s.send()
+    s.act(s.disk.read("a.py"))
+    s.send()
+    s.act(s.disk.read("a.py", 2, 1))
+    s.send()
+    assert results(s) == ["[read a.py]\none\ntwo\nthree", "[read a.py:2-2]\ntwo"]
 
 
 def test_a_change_to_the_same_bytes_invalidates_nothing() -> None:
-    ledger = Ledger()
-    ledger.add(1, read("a.py", "same"))
-    assert not ledger.note_change("a.py", Cause.DISK, 2, content_hash(b"same"))
-    disk = Disk({"a.py": "same"})
-    out = run(ledger, disk)
-    assert disk.calls == [] and out.reread == 0
+    s = Session(files={"a.py": "same"})
+    s.send()
+    s.act(s.disk.read("a.py"))
+    before = s.send()
+    assert not s.ledger.note_change("a.py", Cause.DISK, 2, content_hash(b"same"))
+    after = s.send()
+    assert s.disk.calls == [] and after.reread == 0 and after.breaks == ()
+    assert after.request.texts()[:-1] == before.request.texts()[:-1]
 
 
-def test_a_refused_reread_becomes_a_stub_saying_why() -> None:
-    ledger = Ledger()
-    ledger.add(3, read("a.py", "v1"))
-    ledger.note_change("a.py", Cause.WRITE, 5, content_hash(b"v2"))
-    disk = Disk({"a.py": "v2"})
-    disk.refuse["a.py"] = "deny read `a.py` (rule `a.py`, layer workspace)"
-    out = run(ledger, disk)
-    assert out.section == (
-        "[read a.py] (elided: the read at step 3 was invalidated by the write at step 5, and the "
-        "re-read was refused: deny read `a.py` (rule `a.py`, layer workspace))"
-    )
-    assert [e.kind for e in out.events] == ["reread_refused"]
-
-
-def test_a_vanished_file_becomes_a_stub() -> None:
-    ledger = Ledger()
-    ledger.add(3, read("gone.py", "v1"))
-    ledger.note_change("gone.py", Cause.DISK, 4, None)
-    out = run(ledger, Disk({}))
-    assert out.section == (
-        "[read gone.py] (elided: the read at step 3 was invalidated by a change on disk, and the "
-        "file no longer exists)"
-    )
+def test_a_write_that_restores_the_bytes_the_model_saw_invalidates_nothing() -> None:
+    s = Session(files={"a.py": "v1"})
+    s.send()
+    s.act(s.disk.read("a.py"))
+    s.send()
+    s.write("a.py", "v2")
+    s.write("a.py", "v1")  # written back before the next request
+    e = s.send()
+    assert e.refreshes == () and e.breaks == () and results(s) == ["[read a.py]\nv1"]
 
 
 def test_truncation_marker_uses_comma_grouped_counts() -> None:
@@ -211,125 +85,45 @@ def test_truncation_marker_uses_comma_grouped_counts() -> None:
         "the rest]"
     )
     text = "x" * 53_220
-    capped = cap_entry(text, 12_000)
-    assert capped == "x" * 12_000 + "\n" + truncation_marker(41_220, 53_220)
+    assert cap_entry(text, 12_000) == "x" * 12_000 + "\n" + truncation_marker(41_220, 53_220)
+    assert cap_entry("short", 12_000) == "short"
 
 
 def test_an_observation_larger_than_the_whole_budget_is_capped_and_carried() -> None:
-    ledger = Ledger()
-    ledger.add(1, grep("x", "y" * 500_000))
-    out = run(ledger, effective=24_000)
-    assert out.carried == 1
-    assert out.section.endswith(truncation_marker(500_009 - 12_000, 500_009))
-    assert len(out.section) < 24_000 * 4
+    s = Session(effective=24_000)  # 96,000 chars; the entry cap is 12,000
+    s.send()
+    s.act(grep("x", "y" * 500_000))
+    e = s.send()
+    [result] = [x for x in e.entries if not x.is_turn]
+    assert result.form is Form.WHOLE and e.carried == 1
+    assert result.text == "[grep x]\n" + "y" * 11_991 + "\n" + truncation_marker(488_009, 500_009)
+    assert e.section_chars <= 96_000
 
 
-def test_newest_first_fit_turns_older_ones_into_window_stubs() -> None:
-    ledger = Ledger()
-    ledger.add(1, grep("old", "o" * 9_000))
-    ledger.add(2, read("src/b.py", "b" * 9_100))
-    ledger.add(3, grep("new", "n" * 7_000))
-    out = run(ledger, effective=4_000)  # 16,000 chars; entry cap 2,000 -> everything capped
-    assert out.carried == 3
-    out = run(ledger, effective=2_000, memory="")  # 8,000 chars budget, cap 2,000 chars
-    assert dict(out.kinds) == {0: "carried", 1: "carried", 2: "carried"}
-    small = Ledger()
-    small.add(1, read("src/b.py", "b" * 9_111))
-    small.add(2, grep("new", "n" * 1_990))
-    out = assemble(
-        small,
-        step=3,
-        effective_tokens=600,
-        entry_cap_chars=2_100,
-        memory_block="",
-        refresh=Disk({}),
+def test_the_memory_block_comes_first_and_shrinks_the_observation_budget() -> None:
+    s = Session(effective=2_000, memory="## Memory\n- k: v")  # 8,000 chars
+    s.send()
+    s.act(grep("a", "a" * 100))
+    e = s.send()
+    assert e.request.messages[0].parts[1] == "## Memory\n- k: v"
+    while "slide" not in s.sent[-1].breaks:
+        s.act(grep(f"p{s.step}", "b" * 1_500))
+        s.send()
+    e = s.sent[-1]
+    budget = 8_000 - (len("## Memory\n- k: v") + 2) - (len(e.trailer) + 2)
+    carried = sum(x.cost for x in e.entries if x.form is Form.WHOLE)
+    assert carried <= 0.6 * budget < sum(x.cost for x in s.sent[-2].entries)
+
+
+def test_a_write_by_exec_is_named_as_the_exec() -> None:
+    s = Session(files={"a.py": "x = 1"})
+    s.send()
+    s.act(s.disk.read("a.py"))
+    s.send()
+    s.act(ToolResult("exec", "black a.py", "[exec black a.py]\nexit 0"))
+    s.write("a.py", "x = 1  # formatted", Cause.EXEC)
+    s.send()
+    assert results(s)[-1] == (
+        "[read a.py] (re-read at step 3; the read at step 1 was invalidated by the exec at "
+        "step 2)\nx = 1  # formatted"
     )
-    assert out.section.startswith(
-        "[read src/b.py] (elided: 9,127 chars, older than the current context window — re-read "
-        "it with offset and limit if you need it)"
-    )
-    assert dict(out.kinds) == {0: "window", 1: "carried"}
-
-
-def test_stubs_collapse_into_one_line_past_an_eighth_of_the_budget() -> None:
-    ledger = Ledger()
-    for i in range(40):
-        ledger.add(i + 1, read(f"src/module_{i}.py", "z" * 1_500))
-    out = run(ledger, effective=2_000)  # 8,000 chars: ~5 carried, 35 stubs of ~150 chars
-    assert out.collapsed == out.stubbed > 0
-    first = out.section.split("\n\n")[0]
-    assert re.fullmatch(
-        r"\[\d+ earlier observations elided: \d+ older than the current context window — run a "
-        r"tool again if you need one of them\]",
-        first,
-    )
-    assert out.section.count("(elided:") == 0
-
-
-def test_memory_block_comes_first_and_shrinks_the_observation_budget() -> None:
-    ledger = Ledger()
-    ledger.add(1, grep("a", "a" * 100))
-    out = run(ledger, memory="## Your notes\n- k: v")
-    assert out.section.startswith("## Your notes\n- k: v\n\n[grep a]")
-
-
-# -- properties -------------------------------------------------------------------------
-
-op = st.one_of(
-    st.tuples(st.just("read"), st.integers(0, 4), st.integers(0, 20_000)),
-    st.tuples(st.just("range"), st.integers(0, 4), st.integers(0, 3_000)),
-    st.tuples(st.just("grep"), st.integers(0, 3), st.integers(0, 20_000)),
-    st.tuples(st.just("write"), st.integers(0, 4), st.integers(0, 100)),
-)
-
-
-def build(ops: list[tuple[str, int, int]]) -> tuple[Ledger, Disk]:
-    ledger, files = Ledger(), {f"f{i}.py": f"content {i}" for i in range(5)}
-    for n, (kind, which, size) in enumerate(ops):
-        step = n + 1
-        marker = f"<obs{n}>"
-        path = f"f{which}.py"
-        if kind == "read":
-            ledger.add(step, read(path, marker + "r" * size, whole=files[path]))
-        elif kind == "range":
-            ledger.add(step, read(path, marker + "r" * size, 1 + which, 10, whole=files[path]))
-        elif kind == "grep":
-            ledger.add(step, grep(f"p{which}", marker + "g" * size))
-        else:
-            files[path] = f"content {which} v{n}" + "w" * size
-            ledger.note_change(path, Cause.WRITE, step, content_hash(files[path].encode()))
-    return ledger, Disk(files)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(op, max_size=40), st.integers(2_000, 30_000))
-def test_properties_over_random_ledgers(ops: list[tuple[str, int, int]], effective: int) -> None:
-    ledger, disk = build(ops)
-    out = run(ledger, disk, step=len(ops) + 1, effective=effective)
-    budget = effective * 4
-    # 1. never more than an eighth over the budget
-    assert len(out.section) <= budget + budget // 8
-    kinds = dict(out.kinds)
-    observations = ledger.observations()
-    # 2. a superseded entry is never carried whole
-    from harness.context.legacy import _superseders
-
-    for seq in _superseders(observations):
-        assert kinds[seq] == "superseded"
-    # 3. the newest observation that fits is carried whole
-    live = [o for o in observations if kinds[o.seq] != "superseded"]
-    if live:
-        newest = live[-1]
-        cap = entry_cap_chars(effective)
-        stale = ledger.stale_reason(newest)
-        if stale is None and len(cap_entry(newest.text, cap)) + 2 <= budget:
-            assert kinds[newest.seq] == "carried"
-            assert cap_entry(newest.text, cap) in out.section
-    # 4. chronological: carried markers appear in ledger order
-    positions = [
-        out.section.find(f"<obs{o.seq}>")
-        for o in observations
-        if kinds[o.seq] == "carried" and o.step == o.seq + 1
-    ]
-    positions = [p for p in positions if p >= 0]
-    assert positions == sorted(positions)

@@ -246,33 +246,90 @@ def test_seen_2_ranged_rereads_and_stubs_name_their_lines() -> None:
     s.act(ToolResult("write_file", "b.py", "[write b.py] 300 lines"))
     e = s.send()
     heads = [x.text.split("\n")[0] for x in e.entries if x.kind == "read_file"]
+    ranges = ((1, 80), (81, 160), (161, 240))
     assert heads == [
-        f"[read b.py:{a}-{b}] (re-read at step 3; the read at step 1 was invalidated by the "
-        "write at step 2)"
-        for a, b in ((1, 80), (81, 160), (161, 240))
+        *(f"[read b.py:{a}-{b}] (elided: superseded by the re-read at step 3)" for a, b in ranges),
+        *(
+            f"[read b.py:{a}-{b}] (re-read at step 3; the read at step 1 was invalidated by the "
+            "write at step 2)"
+            for a, b in ranges
+        ),
     ]
 
 
-def test_a_whole_read_made_stale_is_reread_and_recorded_at_commit() -> None:
+def test_a_stale_read_is_reread_at_the_end_and_its_copy_becomes_a_stub_in_place() -> None:
+    """The re-read happened at step 9: it is sent after everything before it (rule 6), and
+    the stale copy is a one-line stub where it was, so the prefix breaks there, once."""
     s = Session(files={"src/a.py": "v1"})
     filler(s, 2)
     s.send()
     s.act(s.disk.read("src/a.py"))  # step 3
     filler(s, 4)
-    s.send()
+    before = s.send()
     s.write("src/a.py", "v2")
     s.act(ToolResult("write_file", "src/a.py", "[write src/a.py] 1 line"))  # step 8
     e = s.engine.assemble(step=9, effective_tokens=24_000, trailer="t", refresh=s.disk)
-    assert (
+    got = entry_texts(e)
+    stub = "[read src/a.py] (elided: superseded by the re-read at step 9)"
+    reread = (
         "[read src/a.py] (re-read at step 9; the read at step 3 was invalidated by the write at "
         "step 8)\nv2"
-    ) in entry_texts(e)
-    assert [ev.kind for ev in e.events] == ["reread"]
-    assert s.ledger.refresh_of(e.refreshes[0].seq) is None, "nothing is recorded before commit"
+    )
+    assert got[-1] == reread and stub in got and "[read src/a.py]\nv1" not in got
+    assert got.index(stub) < got.index("[write src/a.py] 1 line") < got.index(reread)
+    assert e.request.messages[-1].role is Role.USER and e.request.messages[-1].parts == (reread,)
+    assert e.breaks == ("stale",) and [ev.kind for ev in e.events] == ["reread"]
+    index = texts(e).index(stub)
+    assert texts(e)[:index] == texts(before)[:index]
+    assert len(s.ledger) == 2 * 8, "nothing is recorded before commit"
     s.engine.commit(e)
-    assert s.ledger.refresh_of(e.refreshes[0].seq) == e.refreshes[0]
+    [recorded] = s.ledger.since(16)
+    assert (recorded.seq, recorded.step, recorded.reread_of, recorded.text) == (16, 9, 5, reread)
     again = s.engine.assemble(step=10, effective_tokens=24_000, trailer="t", refresh=s.disk)
     assert again.refreshes == () and again.breaks == ()
+    assert texts(again)[:-1] == texts(e)[:-1]
+
+
+def test_the_next_change_to_a_reread_file_breaks_the_prefix_at_the_reread() -> None:
+    s = Session(files={"src/a.py": "v1"})
+    s.send()
+    s.act(s.disk.read("src/a.py"))  # step 1
+    filler(s, 5)
+    s.send()
+    s.write("src/a.py", "v2")
+    s.act(ToolResult("edit_file", "src/a.py", "[edit src/a.py] 1 line"))  # step 7
+    first = s.send()  # step 8: re-read at the end
+    filler(s, 2)
+    s.send()
+    s.write("src/a.py", "v3")
+    s.act(ToolResult("edit_file", "src/a.py", "[edit src/a.py] 1 line"))  # step 11
+    before = s.sent[-1]
+    e = s.send()  # step 12
+    got = entry_texts(e)
+    assert got[-1] == (
+        "[read src/a.py] (re-read at step 12; the re-read at step 8 was invalidated by the "
+        "write at step 11)\nv3"
+    )
+    assert "[read src/a.py] (elided: superseded by the re-read at step 12)" in got
+    assert "[read src/a.py] (elided: superseded by the re-read at step 8)" in got
+    old_reread = texts(before).index(entry_texts(first)[-1])
+    assert texts(e)[:old_reread] == texts(before)[:old_reread], "the break is at the re-read"
+    assert e.prefix_chars > sum(map(len, texts(before)[:old_reread]))
+
+
+def test_a_read_made_stale_in_its_own_turn_is_reread_after_the_write() -> None:
+    s = Session(files={"a.py": "v1"})
+    s.send()
+    s.act(s.disk.read("a.py"), ToolResult("edit_file", "a.py", "[edit a.py] 1 line"))
+    s.write("a.py", "v2")  # the same turn: read, then the edit's change
+    e = s.send()
+    assert entry_texts(e)[-3:] == [
+        "[read a.py] (elided: superseded by the re-read at step 2)",
+        "[edit a.py] 1 line",
+        "[read a.py] (re-read at step 2; the read at step 1 was invalidated by the write at "
+        "step 1)\nv2",
+    ]
+    assert e.breaks == (), "nothing already sent changed"
 
 
 def test_an_outside_change_is_named_as_such() -> None:
@@ -463,7 +520,9 @@ def test_a_stale_read_in_a_slide_is_reread_if_it_stays_in_the_window() -> None:
     ) in entry_texts(e)
 
 
-def test_a_stale_read_that_slides_out_is_not_reread() -> None:
+def test_a_stale_read_older_than_the_new_window_is_reread_at_the_end() -> None:
+    """The oldest read goes stale on the turn the window slides: its re-read is the newest
+    item (rule 6) and stays; its stale copy is a stub and goes out with the slide."""
     s = Session(effective=2_000, files={"a.py": "v1"})
     s.send()
     s.act(s.disk.read("a.py"))  # step 1, oldest
@@ -474,9 +533,38 @@ def test_a_stale_read_that_slides_out_is_not_reread() -> None:
     s.write("a.py", "v2")
     s.act(grep("big", "g" * 1_900))
     e = s.send()
-    assert e.breaks == ("slide",) and e.refreshes == () and e.events == ()
+    assert e.breaks == ("slide", "stale") and len(e.refreshes) == 1
     assert "[read a.py]\nv1" not in entry_texts(e), "stale text is never sent"
-    assert any(t.startswith("[read a.py] (elided: ") for t in entry_texts(e))
+    assert entry_texts(e)[-1] == (
+        "[read a.py] (re-read at step 7; the read at step 1 was invalidated by the write at "
+        "step 6)\nv2"
+    )
+    assert e.section_chars <= 8_000
+
+
+# -- the measured alternative: re-reads in place --------------------------------------------
+
+
+def test_in_place_a_stale_read_is_reread_where_it_was() -> None:
+    s = Session(files={"src/a.py": "v1"}, rereads="in_place")
+    filler(s, 2)
+    s.send()
+    s.act(s.disk.read("src/a.py"))  # step 3
+    s.send()
+    s.write("src/a.py", "v2")
+    s.act(ToolResult("write_file", "src/a.py", "[write src/a.py] 1 line"))  # step 4
+    e = s.send()
+    got = entry_texts(e)
+    reread = (
+        "[read src/a.py] (re-read at step 5; the read at step 3 was invalidated by the write at "
+        "step 4)\nv2"
+    )
+    assert got.index(reread) < got.index("[write src/a.py] 1 line") and got[-1] != reread
+    assert e.breaks == ("stale",) and e.rereads == ()
+    s.act(s.disk.read("src/a.py"))  # step 5: what the re-read shows
+    assert entry_texts(s.send())[-1] == (
+        "[read src/a.py] (unchanged since the re-read at step 5, shown above)"
+    )
 
 
 # -- rule 6 and the wire forms --------------------------------------------------------------
@@ -537,7 +625,7 @@ def test_the_assembled_event_reports_prefix_chars_and_breaks() -> None:
     assert event.kind == "assembled"
     assert event.detail == {
         "carried": 1,
-        "stubbed": 0,
+        "stubbed": 1,
         "reread": 1,
         "collapsed": 0,
         "recalled": 2,

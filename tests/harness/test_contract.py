@@ -22,11 +22,11 @@ from harness.tokens import estimate_tokens
 
 
 def test_defaults_are_exactly_the_spec() -> None:
-    assert ContextBudget() == ContextBudget(max_tokens=24_000, share=0.5)
+    assert ContextBudget() == ContextBudget(max_tokens=24_000, share=0.5, low_water=0.6)
     assert MemoryLimits() == MemoryLimits(max_entries=64, max_chars=16_000, max_entry_chars=2_000)
     assert (MEMORY_MAX_ENTRIES, MEMORY_MAX_CHARS, MEMORY_MAX_ENTRY_CHARS) == (64, 16_000, 2_000)
     c = TaskContract.workspace("Refactor the parser.", "/tmp")
-    assert (c.token_budget, c.max_steps) == (400_000, 50)
+    assert (c.token_budget, c.max_steps) == (2_000_000, 100)
     assert c.verification == Verification.none() and not c.verification.enabled
 
 
@@ -49,7 +49,7 @@ def test_invalid_budget_names_the_field(kwargs: dict[str, float], field: str) ->
 def test_contract_is_immutable_and_builders_return_new_contracts() -> None:
     c = TaskContract.workspace("goal", "/tmp")
     d = c.with_token_budget(10).with_max_steps(3).with_context_budget(ContextBudget(max_tokens=500))
-    assert (c.token_budget, c.max_steps) == (400_000, 50)
+    assert (c.token_budget, c.max_steps) == (2_000_000, 100)
     assert (d.token_budget, d.max_steps, d.context_budget.max_tokens) == (10, 3, 500)
     with pytest.raises(ValidationError):
         c.goal = "other"  # type: ignore[misc]

@@ -3,7 +3,9 @@ assembler's confirmations."""
 
 from __future__ import annotations
 
-from harness.ledger import MESSAGE, Cause, Confirmation, Ledger, Refresh
+import pytest
+
+from harness.ledger import MESSAGE, Cause, Confirmation, Ledger, Observation, Refresh
 from harness.types import ReadSpan, ToolCall, ToolResult, content_hash
 
 
@@ -53,3 +55,43 @@ def test_a_refresh_records_the_shown_hash_and_the_file_hash() -> None:
     ledger.apply_refresh(refresh)
     assert ledger.refresh_of(obs.seq) == refresh and ledger.stale_reason(obs) is None
     assert not ledger.note_change("a.py", Cause.DISK, 3, "hash-2"), "the same bytes again"
+
+
+def test_a_reread_is_recorded_at_the_position_the_assembler_gave_it() -> None:
+    ledger = Ledger()
+    obs = ledger.add(1, read("a.py", "A"))
+    ledger.note_change("a.py", Cause.WRITE, 2, "hash-2")
+    mark = ledger.mark()
+    span = ReadSpan("a.py", 1, 5, "hash-2", content_hash(b"B"))
+    reread = Observation(1, 3, "read_file", "a.py", "[read a.py] (re-read …)\nB", read=span,
+                         reread_of=obs.seq)  # fmt: skip
+    assert ledger.add_reread(reread, mark) is reread and ledger.since(1) == [reread]
+    assert ledger.stale_reason(reread) is None, "the re-read is what the file says"
+    assert not ledger.note_change("a.py", Cause.DISK, 3, "hash-2"), "the same bytes again"
+    ledger.note_change("a.py", Cause.DISK, 3, "hash-3")
+    later = ledger.stale_reason(reread)
+    assert later is not None and later.cause is Cause.DISK
+
+
+def test_a_change_noted_while_the_request_was_out_makes_the_reread_stale() -> None:
+    """Between an assembly and its commit the provider has the request; a change the
+    watcher notes then happened after the re-read was taken."""
+    ledger = Ledger()
+    obs = ledger.add(1, read("a.py", "A"))
+    ledger.note_change("a.py", Cause.WRITE, 2, "hash-2")
+    mark = ledger.mark()  # the assembly re-reads now …
+    ledger.note_change("a.py", Cause.DISK, 2, "hash-3")  # … and the user saves meanwhile
+    span = ReadSpan("a.py", 1, 5, "hash-2", content_hash(b"B"))
+    reread = Observation(1, 3, "read_file", "a.py", "B", read=span, reread_of=obs.seq)
+    ledger.add_reread(reread, mark)
+    change = ledger.stale_reason(reread)
+    assert change is not None and change.new_hash == "hash-3"
+
+
+def test_a_reread_out_of_place_is_refused() -> None:
+    ledger = Ledger()
+    obs = ledger.add(1, read("a.py", "A"))
+    span = ReadSpan("a.py", 1, 5, "h", "h")
+    wrong = Observation(5, 3, "read_file", "a.py", "B", read=span, reread_of=obs.seq)
+    with pytest.raises(ValueError, match="commit right after assemble"):
+        ledger.add_reread(wrong, ledger.mark())

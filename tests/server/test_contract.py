@@ -22,8 +22,8 @@ def test_defaults(tmp_path: Path) -> None:
     settings, _ = parse_settings(None)
     contract = contract_for(params(), settings, tmp_path)
     defaults = TaskContract.workspace("x", tmp_path)
-    assert contract.token_budget == defaults.token_budget
-    assert contract.max_steps == defaults.max_steps
+    assert contract.token_budget == defaults.token_budget == 2_000_000
+    assert contract.max_steps == defaults.max_steps == 100
     assert contract.context_budget == ContextBudget()
     assert contract.context_wire == "transcript"
     assert not contract.verification.enabled

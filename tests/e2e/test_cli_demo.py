@@ -1,0 +1,183 @@
+"""``harness demo`` as a user runs it (issue 13 item 7, issue 12 "an honest baseline"): a
+real subprocess in a fresh directory, its output read at 80 and 120 columns (``COLUMNS``),
+its chart and store used as it says; and the README quoting exactly what it prints.
+Structure is asserted, never durations."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBER = r"[\d,.]+[kM]?"
+ROW = re.compile(
+    rf"^\s*(\d+|total)\s+({NUMBER})\s+({NUMBER})\s+({NUMBER})\s+(re-read|slide|both)?\s*"
+    rf"({NUMBER})\s+({NUMBER})\s+({NUMBER})$"
+)
+
+
+@dataclass
+class Demo:
+    code: int
+    out: str
+    err: str
+    cwd: Path
+
+    @property
+    def lines(self) -> list[str]:
+        return self.out.splitlines()
+
+    @property
+    def said(self) -> str:
+        """The output with its lines joined (prose is wrapped to the width)."""
+        return " ".join(line.strip() for line in self.lines)
+
+    def rows(self) -> list[re.Match[str]]:
+        return [m for m in map(ROW.match, self.lines) if m]
+
+
+def demo(cwd: Path, *args: str, columns: int = 80) -> Demo:
+    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environ["COLUMNS"] = str(columns)
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "demo", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=environ,
+        stdin=subprocess.DEVNULL,
+    )
+    return Demo(proc.returncode, proc.stdout, proc.stderr, cwd)
+
+
+def number(text: str) -> float:
+    scale = {"k": 1_000, "M": 1_000_000}.get(text[-1], 1)
+    return float(text.rstrip("kM").replace(",", "")) * scale
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return demo(tmp_path_factory.mktemp("demo80"))
+
+
+def test_the_demo_prints_both_runs_side_by_side_within_80_columns(default_run: Demo) -> None:
+    d = default_run
+    assert d.code == 0, d.err
+    assert all(len(line) <= 80 for line in d.lines), max(d.lines, key=len)
+    rows = d.rows()
+    assert [r[1] for r in rows] == [*map(str, range(1, 21)), "total"], "20 steps, then the total"
+    for column in range(2, 9):
+        if column == 5:
+            continue
+        total = number(rows[-1][column])
+        assert abs(sum(number(r[column]) for r in rows[:-1]) - total) <= 20, column
+    for r in rows[:-1]:
+        assert number(r[3]) <= number(r[2]) and number(r[7]) <= number(r[6]), "shared ⊆ chars"
+    header = next(line for line in d.lines if "bounded" in line and "naive" in line and "─" in line)
+    assert header.index("bounded") < header.index("naive")
+    assert re.search(
+        r"bounded / naive: 0\.\d\d× the characters, \d\.\d\d× the cache-priced", d.said
+    )
+    assert d.said.count("success after 20 steps") == 2
+    assert "the default token budget (2,000,000)" in d.said
+
+
+def test_the_demo_says_how_to_explore_its_trace_and_the_command_works(default_run: Demo) -> None:
+    d = default_run
+    i = d.lines.index("Explore the bounded run step by step:")
+    command = d.lines[i + 1].split()
+    assert command[:3] == ["harness", "trace", "show"] and command[4] == "--store"
+    assert command[5] == "demo-out/demo.db" and (d.cwd / command[5]).is_file()
+    shown = subprocess.run(
+        [sys.executable, "-m", "harness", *command[1:], "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=d.cwd,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert '"outcome": "success"' in shown.stdout and shown.stdout.count('"step":') == 20
+
+
+def test_the_demos_memory_part_shows_what_a_second_run_recalls(default_run: Demo) -> None:
+    out = default_run.out
+    assert "Memory recalled by run 3 (its first request):" in out
+    block = out[out.index("Memory recalled by run 3") :]
+    assert "## Memory: notes from this and earlier runs" in block
+    assert "- test-command: python3 -m unittest discover -s tests" in block
+
+
+def test_the_chart_has_ticks_a_legend_clear_of_the_data_the_limit_and_marks(
+    default_run: Demo,
+) -> None:
+    svg = ET.parse(default_run.cwd / "demo-out" / "context.svg").getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = {p.get("data-name"): p for p in svg.iter(f"{ns}polyline")}
+    assert set(lines) == {
+        "naive: append everything",
+        "bounded",
+        "bounded limit: ceiling + fixed parts",
+    }
+
+    def ys(name: str) -> list[float]:
+        return [float(pt.split(",")[1]) for pt in (lines[name].get("points") or "").split()]
+
+    bounded, limit = ys("bounded"), ys("bounded limit: ceiling + fixed parts")
+    assert len(bounded) == len(limit) == 20
+    assert all(b >= lim for b, lim in zip(bounded, limit, strict=True)), "never over its limit"
+    ticks = [t for t in svg.iter(f"{ns}line") if t.get("class") == "ytick"]
+    assert len(ticks) >= 4, "y-axis ticks"
+    plot_top = min(float(t.get("y1") or 0) for t in ticks)
+    legend = [t for t in svg.iter(f"{ns}text") if t.get("class") == "legend"]
+    assert {t.text for t in legend} >= {"re-read (stale file)", "window slid"}
+    assert all(float(t.get("y") or 0) < plot_top for t in legend), "the legend is above the data"
+    marks = [c for c in svg.iter(f"{ns}circle") if c.get("class") == "reread"]
+    rereads = [r for r in default_run.rows() if r[5] in ("re-read", "both")]
+    assert len(marks) == len(rereads) > 0, "one mark per step that re-read"
+
+
+def test_at_120_columns_the_numbers_are_whole(tmp_path: Path) -> None:
+    d = demo(tmp_path, "--steps", "12", columns=120)
+    assert d.code == 0, d.err
+    assert all(len(line) <= 120 for line in d.lines)
+    rows = d.rows()
+    assert len(rows) == 13 and all("k" not in r[0] and "M" not in r[0] for r in rows)
+
+
+def test_steps_60_finishes_both_runs_and_fits_80_columns(tmp_path: Path) -> None:
+    d = demo(tmp_path, "--steps", "60")
+    assert d.code == 0, d.err
+    assert d.said.count("success after 60 steps") == 2, "both runs finish"
+    assert all(len(line) <= 80 for line in d.lines), max(d.lines, key=len)
+    assert len(d.rows()) == 61
+
+
+def test_steps_100_raises_the_bounded_budget_and_says_so(tmp_path: Path) -> None:
+    d = demo(tmp_path, "--steps", "100", columns=80)
+    assert d.code == 0, d.err
+    assert d.said.count("success after 100 steps") == 2, "both runs finish"
+    assert "a token budget of 2,648,000, raised from the default 2,000,000 so that 100" in d.said
+    assert "(the default budget of 2,000,000 would have stopped it)" in d.said
+    assert all(len(line) <= 80 for line in d.lines), max(d.lines, key=len)
+    assert [r[5] for r in d.rows()].count("slide") >= 1, "a long run slides, and the table says so"
+
+
+def readme_block() -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("<!-- make demo output -->")
+    fence = text.index("```text\n", start) + len("```text\n")
+    return text[fence : text.index("```", fence)]
+
+
+def test_the_readme_quotes_what_make_demo_prints(default_run: Demo) -> None:
+    """The README's block is a real run's output (``make demo`` at 80 columns); the demo
+    is deterministic, so it must match line for line."""
+    assert readme_block().splitlines() == default_run.lines
