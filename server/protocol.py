@@ -48,6 +48,7 @@ from pygls.protocol.json_rpc import (
     JsonRPCResponseMessage,
 )
 
+from harness.redact import redact
 from server.section import register_pasted_key
 
 log = logging.getLogger(__name__)
@@ -226,6 +227,28 @@ class HarnessProtocol(LanguageServerProtocol):
             log.info("didChange for a document that was never opened: ignored (%s)", uri)
             return
         yield from super().lsp_text_document__did_change(params)
+
+    # -- the way out ---------------------------------------------------------------------
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's writer, with every registered key redacted from the serialised message
+        (§6.7): whatever a part of the server forgot, not one byte sent holds a key. Keys
+        are letters, digits and ``-_.``, so the replacement never breaks the JSON; the
+        length is counted in bytes after it (pygls counts characters). The writer is
+        ``server.stdio``'s, synchronous."""
+        if not data or self.writer is None:
+            super()._send_data(data)
+            return
+        try:
+            body = redact(json.dumps(data, default=self._serialize_message)).encode("utf-8")
+        except Exception:
+            log.exception("a message could not be serialised: not sent")
+            return
+        header = (
+            f"Content-Length: {len(body)}\r\n"
+            f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+        )
+        self.writer.write(header.encode("ascii") + body if self._include_headers else body)
 
     # -- helpers -------------------------------------------------------------------------
 

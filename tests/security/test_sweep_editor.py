@@ -50,7 +50,6 @@ from tests.support.planted import Planted
 RECORD = SCRATCH / "sweep-editor-record"
 PASTED = Planted.new("pasted")
 USERS_KEY = Planted.new("users")
-FIXING = "WP-server is fixing settings validation (apiKeyEnv, baseUrl) and the §6.5 warning"
 
 
 class Proxy:
@@ -161,7 +160,6 @@ def open_unsaved(client: HarnessClient, path: Path, text: str) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 9 seen 8 (§6.5) — {FIXING}")
 async def test_an_exec_that_changes_an_unsaved_file_is_reported_at_once(
     recorded: HarnessClient, ws: Path, fake: FakeLLM, store: Path
 ) -> None:
@@ -188,7 +186,6 @@ async def test_an_exec_that_changes_an_unsaved_file_is_reported_at_once(
     assert warned and warned[0] < end, "warned, naming the file, before the run ended"
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 9 seen 8 (apiKeyEnv) — {FIXING}")
 async def test_a_key_pasted_into_api_key_env_is_never_echoed(
     recorded: HarnessClient, ws: Path, fake: FakeLLM, store: Path
 ) -> None:
@@ -210,7 +207,6 @@ async def test_a_key_pasted_into_api_key_env_is_never_echoed(
     assert any("apiKeyEnv" in m for m in shown), "the bad setting was reported"
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 9 seen 8 (baseUrl) — {FIXING}")
 async def test_an_invalid_base_url_never_sends_the_run_to_the_hosted_default(
     keyed: HarnessClient, proxy: Proxy, ws: Path, fake: FakeLLM, store: Path
 ) -> None:

@@ -61,11 +61,6 @@ PATH_PAD = "r" * 185  # `read ` + 185: the key starts at 190 of the label
 ARGV_PAD = "x" * 93  # `exec sh -c 'echo ` + 93: the key starts at 110
 TAIL_PAD = "t" * 400  # past the dialog's 300 characters: only in the full view
 
-FINDING_SERVER = (
-    "FINDING (WP-server, server/observer.py + server/run_manager.py; not yet assigned): "
-    "{what} is sent without harness.redact.redact"
-)
-
 
 class SweepClient(HarnessClient):
     def __init__(self) -> None:
@@ -273,7 +268,6 @@ def test_the_sweep_saw_two_whole_runs(sweep: Sweep) -> None:
 # -- every channel ----------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=FINDING_SERVER.format(what="$/progress (goal, labels)"))
 def test_progress_never_shows_the_key(sweep: Sweep) -> None:
     PLANTED.assert_none_leak(sweep.of("$/progress"))
 
@@ -296,7 +290,6 @@ def test_the_full_command_file_never_holds_the_key(sweep: Sweep) -> None:
     PLANTED.assert_absent(f"the file {path.name} the dialog opened", text)
 
 
-@pytest.mark.xfail(strict=True, reason=FINDING_SERVER.format(what="harness/runFinished summary"))
 def test_run_finished_never_shows_the_key(sweep: Sweep) -> None:
     PLANTED.assert_none_leak(sweep.of("harness/runFinished"))
 
@@ -323,7 +316,6 @@ def test_stderr_never_shows_the_key(sweep: Sweep) -> None:
     PLANTED.assert_absent("the server's stderr", sweep.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason=FINDING_SERVER.format(what="some notification"))
 def test_not_one_byte_the_server_wrote_holds_the_key(sweep: Sweep) -> None:
     PLANTED.assert_absent("the server's stdout (raw bytes)", sweep.stdout)
 
