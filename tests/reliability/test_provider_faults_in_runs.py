@@ -181,13 +181,19 @@ async def run_in_process(
     return result.outcome, result.error, [(s, f) for s, f in rows], peak - before
 
 
-@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+IN_PROCESS = [
+    pytest.param(wire, step, id=f"{wire}-step{step}")
+    for wire in ("openai", "anthropic")
+    for step in steps()
+]
+
+
+@pytest.mark.parametrize(("wire", "step"), IN_PROCESS)
 async def test_a_slow_loris_at_a_random_step_ends_the_run_as_a_timeout(
-    fake_llm: MakeFakeLLM, tmp_path: Path, wire: str
+    fake_llm: MakeFakeLLM, tmp_path: Path, wire: str, step: int
 ) -> None:
     """Three attempts at the deadline (timeouts are retried at most twice), then the run
     ends ``provider_error`` with the kind ``timeout``."""
-    step = RNG.randint(1, len(TURNS))
     fake = fake_llm(TURNS, wire=wire)
     for n in range(3):
         fake.inject_at(step + n, Fault.trickle(0.05))  # never silent: only the deadline cuts
@@ -202,11 +208,10 @@ async def test_a_slow_loris_at_a_random_step_ends_the_run_as_a_timeout(
     assert growth < PEAK_RSS_BOUND
 
 
-@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+@pytest.mark.parametrize(("wire", "step"), IN_PROCESS)
 async def test_a_cancel_during_a_hung_call_ends_the_run_cancelled(
-    fake_llm: MakeFakeLLM, tmp_path: Path, wire: str
+    fake_llm: MakeFakeLLM, tmp_path: Path, wire: str, step: int
 ) -> None:
-    step = RNG.randint(1, len(TURNS))
     fake = fake_llm(TURNS, wire=wire)
     fake.inject_at(step, Fault.hang(60, after_events=1))  # far past the test's own bounds
     outcome, error, rows, growth = await asyncio.wait_for(

@@ -133,6 +133,7 @@ def test_a_kill_after_any_operation_is_undone_by_revert(tmp_path: Path, stop: in
     figures.add("SIGKILL after each store/disk operation (driver)", kills_survived=1)
 
 
+@pytest.mark.timeout(1800 if SOAK else 600)
 def test_kills_at_random_moments_of_a_long_run_are_undone_by_revert(tmp_path: Path) -> None:
     rng = random.Random(20_261_201)
     committed: list[int] = []

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.store import Store
 from tests.support import figures
 
@@ -124,6 +126,7 @@ def new_run_works(ws: Path, store_path: Path, turns: Path) -> bool:
     return code == 0 and (ws / AFTER["path"]).read_text() == AFTER["content"]
 
 
+@pytest.mark.timeout(1800 if SOAK else 600)  # dozens of real runs on a loaded 2-core machine
 def test_sigkill_at_random_points_of_a_run_is_undone_by_revert(tmp_path: Path) -> None:
     from harness.revert import RevertAction, revert_run
 

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.errors import ContainmentError
 from tests.support import figures
 from tests.support.tool_env import ToolEnv, make_tool_env
@@ -126,6 +128,7 @@ def _layout(tmp_path: Path) -> tuple[ToolEnv, Path]:
     return env, outside
 
 
+@pytest.mark.timeout(1800 if SOAK else 600)
 async def test_fuzzed_calls_against_racers_never_escape(tmp_path: Path) -> None:
     env, outside = _layout(tmp_path)
     root = env.root
