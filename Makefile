@@ -57,6 +57,7 @@ test: lint system-deps vscode-check vscode-deps ## Lint, the whole test suite (u
 
 soak: $(DEV_STAMP) system-deps ## The standing reliability suite (tests/reliability) with larger counts (HARNESS_SOAK=1)
 	HARNESS_SOAK=1 $(BIN)/pytest tests/reliability --timeout=1800 $(PYTEST_ARGS)
+	$(BIN)/python tools/reliability_report.py
 
 bench: $(DEV_STAMP) ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md
 	$(BIN)/pytest tests/bench -q -s -p no:randomly $(PYTEST_ARGS)

@@ -17,11 +17,13 @@ from harness.provider import RetryPolicy, Timeouts
 from harness.provider.http import MAX_ANSWER_BYTES
 from harness.types import Request
 from tests.conftest import MakeFakeLLM
+from tests.support import figures
 from tests.support.fake_llm import Endless, Fault
 from tests.support.provider_store import complete_recorded
 
 REQUEST = Request.flat("system", ("a question",))
 PAGE = os.sysconf("SC_PAGE_SIZE")
+AREA = "provider answers that never end"
 RSS_GROWTH_BOUND = 100 * 1024 * 1024  # generous: the answer is cut at 4 MB
 
 
@@ -64,6 +66,9 @@ async def test_an_endless_answer_is_malformed_with_memory_bounded(
     call = asyncio.ensure_future(complete_recorded(config, REQUEST, tmp_path / "h.db"))
     peak = await peak_rss_while(call)
     outcome, attempts, rows = call.result()
+    figures.add(AREA, endless_answers=1, cut_as_malformed=rows[0]["failure"] == "malformed")
+    figures.peak(AREA, rss_growth_mib=round((peak - before) / 2**20, 1))
+    figures.peak(AREA, largest_body_sent_mb=round(fake.sent_bytes[0] / 1e6, 1))
     assert isinstance(outcome, ProviderError)
     assert outcome.kind is FailureKind.MALFORMED
     assert "4,000,000 bytes" in str(outcome)
@@ -88,6 +93,8 @@ async def test_a_slow_loris_is_cut_at_the_deadline_and_retried_at_most_twice(
     outcome, attempts, rows = await asyncio.wait_for(
         complete_recorded(config, REQUEST, tmp_path / "h.db"), timeout=30
     )
+    figures.add(AREA, slow_loris_calls=1)
+    figures.peak(AREA, slow_loris_attempts_max=len(rows))
     assert isinstance(outcome, ProviderError)
     assert outcome.kind is FailureKind.TIMEOUT
     assert "after 3 attempts" in str(outcome)

@@ -1,10 +1,17 @@
-"""Every provider fault kind, injected at a random step of a whole ``harness run`` (fixed seed),
-ends in a classified outcome in bounded time with bounded memory (issue 11, the standing
-suite): retryable faults are retried and the run finishes; the others end it with the outcome
-their kind says. Each fault is in ``provider_calls`` at the step it hit, with its kind."""
+"""Every provider fault kind, injected at a random step of a whole run (fixed seed), ends in a
+classified outcome in bounded time with bounded memory (issue 11, the standing suite):
+retryable faults are retried and the run finishes; the others end it with the outcome their
+kind says. Each fault is in ``provider_calls`` at the step it hit, with its kind.
+
+The faults the CLI can meet in seconds run through a real ``harness run`` process, its peak
+RSS (``VmHWM``) sampled; the two that need a short attempt deadline or a host's cancel — a
+slow loris (``timeout``) and a cancel during a hung call (``cancelled``) — run the same loop
+in this process (``open_session``, a real store and the real HTTP fake), RSS sampled too.
+``HARNESS_SOAK=1`` injects each fault at every step instead of one random step."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -17,10 +24,19 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import FailureKind
+from harness.policy import Policy, YesApprover
+from harness.provider import RetryPolicy, Timeouts
+from harness.session import build_contract, open_session
+from harness.store import Store
+from harness.types import Outcome
 from tests.conftest import MakeFakeLLM
-from tests.support.fake_llm import Fault
+from tests.support import figures
+from tests.support.fake_llm import FakeLLM, Fault
 
+SOAK = os.environ.get("HARNESS_SOAK") == "1"
 SEED = 20_261_201
+AREA = "provider faults at random steps of a full run"
 KEY = "sk-faults-in-runs-0123456789abcdef"
 TURNS = [
     {"tool_calls": [{"name": "read_file", "arguments": {"path": "parser.py"}}]},
@@ -49,12 +65,17 @@ FAULTS = [
     (Fault.endless("line"), "malformed", {"provider_error"}),
 ]
 RNG = random.Random(SEED)
+
+
+def steps() -> list[int]:
+    return list(range(1, len(TURNS) + 1)) if SOAK else [RNG.randint(1, len(TURNS))]
+
+
 CASES = [
-    pytest.param(
-        fault, failure, outcomes, wire, RNG.randint(1, len(TURNS)), id=f"{wire}-{n}-{failure}"
-    )
+    pytest.param(fault, failure, outcomes, wire, step, id=f"{wire}-{n}-{failure}-step{step}")
     for n, (fault, failure, outcomes) in enumerate(FAULTS)
     for wire in ("openai", "anthropic")
+    for step in steps()
 ]
 
 
@@ -107,8 +128,10 @@ async def test_a_fault_at_a_random_step_ends_in_a_classified_outcome(
     env["HARNESS_API_KEY"] = KEY
     argv = [sys.executable, "-m", "harness", "run", "look around", "-w", str(workspace)]
     argv += ["--provider", wire, "--base-url", fake.url, "--store", str(store), "--json", "--yes"]
-    code, out, _, peak = run_and_watch(argv, env)
+    code, out, seconds, peak = run_and_watch(argv, env)
     result = json.loads(out)
+    figures.add(AREA, faults_injected=1, runs=1, classified=result["outcome"] in outcomes)
+    figures.peak(AREA, peak_rss_mib=round(peak / 2**20, 1), longest_run_s=round(seconds, 1))
     assert result["outcome"] in outcomes, (code, result)
     assert (code == 0) is (result["outcome"] == "finished")
     with sqlite3.connect(store) as db:
@@ -118,3 +141,84 @@ async def test_a_fault_at_a_random_step_ends_in_a_classified_outcome(
     else:
         assert all(f is None for _, f in rows)
     assert 0 < peak < PEAK_RSS_BOUND, f"peak RSS {peak / 1e6:.0f} MB"
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def run_in_process(
+    fake: FakeLLM, tmp_path: Path, timeouts: Timeouts, *, cancel_at: int = 0
+) -> tuple[Outcome, str | None, list[tuple[int, str | None]], int]:
+    """A whole run of ``TURNS`` against ``fake``: outcome, error, (step, failure) of every
+    provider call, and the RSS growth of this process while it ran. ``cancel_at``: cancel
+    the run (as ``harness.cancel`` does) once that many requests have reached the model."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "parser.py").write_text("def parse(x):\n    return x\n")
+    config = fake.config(timeouts=timeouts, retry=RetryPolicy(max_attempts=5, backoff_base_s=0))
+    with Store(tmp_path / "harness.db") as store:
+        session = await open_session(
+            build_contract("look around", workspace),
+            store=store,
+            provider=config,
+            approver=YesApprover(),
+            policy=Policy.load(workspace, user_config=None),
+            environ={"HARNESS_API_KEY": KEY},
+        )
+        before = peak = rss()
+        task = asyncio.create_task(session.execute())
+        while not task.done():
+            if cancel_at and len(fake.requests) >= cancel_at:
+                session.run.cancel()
+                cancel_at = 0
+            peak = max(peak, rss())
+            await asyncio.wait({task}, timeout=0.01)
+        result = await asyncio.wait_for(task, 60)
+    with sqlite3.connect(tmp_path / "harness.db") as db:
+        rows = db.execute("SELECT step, failure FROM provider_calls ORDER BY id").fetchall()
+    return result.outcome, result.error, [(s, f) for s, f in rows], peak - before
+
+
+IN_PROCESS = [
+    pytest.param(wire, step, id=f"{wire}-step{step}")
+    for wire in ("openai", "anthropic")
+    for step in steps()
+]
+
+
+@pytest.mark.parametrize(("wire", "step"), IN_PROCESS)
+async def test_a_slow_loris_at_a_random_step_ends_the_run_as_a_timeout(
+    fake_llm: MakeFakeLLM, tmp_path: Path, wire: str, step: int
+) -> None:
+    """Three attempts at the deadline (timeouts are retried at most twice), then the run
+    ends ``provider_error`` with the kind ``timeout``."""
+    fake = fake_llm(TURNS, wire=wire)
+    for n in range(3):
+        fake.inject_at(step + n, Fault.trickle(0.05))  # never silent: only the deadline cuts
+    outcome, error, rows, growth = await asyncio.wait_for(
+        run_in_process(fake, tmp_path, Timeouts(connect=2, read=2, total=0.4)), 90
+    )
+    figures.add(AREA, faults_injected=3, runs=1, classified=outcome is Outcome.PROVIDER_ERROR)
+    figures.peak(AREA, in_process_rss_growth_mib=round(growth / 2**20, 1))
+    assert outcome is Outcome.PROVIDER_ERROR, error
+    assert error is not None and error.startswith(f"{FailureKind.TIMEOUT.value}:")
+    assert rows[-3:] == [(step, "timeout")] * 3
+    assert growth < PEAK_RSS_BOUND
+
+
+@pytest.mark.parametrize(("wire", "step"), IN_PROCESS)
+async def test_a_cancel_during_a_hung_call_ends_the_run_cancelled(
+    fake_llm: MakeFakeLLM, tmp_path: Path, wire: str, step: int
+) -> None:
+    fake = fake_llm(TURNS, wire=wire)
+    fake.inject_at(step, Fault.hang(60, after_events=1))  # far past the test's own bounds
+    outcome, error, rows, growth = await asyncio.wait_for(
+        run_in_process(fake, tmp_path, Timeouts(), cancel_at=step), 90
+    )
+    figures.add(AREA, faults_injected=1, runs=1, classified=outcome is Outcome.CANCELLED)
+    figures.peak(AREA, in_process_rss_growth_mib=round(growth / 2**20, 1))
+    assert outcome is Outcome.CANCELLED, error
+    assert rows == [(n, None) for n in range(1, step)] + [(step, "cancelled")], rows
+    assert growth < PEAK_RSS_BOUND

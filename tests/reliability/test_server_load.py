@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.lsp import call, server_env, turn
+from tests.support import figures
 from tests.support.fake_llm import FakeLLM
 from tests.support.lsp_wire import WireServer, rss_kib
 
@@ -91,6 +92,14 @@ async def test_calls_during_a_run_are_all_answered(
         f"load: {answered} calls answered, {during} status answers saw the run, "
         f"{steps} steps done meanwhile"
     )
+    figures.record(
+        "server load: status/memory.list calls during a run",
+        calls_sent=CALLS,
+        calls_answered=answered,
+        dropped=CALLS - answered,
+        in_flight=IN_FLIGHT,
+        run_steps_meanwhile=steps,
+    )
     assert answered == CALLS, "nothing dropped"
     assert during == CALLS // 2, "the run was in progress for every status call"
     assert steps >= 2 and finished["outcome"] == "cancelled"
@@ -117,6 +126,14 @@ async def test_runs_back_to_back_keep_memory_flat(
         f"load: {RUNS} runs back to back, RSS peak {max(rss) / 1024:.1f} MiB, from run 3 to "
         f"run {RUNS}: {growth / 1024:+.1f} MiB (samples, MiB: "
         f"{', '.join(f'{r / 1024:.1f}' for r in rss)})"
+    )
+    figures.record(
+        "server load: runs back to back in one server",
+        runs=RUNS,
+        runs_finished=sum(r["outcome"] == "finished" for r in runs),
+        reported_once=len(set(reported)),
+        rss_peak_mib=round(max(rss) / 1024, 1),
+        rss_growth_run3_to_last_mib=round(growth / 1024, 1),
     )
     assert len(runs) == RUNS and {r["outcome"] for r in runs} == {"finished"}
     assert len(reported) == len(set(reported)) == RUNS, "each run reported once"

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from tests.e2e.lsp import server_env
+from tests.support import figures
 from tests.support.lsp_wire import WireServer, frame
 
 SOAK = os.environ.get("HARNESS_SOAK") == "1"
@@ -30,6 +31,7 @@ FUZZ_EXAMPLES = 3000 if SOAK else 300
 ANSWER_S = 20.0
 
 PARSE, INVALID_REQUEST, NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+AREA = "malformed JSON-RPC to one server"
 STATUS = {"command": "harness.status", "arguments": []}
 NO_ANSWER = None  # a notification, or a response from the client: nothing comes back
 
@@ -173,6 +175,7 @@ def test_a_malformed_message_is_answered_and_the_server_keeps_serving(
 ) -> None:
     loop, server = served
     null_errors = loop.run_until_complete(send_case(server, case))
+    figures.add(AREA, table_cases=1)
     if expected is NO_ANSWER:
         assert null_errors == []
         return
@@ -296,5 +299,12 @@ def test_fuzzed_messages_are_answered_and_the_server_keeps_serving(
 
     one()
     print(f"fuzz: {sent['messages']} messages sent, {sent['answered']} requests answered")
+    serving = server.proc is not None and server.proc.returncode is None
+    figures.record(
+        AREA,
+        fuzzed_messages=sent["messages"],
+        fuzzed_requests_answered=sent["answered"],
+        server_still_serving="yes" if serving else "no",
+    )
     assert sent["messages"] >= FUZZ_EXAMPLES // 2
     assert server.proc is not None and server.proc.returncode is None, "still running"

@@ -26,11 +26,13 @@ import pytest
 
 from harness.revert import RevertAction, revert_run
 from harness.store import Store
+from tests.support import figures
 from tests.support.crash_driver import PLAN
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_S = 30.0
-RANDOM_KILLS = int(os.environ.get("HARNESS_CRASH_KILLS", "20"))
+SOAK = os.environ.get("HARNESS_SOAK") == "1"
+RANDOM_KILLS = int(os.environ.get("HARNESS_CRASH_KILLS", "100" if SOAK else "20"))
 Snapshot = dict[str, tuple[bytes, int] | None]  # file: (content, mode); directory: None
 
 
@@ -128,8 +130,10 @@ def test_a_kill_after_any_operation_is_undone_by_revert(tmp_path: Path, stop: in
     kill(child)
     committed = check_after_crash(store_path, ws, run_id, original)
     assert committed == sum(1 for op in PLAN[:stop] if op.kind == "commit")
+    figures.add("SIGKILL after each store/disk operation (driver)", kills_survived=1)
 
 
+@pytest.mark.timeout(1800 if SOAK else 600)
 def test_kills_at_random_moments_of_a_long_run_are_undone_by_revert(tmp_path: Path) -> None:
     rng = random.Random(20_261_201)
     committed: list[int] = []
@@ -141,6 +145,12 @@ def test_kills_at_random_moments_of_a_long_run_are_undone_by_revert(tmp_path: Pa
         time.sleep(rng.uniform(0.0, 0.4))  # the random kill point is the point of the test
         kill(child)
         committed.append(check_after_crash(store_path, ws, run_id, original))
+    figures.record(
+        "SIGKILL at random moments (driver, no pause between writes)",
+        kills_survived=len(committed),
+        steps_committed_and_checked_whole=sum(committed),
+        workspaces_restored_byte_for_byte=len(committed),
+    )
     assert len(committed) == RANDOM_KILLS
     assert max(committed) > 0, "some kills landed after steps had committed"
     print(f"steps committed before each kill: {committed}")

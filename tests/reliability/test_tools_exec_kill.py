@@ -10,6 +10,7 @@ import pytest
 
 from harness.sandbox import sandbox_available, sandbox_status
 from harness.types import ExecConfig, SandboxMode
+from tests.support import figures
 from tests.support.tool_env import make_tool_env
 
 
@@ -46,8 +47,10 @@ async def test_timeout_leaves_no_process_behind(tmp_path: Path, mode: SandboxMod
     env = make_tool_env(tmp_path / "ws", exec_config=ExecConfig(sandbox=mode))
     env.ctx.env = {"PATH": os.environ["PATH"]}
     result = await env.call("exec", argv=["sh", "-c", ESCAPES[shape].format(n=n)], timeout_s=1)
+    left = _alive_with(marker)
+    figures.add("exec timeout kills the process tree", escape_attempts=1, processes_left=len(left))
     assert not result.ok and "timed out after 1 s" in result.text
-    assert _alive_with(marker) == []
+    assert left == []
     assert "could not be killed" not in result.text
     assert "killed" in result.text
 

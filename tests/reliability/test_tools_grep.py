@@ -21,6 +21,7 @@ from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
     turn,
     ws_fixture,
 )
+from tests.support import figures
 from tests.support.fake_llm import FakeLLM
 from tests.support.tool_env import make_tool_env
 
@@ -110,5 +111,11 @@ async def test_the_server_keeps_answering_while_a_run_greps_a_catastrophic_patte
         status = await asyncio.wait_for(client.command("harness.status"), 10)
         answered += isinstance(status, dict)
     finished = await asyncio.wait_for(client.wait_finished(started["runId"]), 60)
+    figures.record(
+        "grep (a+)+$ in a server run",
+        catastrophic_greps=5,
+        status_calls_answered=answered,
+        run_steps=finished["steps"],
+    )
     assert answered == 5
     assert finished["outcome"] == "finished" and finished["steps"] == 6

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import figures
 from tests.support.tool_env import ToolEnv, make_tool_env
 
 GIB = 1024**3
@@ -35,6 +36,7 @@ async def test_a_fifo_is_refused_at_once_and_leaks_no_thread(env: ToolEnv) -> No
     os.mkfifo(env.root / "pipe")
     for _ in range(8):
         result = await asyncio.wait_for(env.call("read_file", path="pipe"), 10)
+        figures.add("reads of hostile files", fifo_reads_refused=not result.ok)
         assert not result.ok
         assert "not a regular file" in result.text and "FIFO" in result.text
     for tool, args in [
@@ -72,6 +74,8 @@ async def test_a_ranged_read_of_a_2_gb_file_reads_only_what_it_shows(env: ToolEn
     assert result.ok, result.text
     assert result.text.splitlines()[0] == "[read big.log:81-100]"
     assert result.text.splitlines()[1] == "line 81 of a big text file"
+    read_mib = (_bytes_read() - before_io) / 2**20
+    figures.record("reads of hostile files", ranged_read_of_2_gib_file_read_mib=round(read_mib, 2))
     assert _bytes_read() - before_io < 8 * 1024 * 1024
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before_rss
     assert grown_kib < 64 * 1024
