@@ -61,14 +61,7 @@ class AnthropicProvider(HttpProvider):
             if kind == "text" and block.get("text"):
                 builder.content.append(str(block["text"]))
             elif kind == "tool_use":
-                pending = builder.call(index)
-                pending.id = str(block.get("id") or "")
-                pending.name = str(block.get("name") or "")
-                raw = block.get("input")
-                if isinstance(raw, dict):
-                    pending.value = raw
-                elif raw is not None:
-                    pending.pieces.append(str(raw))
+                builder.whole_call(index, block.get("id"), block.get("name"), block.get("input"))
 
     def decoder(self) -> AnthropicStream:
         return AnthropicStream()

@@ -64,14 +64,8 @@ class OpenAIProvider(HttpProvider):
             builder.content.append(str(message["content"]))
         for n, call in enumerate(message.get("tool_calls") or []):
             function = call.get("function") or {}
-            pending = builder.call(n)
-            pending.id = str(call.get("id") or "")
-            pending.name = str(function.get("name") or "")
-            arguments = function.get("arguments")
-            if isinstance(arguments, dict):  # some local servers send an object
-                pending.value = arguments
-            elif arguments is not None:
-                pending.pieces.append(str(arguments))
+            # Some local servers send the arguments as an object.
+            builder.whole_call(n, call.get("id"), function.get("name"), function.get("arguments"))
 
     def decoder(self) -> OpenAIStream:
         return OpenAIStream()
