@@ -81,7 +81,7 @@ class Jsonable(Protocol):
 J = TypeVar("J", bound=Jsonable)
 
 
-def report(
+def print_found(
     args: argparse.Namespace,
     found: J | None,
     missing: str,
@@ -180,9 +180,9 @@ __all__ = [
     "console",
     "git_root",
     "open_store",
+    "print_found",
     "print_json",
     "prose",
-    "report",
     "say",
     "store_path",
 ]

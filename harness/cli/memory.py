@@ -32,8 +32,8 @@ from harness.cli.common import (
     commands,
     console,
     open_store,
+    print_found,
     print_json,
-    report,
     say,
 )
 from harness.cli.table import Column, render
@@ -150,7 +150,7 @@ def _get(args: argparse.Namespace) -> int:
     scope = _scope(args)
     with open_store(args) as store:
         note = store.memory_get(scope, _key(args.key))
-    return report(args, note, _missing(args.key, scope), _print_note)
+    return print_found(args, note, _missing(args.key, scope), _print_note)
 
 
 def _write(args: argparse.Namespace) -> int:
@@ -180,7 +180,7 @@ def _delete(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         note = store.memory_delete(scope, _key(args.key))
     label = _label(scope)
-    return report(
+    return print_found(
         args,
         note,
         _missing(args.key, scope),
@@ -248,7 +248,7 @@ def _pin(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         note = store.memory_pin(scope, _key(args.key), not args.unpin)
     verb, label = "unpinned" if args.unpin else "pinned", _label(scope)
-    return report(
+    return print_found(
         args, note, _missing(args.key, scope), lambda n: _say(f"{verb} `{n.key}` in {label}")
     )
 

@@ -25,9 +25,9 @@ from harness.cli.common import (
     commands,
     console,
     open_store,
+    print_found,
     print_json,
     prose,
-    report,
 )
 from harness.cli.summary import plural
 from harness.cli.table import Column, cut, render
@@ -116,7 +116,7 @@ def _show(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         trace = store.run_trace(args.run)
         missing = f"harness: no run {args.run} in {store.path}"
-    return report(args, trace, missing, _print_trace)
+    return print_found(args, trace, missing, _print_trace)
 
 
 def _print_trace(trace: RunTrace) -> None:
@@ -199,7 +199,7 @@ def _print_lines(out: Console, lines: list[Text]) -> None:
 def _step(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         detail = store.step_detail(args.run, args.step)
-    return report(args, detail, f"harness: no step {args.step} in run {args.run}", _print_step)
+    return print_found(args, detail, f"harness: no step {args.step} in run {args.run}", _print_step)
 
 
 def _print_step(detail: StepDetail) -> None:
