@@ -242,7 +242,11 @@ async def _write(kind: str, raw: str, ctx: ToolContext, change: Change) -> ToolR
     if isinstance(prepared, ToolResult):
         return prepared
     target = display_path(raw)
-    planned = change(prepared, access)
+    try:
+        planned = change(prepared, access)
+    except BaseException:
+        prepared.close()
+        raise
     if isinstance(planned, ToolResult):
         prepared.close()
         return planned
