@@ -56,8 +56,9 @@ class TurnState:
 
 @dataclass(frozen=True)
 class Turn:
-    """One assembled request and what it is made of: the engine's emission, the notes the
-    memory block carries when it was (re)chosen this turn, and the trace events."""
+    """One assembled request and what it is made of: the engine's emission (its numbers:
+    ``turn.emission``), the notes the memory block carries when it was (re)chosen this turn,
+    and the trace events."""
 
     emission: Emission
     recalled: tuple[tuple[str, str], ...]  # (scope, key) of each note the memory block carries
@@ -70,30 +71,6 @@ class Turn:
     @property
     def effective(self) -> int:
         return self.emission.effective
-
-    @property
-    def est_tokens(self) -> int:
-        return self.emission.est_tokens
-
-    @property
-    def prefix_chars(self) -> int:
-        return self.emission.prefix_chars
-
-    @property
-    def breaks(self) -> tuple[str, ...]:
-        return self.emission.breaks
-
-    @property
-    def carried(self) -> int:
-        return self.emission.carried
-
-    @property
-    def stubbed(self) -> int:
-        return self.emission.stubbed
-
-    @property
-    def reread(self) -> int:
-        return self.emission.reread
 
 
 class Assembler(Protocol):

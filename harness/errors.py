@@ -8,6 +8,10 @@
     └── ProviderError          a model call failed; ``kind`` classifies it, ``retryable`` is data
         └── ContextOverflowError   the provider rejected the request for its length
 
+``ProviderError`` is also a ``ClassifiedFailure`` (kind, status, retry-after), as is
+``harness.provider``'s ``AttemptFailed``: one attempt that failed, which the retry loop
+judges and which never leaves the provider.
+
 What the *model* did wrong (a bad path, a refusal, a bad regex, an edit that is not unique) is
 never an exception: tools turn it into an observation. These exceptions are for the operator.
 """
@@ -67,8 +71,9 @@ RETRYABLE: dict[FailureKind, bool] = {
 }
 
 
-class ProviderError(HarnessError):
-    """A model call failed after the provider's own retries."""
+class ClassifiedFailure(Exception):
+    """A model call's failure as classified: its ``kind``, the HTTP ``status`` when there was
+    an answer, and the wait the server asked for (``retry_after``, in seconds)."""
 
     def __init__(
         self,
@@ -80,8 +85,13 @@ class ProviderError(HarnessError):
     ) -> None:
         super().__init__(message)
         self.kind = kind
+        self.message = message
         self.status = status
         self.retry_after = retry_after
+
+
+class ProviderError(HarnessError, ClassifiedFailure):
+    """A model call failed after the provider's own retries."""
 
     @property
     def retryable(self) -> bool:
@@ -97,6 +107,7 @@ class ContextOverflowError(ProviderError):
 
 __all__ = [
     "RETRYABLE",
+    "ClassifiedFailure",
     "ConfigError",
     "ContainmentError",
     "ContextOverflowError",

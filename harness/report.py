@@ -7,11 +7,11 @@ it is told and cannot reach into the loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from enum import Enum
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.camel import camel_json
 from harness.types import Attempt, Outcome, Reply, ToolCall, ToolResult
 
 if TYPE_CHECKING:
@@ -73,23 +73,6 @@ class RunResult:
     def to_json(self) -> dict[str, Any]:
         """Exactly the §8.1 run object."""
         return camel_json(self, leave_out=("error",))
-
-
-def camel_json(value: Any, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A dataclass as JSON, field by field in order: camelCase names, enums by value,
-    tuples as arrays (the one converter from these snake_case values to the wire)."""
-    out: dict[str, Any] = {}
-    for f in fields(value):
-        if f.name in leave_out:
-            continue
-        item = getattr(value, f.name)
-        if isinstance(item, Enum):
-            item = item.value
-        elif isinstance(item, tuple):
-            item = list(item)
-        head, *rest = f.name.split("_")
-        out[head + "".join(word.title() for word in rest)] = item
-    return out
 
 
 class RunObserver:

@@ -57,7 +57,7 @@ def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> S
         tool_calls=[{"name": c.name, "arguments": dict(c.arguments)} for c in reply.tool_calls],
         result="\n\n".join(r.text for r in results),
         effective_tokens=turn.effective,
-        est_tokens=turn.est_tokens,
+        est_tokens=turn.emission.est_tokens,
         **_reported(reply.usage),
         started_at=done.started_at,
         spent_tokens=done.spent,
@@ -67,7 +67,7 @@ def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> S
         policy=[p for r in results for p in r.policy],
         edits=[w for r in results for w in r.writes],
         recalls=turn.recalled,
-        prefix_chars=turn.prefix_chars,
+        prefix_chars=turn.emission.prefix_chars,
         **_counts(turn),
     )
 
@@ -81,11 +81,11 @@ def step_summary(run: RunInfo, done: StepDone) -> StepSummary:
         max_steps=run.max_steps,
         spent_tokens=done.spent,
         token_budget=run.token_budget,
-        request_tokens=turn.est_tokens,
+        request_tokens=turn.emission.est_tokens,
         context_ceiling=turn.effective,
         reported_prompt_tokens=usage.prompt_tokens,
         cached_prompt_tokens=usage.cache_read_tokens,
-        prefix_chars=turn.prefix_chars,
+        prefix_chars=turn.emission.prefix_chars,
         **_counts(turn),
     )
 
@@ -113,7 +113,8 @@ class _Counts(TypedDict):
 
 def _counts(turn: Turn) -> _Counts:
     """What the request carried, stubbed and re-read: in the record and in the summary."""
-    return _Counts(carried=turn.carried, stubbed=turn.stubbed, reread=turn.reread)
+    e = turn.emission
+    return _Counts(carried=e.carried, stubbed=e.stubbed, reread=e.reread)
 
 
 def _observation(o: Observation) -> ObservationRecord:

@@ -11,9 +11,10 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol, TypeVar
 
 from rich.console import Console
 from rich.text import Text
@@ -71,6 +72,33 @@ def open_store(args: argparse.Namespace) -> Store:
 
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None) + "\n")
+
+
+class Jsonable(Protocol):
+    def to_json(self) -> Any: ...
+
+
+J = TypeVar("J", bound=Jsonable)
+
+
+def print_found(
+    args: argparse.Namespace,
+    found: J | None,
+    missing: str,
+    human: Callable[[J], object],
+    as_json: Callable[[J], Any] | None = None,
+) -> int:
+    """What a command that looks one thing up prints: ``missing`` on stderr (exit status 1)
+    when it was not found; else, with ``--json``, its JSON (``as_json``, by default its
+    ``to_json()``), or what ``human`` prints."""
+    if found is None:
+        print(missing, file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print_json(as_json(found) if as_json is not None else found.to_json())
+    else:
+        human(found)
+    return EXIT_OK
 
 
 def console(*, stderr: bool = False) -> Console:
@@ -152,6 +180,7 @@ __all__ = [
     "console",
     "git_root",
     "open_store",
+    "print_found",
     "print_json",
     "prose",
     "say",

@@ -32,6 +32,7 @@ from harness.cli.common import (
     commands,
     console,
     open_store,
+    print_found,
     print_json,
     say,
 )
@@ -149,13 +150,7 @@ def _get(args: argparse.Namespace) -> int:
     scope = _scope(args)
     with open_store(args) as store:
         note = store.memory_get(scope, _key(args.key))
-    if note is None:
-        return _not_found(args.key, scope)
-    if args.json:
-        print_json(note.to_json())
-        return 0
-    _print_note(note)
-    return 0
+    return print_found(args, note, _missing(args.key, scope), _print_note)
 
 
 def _write(args: argparse.Namespace) -> int:
@@ -184,13 +179,14 @@ def _delete(args: argparse.Namespace) -> int:
     scope = _scope(args)
     with open_store(args) as store:
         note = store.memory_delete(scope, _key(args.key))
-    if note is None:
-        return _not_found(args.key, scope)
-    if args.json:
-        print_json({"deleted": 1, "note": note.to_json()})
-        return 0
-    _say(f"deleted `{note.key}` from {_label(scope)}")
-    return 0
+    label = _label(scope)
+    return print_found(
+        args,
+        note,
+        _missing(args.key, scope),
+        lambda n: _say(f"deleted `{n.key}` from {label}"),
+        lambda n: {"deleted": 1, "note": n.to_json()},
+    )
 
 
 def _clear(args: argparse.Namespace) -> int:
@@ -251,13 +247,10 @@ def _pin(args: argparse.Namespace) -> int:
     scope = _scope(args)
     with open_store(args) as store:
         note = store.memory_pin(scope, _key(args.key), not args.unpin)
-    if note is None:
-        return _not_found(args.key, scope)
-    if args.json:
-        print_json(note.to_json())
-        return 0
-    _say(f"{'unpinned' if args.unpin else 'pinned'} `{note.key}` in {_label(scope)}")
-    return 0
+    verb, label = "unpinned" if args.unpin else "pinned", _label(scope)
+    return print_found(
+        args, note, _missing(args.key, scope), lambda n: _say(f"{verb} `{n.key}` in {label}")
+    )
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -289,9 +282,9 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _not_found(key: str, scope: str) -> int:
-    print(printable(f"harness: no note `{key.strip()}` in {_label(scope)}"), file=sys.stderr)
-    return EXIT_NOT_FOUND
+def _missing(key: str, scope: str) -> str:
+    """What is said when there is no note ``key`` (exit status 1: ``EXIT_NOT_FOUND``)."""
+    return printable(f"harness: no note `{key.strip()}` in {_label(scope)}")
 
 
 def _say(line: str) -> None:

@@ -25,6 +25,7 @@ from harness.cli.common import (
     commands,
     console,
     open_store,
+    print_found,
     print_json,
     prose,
 )
@@ -32,7 +33,7 @@ from harness.cli.summary import plural
 from harness.cli.table import Column, cut, render
 from harness.cli.times import local_minute
 from harness.escape import printable
-from harness.store.records import RunTrace, StepRow
+from harness.store.records import RunTrace, StepDetail, StepRow
 
 RUNS_LIMIT = 20
 
@@ -114,12 +115,11 @@ INDENT = 6
 def _show(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         trace = store.run_trace(args.run)
-        if trace is None:
-            print(f"harness: no run {args.run} in {store.path}", file=sys.stderr)
-            return 1
-    if args.json:
-        print_json(trace.to_json())
-        return 0
+        missing = f"harness: no run {args.run} in {store.path}"
+    return print_found(args, trace, missing, _print_trace)
+
+
+def _print_trace(trace: RunTrace) -> None:
     out = console()
     for line in _heading(trace):
         prose(Text(printable(line)), out)
@@ -131,7 +131,6 @@ def _show(args: argparse.Namespace) -> int:
             out.print(sub, soft_wrap=True)
     if short:
         prose(Text(LEGEND, style="dim"), out)
-    return 0
 
 
 def _heading(trace: RunTrace) -> list[str]:
@@ -200,12 +199,10 @@ def _print_lines(out: Console, lines: list[Text]) -> None:
 def _step(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         detail = store.step_detail(args.run, args.step)
-    if detail is None:
-        print(f"harness: no step {args.step} in run {args.run}", file=sys.stderr)
-        return 1
-    if args.json:
-        print_json(detail.to_json())
-        return 0
+    return print_found(args, detail, f"harness: no step {args.step} in run {args.run}", _print_step)
+
+
+def _print_step(detail: StepDetail) -> None:
     out = sys.stdout
     for message in detail.prompt:
         out.write(f"===== {_text(message['role'])} =====\n{_text(message['content'])}\n")
@@ -213,7 +210,6 @@ def _step(args: argparse.Namespace) -> int:
     out.write(f"===== results (unelided) =====\n{_text(detail.result)}\n")
     for event in detail.events:
         out.write(f"event {printable(str(event['kind']))}: {printable(_json(event['detail']))}\n")
-    return 0
 
 
 def _json(value: object) -> str:

@@ -3,12 +3,14 @@
 - ``engine.BoundedContext``: the bounded assembler of one run (stable prefix, supersession,
   staleness by the shown text with re-reads at the end, a window that slides in steps,
   both wire forms); ``naive.NaiveContext``: the honest baseline.
+- ``frame``: what every request opens with, and what both engines share in sending it.
 - ``emission``: one turn's entries and what the assembly did; ``wire``: rendering the
   transcript and the flat form, and the shared-prefix measure.
 """
 
 from harness.context.emission import Emission, Entry, Form
-from harness.context.engine import BoundedContext, MemorySource, RunFrame
+from harness.context.engine import BoundedContext
+from harness.context.frame import MemorySource, RunFrame
 from harness.context.naive import NaiveContext
 from harness.context.refresh import Refresher, RefreshOutcome
 from harness.context.texts import (

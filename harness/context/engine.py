@@ -11,54 +11,20 @@ measured against.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from harness.context.emission import Emission, Entry
+from harness.context.frame import MemorySource, RunFrame, Sender
 from harness.context.refresh import Refresher
 from harness.context.state import State
 from harness.context.turn import Placement, Turn
-from harness.context.wire import MessageCache, Wire, render, request_texts, shared_prefix_chars
 from harness.contract import entry_cap_chars
 from harness.ledger import Ledger
-from harness.tokens import CHARS_PER_TOKEN, estimate_tokens
-from harness.types import PART_SEPARATOR, Request, ToolSchema
+from harness.tokens import CHARS_PER_TOKEN
+from harness.types import PART_SEPARATOR
 
-MemorySource = str | Callable[[], str]
 BREAK_ORDER = ("slide", "stale", "superseded", "memory")
 
 
-@dataclass(frozen=True)
-class RunFrame:
-    """What every request of a run opens with, fixed for the run."""
-
-    system: str
-    frame: str
-    tools: tuple[ToolSchema, ...] = ()
-    schema_chars: int = 0  # the tool schemas' size, for the token estimate
-    wire: Wire = Wire.TRANSCRIPT
-
-    def request(
-        self, entries: tuple[Entry, ...], memory: str, trailer: str, cache: MessageCache
-    ) -> tuple[Request, list[str], int]:
-        """The request in this run's wire, its texts, and its estimated tokens."""
-        request = render(
-            entries,
-            system=self.system,
-            frame=self.frame,
-            memory=memory,
-            trailer=trailer,
-            tools=self.tools,
-            wire=self.wire,
-            cache=cache,
-        )
-        texts = request_texts(
-            entries, system=self.system, frame=self.frame, memory=memory, trailer=trailer
-        )
-        return request, texts, estimate_tokens(sum(map(len, texts)) + self.schema_chars)
-
-
-class BoundedContext:
+class BoundedContext(Sender[State]):
     """The assembler of one run. ``low_water``: how far the window slides (§2);
     ``rereads``: where a stale read's re-read goes (``"end"``; ``"in_place"`` is kept to
     measure the choice against)."""
@@ -75,13 +41,9 @@ class BoundedContext:
     ) -> None:
         if not 0.0 < low_water <= 1.0:
             raise ValueError(f"low_water must be in (0, 1], not {low_water}")
-        self.ledger = ledger
-        self.frame = frame
+        super().__init__(ledger, frame, State())
         self.low_water = low_water
         self.placement: Placement = rereads
-        self._state = State()
-        self._pending: tuple[Emission, State] | None = None
-        self._messages: MessageCache = {}
 
     def assemble(
         self,
@@ -96,7 +58,7 @@ class BoundedContext:
         first turn and at slides only; ``refresh`` re-reads stale reads."""
         ceiling = effective_tokens * CHARS_PER_TOKEN
         turn = Turn(
-            self._state,
+            self._sent,
             self.ledger,
             refresh,
             step=step,
@@ -115,15 +77,22 @@ class BoundedContext:
                 s.memory, chosen = _choose(memory, ceiling), True
                 budget = _budget(ceiling, s.memory, trailer)
             turn.slide(budget, self.low_water)
-        emission = self._emit(turn, step, effective_tokens, trailer, chosen)
-        self._pending = (emission, turn.state)
-        return emission
+        emission = self._emission(
+            step,
+            effective_tokens,
+            trailer,
+            s.memory or "",
+            chosen=chosen,
+            entries=_visible(s),
+            kept=turn.kept(),
+            breaks=_breaks(turn, self._sent),
+        )
+        return self._pend(emission, s)
 
     def commit(self, emission: Emission) -> None:
         """``emission`` was sent: record its re-reads and confirmations in the ledger and
         measure the next turn against it."""
-        if self._pending is None or self._pending[0] is not emission:
-            raise ValueError("commit the emission the last assemble returned")
+        state = self._pending_state(emission)
         mark = self._state_mark(emission)
         for reread in emission.rereads:
             self.ledger.add_reread(reread, mark)
@@ -133,35 +102,10 @@ class BoundedContext:
                 self.ledger.apply_refresh(refresh)
         for confirmation in emission.confirmations:
             self.ledger.confirm(confirmation)
-        state = self._pending[1]
         state.texts = emission.texts
-        self._state, self._pending = state, None
+        self._sent, self._pending = state, None
         # Messages of entries no longer sent as they were are not needed again.
         self._messages = {q: hit for q, hit in self._messages.items() if state.entries[q] is hit[0]}
-
-    def _emit(self, turn: Turn, step: int, effective: int, trailer: str, chosen: bool) -> Emission:
-        s, old = turn.state, self._state
-        memory = s.memory or ""
-        entries = _visible(s)
-        request, texts, est = self.frame.request(entries, memory, trailer, self._messages)
-        refreshes, confirmations, events, rereads = turn.kept()
-        return Emission(
-            step=step,
-            effective=effective,
-            memory=memory,
-            memory_chosen=chosen,
-            entries=entries,
-            trailer=trailer,
-            request=request,
-            refreshes=tuple(refreshes),
-            confirmations=tuple(confirmations),
-            events=tuple(events),
-            texts=tuple(texts),
-            prefix_chars=shared_prefix_chars(old.texts, texts),
-            breaks=_breaks(turn, old),
-            est_tokens=est,
-            rereads=tuple(rereads),
-        )
 
     def _state_mark(self, emission: Emission) -> int:
         """The ledger position when ``emission``'s re-reads were read (the first one's)."""

@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.context.emission import Emission, Entry, Form
-from harness.context.engine import MemorySource, RunFrame
+from harness.context.frame import MemorySource, RunFrame, Sender
 from harness.context.pairing import pair
 from harness.context.refresh import Refresher
-from harness.context.wire import MessageCache, shared_prefix_chars
 from harness.ledger import MESSAGE, Ledger
 
 
@@ -24,15 +23,11 @@ class _Sent:
     texts: tuple[str, ...] = ()
 
 
-class NaiveContext:
+class NaiveContext(Sender[_Sent]):
     naive = True
 
     def __init__(self, ledger: Ledger, frame: RunFrame) -> None:
-        self.ledger = ledger
-        self.frame = frame
-        self._sent = _Sent()
-        self._pending: tuple[Emission, _Sent] | None = None
-        self._messages: MessageCache = {}
+        super().__init__(ledger, frame, _Sent())
 
     def assemble(
         self,
@@ -50,26 +45,10 @@ class NaiveContext:
         if memory_text is None:
             memory_text = memory() if callable(memory) else memory
         entries = (*old.entries, *self._new_entries(len(old.entries)))
-        request, texts, est = self.frame.request(entries, memory_text, trailer, self._messages)
-        emission = Emission(
-            step=step,
-            effective=effective_tokens,
-            memory=memory_text,
-            memory_chosen=chosen,
-            entries=entries,
-            trailer=trailer,
-            request=request,
-            refreshes=(),
-            confirmations=(),
-            events=(),
-            texts=tuple(texts),
-            prefix_chars=shared_prefix_chars(old.texts, texts),
-            breaks=(),
-            est_tokens=est,
-            naive=True,
+        emission = self._emission(
+            step, effective_tokens, trailer, memory_text, chosen=chosen, entries=entries
         )
-        self._pending = (emission, _Sent(list(entries), memory_text, tuple(texts)))
-        return emission
+        return self._pend(emission, _Sent(list(entries), memory_text, emission.texts))
 
     def _new_entries(self, start: int) -> list[Entry]:
         """Every ledger item from ``start`` on, whole: results, and turns with the calls
@@ -90,6 +69,4 @@ class NaiveContext:
         ]
 
     def commit(self, emission: Emission) -> None:
-        if self._pending is None or self._pending[0] is not emission:
-            raise ValueError("commit the emission the last assemble returned")
-        self._sent, self._pending = self._pending[1], None
+        self._sent, self._pending = self._pending_state(emission), None

@@ -124,10 +124,6 @@ class ScenarioResult:
         return sum(s.cost for s in self.steps)
 
     @property
-    def total_tokens(self) -> int:
-        return sum(s.est_tokens for s in self.steps)
-
-    @property
     def shared_share(self) -> float:
         return self.total_shared / max(1, self.total_chars)
 

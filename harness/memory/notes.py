@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.camel import camel_json, json_as
 from harness.memory.text import GLOBAL, scope_name
 from harness.types import TraceEvent
 
@@ -123,39 +124,32 @@ class MemoryForgetResult:
         return self.note is not None and self.refused is None
 
 
+# A scope goes to JSON by its name: "global", or the workspace's path.
+_SCOPE = json_as("scope", scope_name)
+
+
 @dataclass(frozen=True)
 class MemoryRecall:
     """One recall row: the note ``(scope_key, key)`` was carried in ``run_id``'s ``step``."""
 
     run_id: int
     step: int
-    scope_key: str
+    scope_key: str = field(metadata=_SCOPE)
     key: str
     created_at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "step": self.step,
-            "scope": scope_name(self.scope_key),
-            "key": self.key,
-            "createdAt": self.created_at,
-        }
+        return camel_json(self)
 
 
 @dataclass(frozen=True)
 class MemoryUsage:
     """A scope's notes and value characters, for "memory counts vs caps"."""
 
-    scope_key: str
+    scope_key: str = field(metadata=_SCOPE)
     entries: int
     chars: int
     pinned: int
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "scope": scope_name(self.scope_key),
-            "entries": self.entries,
-            "chars": self.chars,
-            "pinned": self.pinned,
-        }
+        return camel_json(self)

@@ -19,7 +19,7 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 
 from harness.errors import FailureKind
-from harness.provider.failure import AttemptFailed, classify_stream_error, error_text
+from harness.provider.failure import AttemptFailed, malformed, reported_error
 from harness.provider.http import HttpProvider
 from harness.provider.wire import ReplyBuilder, as_int
 from harness.types import Message, Request, Role, Usage
@@ -48,11 +48,11 @@ class AnthropicProvider(HttpProvider):
 
     def parse(self, data: Any, builder: ReplyBuilder) -> None:
         if not isinstance(data, dict):
-            raise _malformed(f"expected a JSON object, got {type(data).__name__}")
+            raise malformed(f"expected a JSON object, got {type(data).__name__}")
         _raise_error(data)
         content = data.get("content")
         if not isinstance(content, list):
-            raise _malformed("the answer has no content blocks")
+            raise malformed("the answer has no content blocks")
         builder.model = str(data.get("model") or "")
         builder.finish_reason = data.get("stop_reason")
         builder.usage = usage_from(data.get("usage"))
@@ -61,14 +61,7 @@ class AnthropicProvider(HttpProvider):
             if kind == "text" and block.get("text"):
                 builder.content.append(str(block["text"]))
             elif kind == "tool_use":
-                pending = builder.call(index)
-                pending.id = str(block.get("id") or "")
-                pending.name = str(block.get("name") or "")
-                raw = block.get("input")
-                if isinstance(raw, dict):
-                    pending.value = raw
-                elif raw is not None:
-                    pending.pieces.append(str(raw))
+                builder.whole_call(index, block.get("id"), block.get("name"), block.get("input"))
 
     def decoder(self) -> AnthropicStream:
         return AnthropicStream()
@@ -89,7 +82,7 @@ class AnthropicStream:
             return
         data = json.loads(event.data)
         if not isinstance(data, dict):
-            raise _malformed("a stream event is not a JSON object")
+            raise malformed("a stream event is not a JSON object")
         kind = data.get("type") or event.event
         if kind == "error":
             _raise_error(data)
@@ -136,7 +129,7 @@ class AnthropicStream:
 
     def finish(self) -> None:
         if not self._started:
-            raise _malformed("the stream had no message_start")
+            raise malformed("the stream had no message_start")
         if not self.done:
             raise AttemptFailed(
                 FailureKind.CONNECTION,
@@ -229,21 +222,14 @@ def _index(data: dict[str, Any]) -> int:
     # Not int(): its error quotes the server's text, cut at 200 characters before we see it.
     index = as_int(data.get("index"))
     if index is None:
-        raise _malformed("a content block event has no integer index")
+        raise malformed("a content block event has no integer index")
     return index
 
 
 def _raise_error(data: dict[str, Any]) -> None:
     # An error answer with status 200, or an ``event: error`` mid-stream (e.g. overloaded).
     if data.get("type") == "error" or "error" in data:
-        detail = error_text(json.dumps(data).encode())
-        raise AttemptFailed(
-            classify_stream_error(detail), f"the server reported an error: {detail}", status=200
-        )
-
-
-def _malformed(what: str) -> AttemptFailed:
-    return AttemptFailed(FailureKind.MALFORMED, what, status=200)
+        raise reported_error(data)
 
 
 __all__ = [

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from harness.errors import FailureKind
+from harness.errors import ClassifiedFailure, FailureKind
 from harness.provider.retry import UNREACHABLE
 from harness.redact import clip
 
@@ -30,24 +30,10 @@ _MESSAGE_LIMIT = 500
 PREVIEW_LIMIT = 200
 
 
-class AttemptFailed(Exception):
+class AttemptFailed(ClassifiedFailure):
     """One attempt failed; the retry loop decides what to do with it."""
 
-    def __init__(
-        self,
-        kind: FailureKind,
-        message: str,
-        *,
-        status: int | None = None,
-        retry_after: float | None = None,
-        cause: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.status = status
-        self.retry_after = retry_after
-        self.cause = cause  # a finer key of retry.ATTEMPT_CAPS than ``kind`` (UNREACHABLE)
+    cause: str | None = None  # a finer key of retry.ATTEMPT_CAPS than ``kind`` (UNREACHABLE)
 
 
 def is_context_overflow(message: str) -> bool:
@@ -114,6 +100,18 @@ def classify_stream_error(detail: str) -> FailureKind:
     return FailureKind.SERVER_ERROR
 
 
+def malformed(what: str) -> AttemptFailed:
+    """An answer (status 200) that is not what its wire format says it is."""
+    return AttemptFailed(FailureKind.MALFORMED, what, status=200)
+
+
+def reported_error(error: object) -> AttemptFailed:
+    """An error the server reported inside a 200 answer or stream (``error``: its JSON)."""
+    detail = error_text(json.dumps(error).encode())
+    message = f"the server reported an error: {detail}"
+    return AttemptFailed(classify_stream_error(detail), message, status=200)
+
+
 def classify_transport(exc: httpx.TransportError, status: int | None = None) -> AttemptFailed:
     """A transport-level failure: no answer, or an answer cut short. A connection never made
     (DNS failure, connection refused) is a CONNECTION failure whose cause is UNREACHABLE."""
@@ -130,8 +128,11 @@ def classify_transport(exc: httpx.TransportError, status: int | None = None) -> 
         message = f"the server closed the connection early ({detail})"
         return AttemptFailed(FailureKind.CONNECTION, message, status=status)
     if isinstance(exc, httpx.ConnectError):
-        message = f"cannot connect ({detail})"
-        return AttemptFailed(FailureKind.CONNECTION, message, status=status, cause=UNREACHABLE)
+        unreachable = AttemptFailed(
+            FailureKind.CONNECTION, f"cannot connect ({detail})", status=status
+        )
+        unreachable.cause = UNREACHABLE
+        return unreachable
     message = f"connection failed ({type(exc).__name__}: {detail})"
     return AttemptFailed(FailureKind.CONNECTION, message, status=status)
 
@@ -143,5 +144,7 @@ __all__ = [
     "classify_transport",
     "error_text",
     "is_context_overflow",
+    "malformed",
+    "reported_error",
     "shorten",
 ]

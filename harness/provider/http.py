@@ -14,7 +14,7 @@ import json
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import httpx
@@ -266,17 +266,8 @@ class HttpProvider:
     # -- reporting -------------------------------------------------------------------------
 
     def _succeeded(self, number: int, probe: _Probe, reply: Reply) -> Attempt:
-        return Attempt(
-            provider=self.name,
-            model=reply.model,
-            attempt=number,
-            latency_ms=probe.elapsed_ms(),
-            ttft_ms=probe.ttft_ms,
-            status=probe.status,
-            usage=reply.usage,
-            finish_reason=reply.finish_reason,
-            max_attempts=number,
-        )
+        measured = self._measured(number, probe, reply.model)
+        return replace(measured, usage=reply.usage, finish_reason=reply.finish_reason)
 
     def _failed(
         self,
@@ -288,17 +279,25 @@ class HttpProvider:
         retry_in_s: float | None = None,
         max_attempts: int | None = None,
     ) -> Attempt:
-        return Attempt(
-            provider=self.name,
-            model=self.model,
-            attempt=number,
-            latency_ms=probe.elapsed_ms(),
-            ttft_ms=probe.ttft_ms,
+        return replace(
+            self._measured(number, probe, self.model),
             status=failed.status if failed.status is not None else probe.status,
             failure=failed.kind.value,
             error=message,
             retry_in_s=retry_in_s,
             max_attempts=max_attempts or number,
+        )
+
+    def _measured(self, number: int, probe: _Probe, model: str) -> Attempt:
+        """Attempt ``number`` as ``probe`` measured it: its time, first token and status."""
+        return Attempt(
+            provider=self.name,
+            model=model,
+            attempt=number,
+            latency_ms=probe.elapsed_ms(),
+            ttft_ms=probe.ttft_ms,
+            status=probe.status,
+            max_attempts=number,
         )
 
     def _give_up(self, failed: AttemptFailed, message: str, attempts: int) -> ProviderError:

@@ -17,7 +17,7 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 
 from harness.errors import FailureKind
-from harness.provider.failure import AttemptFailed, classify_stream_error, error_text
+from harness.provider.failure import AttemptFailed, malformed, reported_error
 from harness.provider.http import HttpProvider
 from harness.provider.wire import ReplyBuilder, as_int
 from harness.types import PART_SEPARATOR, Message, Request, Role, Usage, arguments_text
@@ -48,30 +48,24 @@ class OpenAIProvider(HttpProvider):
 
     def parse(self, data: Any, builder: ReplyBuilder) -> None:
         if not isinstance(data, dict):
-            raise _malformed(f"expected a JSON object, got {type(data).__name__}")
+            raise malformed(f"expected a JSON object, got {type(data).__name__}")
         _raise_error_field(data)
         builder.model = str(data.get("model") or "")
         builder.usage = usage_from(data.get("usage"))
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices:
-            raise _malformed("the answer has no choices")
+            raise malformed("the answer has no choices")
         choice = choices[0]
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict):
-            raise _malformed("the answer's first choice has no message")
+            raise malformed("the answer's first choice has no message")
         builder.finish_reason = choice.get("finish_reason")
         if message.get("content"):
             builder.content.append(str(message["content"]))
         for n, call in enumerate(message.get("tool_calls") or []):
             function = call.get("function") or {}
-            pending = builder.call(n)
-            pending.id = str(call.get("id") or "")
-            pending.name = str(function.get("name") or "")
-            arguments = function.get("arguments")
-            if isinstance(arguments, dict):  # some local servers send an object
-                pending.value = arguments
-            elif arguments is not None:
-                pending.pieces.append(str(arguments))
+            # Some local servers send the arguments as an object.
+            builder.whole_call(n, call.get("id"), function.get("name"), function.get("arguments"))
 
     def decoder(self) -> OpenAIStream:
         return OpenAIStream()
@@ -95,7 +89,7 @@ class OpenAIStream:
             return
         chunk = json.loads(data)
         if not isinstance(chunk, dict):
-            raise _malformed("a stream event is not a JSON object")
+            raise malformed("a stream event is not a JSON object")
         _raise_error_field(chunk)
         if chunk.get("model") and not self.builder.model:
             self.builder.model = str(chunk["model"])
@@ -145,7 +139,7 @@ class OpenAIStream:
                 status=200,
             )
         if not self._saw_choice:
-            raise _malformed("the stream carried no choices")
+            raise malformed("the stream carried no choices")
 
 
 def request_body(request: Request, *, model: str, stream: bool) -> dict[str, Any]:
@@ -224,14 +218,7 @@ def usage_from(raw: object) -> Usage | None:
 def _raise_error_field(data: dict[str, Any]) -> None:
     # OpenRouter and some local servers report failures inside a 200 answer or stream.
     if data.get("error"):
-        detail = error_text(json.dumps({"error": data["error"]}).encode())
-        raise AttemptFailed(
-            classify_stream_error(detail), f"the server reported an error: {detail}", status=200
-        )
-
-
-def _malformed(what: str) -> AttemptFailed:
-    return AttemptFailed(FailureKind.MALFORMED, what, status=200)
+        raise reported_error({"error": data["error"]})
 
 
 __all__ = [

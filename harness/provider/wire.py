@@ -80,6 +80,17 @@ class ReplyBuilder:
             pending = self.calls[index] = PendingCall()
         return pending
 
+    def whole_call(self, index: int, call_id: object, name: object, arguments: object) -> None:
+        """A call a whole (non-streamed) answer holds: its arguments as an object (as some
+        servers send them) or as text."""
+        pending = self.call(index)
+        pending.id = str(call_id or "")
+        pending.name = str(name or "")
+        if isinstance(arguments, dict):
+            pending.value = arguments
+        elif arguments is not None:
+            pending.pieces.append(str(arguments))
+
     @property
     def has_output(self) -> bool:
         return bool(self.content or self.calls)

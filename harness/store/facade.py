@@ -12,8 +12,9 @@ import logging
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
+from harness.closing import Closing
 from harness.contract import MemoryLimits
 from harness.errors import StoreError
 from harness.memory.index import ScopeIndex
@@ -63,7 +64,7 @@ from harness.types import Attempt, TraceEvent
 log = logging.getLogger("harness.store")
 
 
-class Store:
+class Store(Closing):
     """``Store(path)`` opens (creating it ``0600`` and migrating it) the database at
     ``path``. Safe to share between threads. ``interrupted`` lists the runs this open marked
     ``interrupted``."""
@@ -77,12 +78,6 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _interrupt_orphans(self) -> tuple[int, ...]:
         """Mark the runs whose process died. A store too busy to say so now (another

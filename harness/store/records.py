@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.camel import camel_json
 from harness.types import FileWrite, PolicyEvent, TraceEvent
 
 
@@ -66,16 +67,7 @@ class RunRow:
     error: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "goal": self.goal,
-            "workspace": self.workspace,
-            "outcome": self.outcome,
-            "steps": self.steps,
-            "spentTokens": self.spent_tokens,
-            "startedAt": self.started_at,
-            "finishedAt": self.finished_at,
-        }
+        return camel_json(self, leave_out=("provider", "model", "error"))
 
 
 @dataclass(frozen=True)
@@ -155,14 +147,7 @@ class StepDetail:
     events: list[dict[str, Any]]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "runId": self.run_id,
-            "step": self.step,
-            "prompt": self.prompt,
-            "result": self.result,
-            "toolCalls": self.tool_calls,
-            "events": self.events,
-        }
+        return camel_json(self)
 
 
 @dataclass(frozen=True)

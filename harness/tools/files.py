@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+from collections.abc import Callable
 from typing import ClassVar
 
 from pydantic import Field
@@ -227,8 +228,40 @@ def _commit_and_close(prepared: PreparedWrite, data: bytes) -> FileWrite:
         return prepared.commit(data)
 
 
-class WriteFileArgs(ToolArgs):
+# The new bytes and what the result says, or a result that ends the write with nothing written.
+Change = Callable[[PreparedWrite, Access], tuple[bytes, str] | ToolResult]
+
+
+async def _write(kind: str, raw: str, ctx: ToolContext, change: Change) -> ToolResult:
+    """The one way a tool writes a file: authorize, locate it and read its old bytes,
+    ``change`` them, announce the write, make it."""
+    access = await _authorize_write(kind, raw, ctx)
+    if isinstance(access, ToolResult):
+        return access
+    prepared = await _prepare(kind, raw, ctx, access)
+    if isinstance(prepared, ToolResult):
+        return prepared
+    target = display_path(raw)
+    try:
+        planned = change(prepared, access)
+    except BaseException:
+        prepared.close()
+        raise
+    if isinstance(planned, ToolResult):
+        prepared.close()
+        return planned
+    data, said = planned
+    written = await _commit(kind, target, ctx, access, prepared=prepared, data=data)
+    if isinstance(written, ToolResult):
+        return written
+    return ToolResult(kind, target, said, writes=(written,), policy=access.policy)
+
+
+class _WriteArgs(ToolArgs):
     path: str = Field(description="File path relative to the workspace root")
+
+
+class WriteFileArgs(_WriteArgs):
     content: str = Field(description="The complete new content of the file")
 
 
@@ -244,28 +277,13 @@ class WriteFile:
     Args: ClassVar[type[ToolArgs]] = WriteFileArgs
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
-        access = await _authorize_write(self.name, args.path, ctx)
-        if isinstance(access, ToolResult):
-            return access
-        target = display_path(args.path)
-        prepared = await _prepare(self.name, args.path, ctx, access)
-        if isinstance(prepared, ToolResult):
-            return prepared
-        data = args.content.encode("utf-8")
-        written = await _commit(self.name, target, ctx, access, prepared=prepared, data=data)
-        if isinstance(written, ToolResult):
-            return written
-        return ToolResult(
-            name=self.name,
-            target=target,
-            text=f"[wrote {target}] ({len(args.content):,} chars)",
-            writes=(written,),
-            policy=access.policy,
+        said = f"[wrote {display_path(args.path)}] ({len(args.content):,} chars)"
+        return await _write(
+            self.name, args.path, ctx, lambda _p, _a: (args.content.encode("utf-8"), said)
         )
 
 
-class EditFileArgs(ToolArgs):
-    path: str = Field(description="File path relative to the workspace root")
+class EditFileArgs(_WriteArgs):
     old: str = Field(description="The exact text to replace; must occur exactly once")
     new: str = Field(description="The replacement text")
 
@@ -282,46 +300,35 @@ class EditFile:
     Args: ClassVar[type[ToolArgs]] = EditFileArgs
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
-        target = display_path(args.path)
         if not args.old:
             return failure(
                 self.name,
-                target,
+                display_path(args.path),
                 "`old` is empty; copy the exact text to replace from the "
                 "file (use write_file to create or overwrite a whole file)",
             )
-        access = await _authorize_write(self.name, args.path, ctx)
-        if isinstance(access, ToolResult):
-            return access
-        prepared = await _prepare(self.name, args.path, ctx, access)
-        if isinstance(prepared, ToolResult):
-            return prepared
-        text = _existing_text(prepared)
-        if text is None or isinstance(text, ToolResult):
-            prepared.close()
-            return _edit_unreadable(target, prepared, access)
-        replaced = _replace_once(target, text, args.old, args.new)
-        if isinstance(replaced, str):
-            prepared.close()
-            return failure(self.name, target, replaced, policy=access.policy)
-        new_text, old, new = replaced
-        line = text[: text.index(old)].count("\n") + 1
-        head = header(self.name, target)
-        if new_text == text:
-            prepared.close()
-            text_out = f"{head} (no change: old and new are identical, at line {line})"
-            return ToolResult(self.name, target, text_out, policy=access.policy)
-        data = new_text.encode("utf-8")
-        written = await _commit(self.name, target, ctx, access, prepared=prepared, data=data)
-        if isinstance(written, ToolResult):
-            return written
-        return ToolResult(
-            name=self.name,
-            target=target,
-            text=f"{head} {describe_edit(old, new, line)}",
-            writes=(written,),
-            policy=access.policy,
-        )
+        edit = functools.partial(_edited, display_path(args.path), args.old, args.new)
+        return await _write(self.name, args.path, ctx, edit)
+
+
+def _edited(
+    target: str, old: str, new: str, prepared: PreparedWrite, access: Access
+) -> tuple[bytes, str] | ToolResult:
+    """The file's bytes with ``old`` replaced, or why not (an identical ``new`` writes
+    nothing and says so)."""
+    text = _existing_text(prepared)
+    if text is None:
+        return _edit_unreadable(target, prepared, access)
+    replaced = _replace_once(target, text, old, new)
+    if isinstance(replaced, str):
+        return failure("edit_file", target, replaced, policy=access.policy)
+    new_text, old, new = replaced
+    line = text[: text.index(old)].count("\n") + 1
+    head = header("edit_file", target)
+    if new_text == text:
+        said = f"{head} (no change: old and new are identical, at line {line})"
+        return ToolResult("edit_file", target, said, policy=access.policy)
+    return new_text.encode("utf-8"), f"{head} {describe_edit(old, new, line)}"
 
 
 def _existing_text(prepared: PreparedWrite) -> str | None:

@@ -5,10 +5,12 @@ includes whatever ``MEMORY_TOOLS`` lists."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from harness.memory.run import MemoryOutcome, RunMemory
 from harness.memory.text import MAX_KEY_CHARS, inline
 from harness.tools.base import Tool, ToolArgs, ToolContext, failure, header
 from harness.types import ToolResult
@@ -45,16 +47,11 @@ class Remember:
     Args: ClassVar[type[ToolArgs]] = RememberArgs
 
     async def run(self, args: RememberArgs, ctx: ToolContext) -> ToolResult:
-        target = _target(args.key)
-        if ctx.memory is None:
-            return failure(self.name, target, _UNAVAILABLE)
-        outcome = ctx.memory.remember(args.key, args.value, args.scope, ctx.step)
-        return ToolResult(
-            name=self.name,
-            target=target,
-            text=f"{header(self.name, target)}\n{outcome.text}",
-            ok=outcome.ok,
-            events=outcome.events,
+        return _noted(
+            self.name,
+            args.key,
+            ctx,
+            lambda m: m.remember(args.key, args.value, args.scope, ctx.step),
         )
 
 
@@ -68,17 +65,24 @@ class Forget:
     Args: ClassVar[type[ToolArgs]] = ForgetArgs
 
     async def run(self, args: ForgetArgs, ctx: ToolContext) -> ToolResult:
-        target = _target(args.key)
-        if ctx.memory is None:
-            return failure(self.name, target, _UNAVAILABLE)
-        outcome = ctx.memory.forget(args.key, args.scope, ctx.step)
-        return ToolResult(
-            name=self.name,
-            target=target,
-            text=f"{header(self.name, target)}\n{outcome.text}",
-            ok=outcome.ok,
-            events=outcome.events,
-        )
+        return _noted(self.name, args.key, ctx, lambda m: m.forget(args.key, args.scope, ctx.step))
+
+
+def _noted(
+    name: str, key: str, ctx: ToolContext, act: Callable[[RunMemory], MemoryOutcome]
+) -> ToolResult:
+    """``act`` on the run's memory, its outcome as the result; without memory, a failure."""
+    target = _target(key)
+    if ctx.memory is None:
+        return failure(name, target, _UNAVAILABLE)
+    outcome = act(ctx.memory)
+    return ToolResult(
+        name=name,
+        target=target,
+        text=f"{header(name, target)}\n{outcome.text}",
+        ok=outcome.ok,
+        events=outcome.events,
+    )
 
 
 def _target(key: str) -> str:

@@ -16,6 +16,7 @@ import secrets
 import stat
 from dataclasses import dataclass
 
+from harness.closing import Closing
 from harness.types import FileWrite
 from harness.workspace.resolver import Located, reopen
 
@@ -56,7 +57,7 @@ def check_regular(rel: str, st: os.stat_result) -> None:
 
 
 @dataclass
-class OpenFile:
+class OpenFile(Closing):
     """A regular file open for reading: its fd, real relative path and ``fstat``."""
 
     fd: int
@@ -66,12 +67,6 @@ class OpenFile:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self.fd)
-
-    def __enter__(self) -> OpenFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def read(self, limit: int | None = None) -> bytes:
         """Up to ``limit`` bytes (all when None) from the start, in bounded chunks."""
@@ -123,7 +118,7 @@ def file_hash(fd: int, st: os.stat_result) -> str:
 
 
 @dataclass
-class PreparedWrite:
+class PreparedWrite(Closing):
     """A write whose target has been located and whose old bytes have been read, not yet
     made: the caller announces it (``before_write``) and then ``commit``s or ``close``s."""
 
@@ -134,12 +129,6 @@ class PreparedWrite:
 
     def close(self) -> None:
         self.loc.close()
-
-    def __enter__(self) -> PreparedWrite:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def commit(self, data: bytes) -> FileWrite:
         parent, name = self._make_parents()

@@ -23,6 +23,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.closing import Closing
 from harness.errors import ContainmentError
 
 MAX_SYMLINK_HOPS = 40  # as the kernel's ELOOP limit
@@ -34,7 +35,7 @@ _OUTSIDE = (
 
 
 @dataclass
-class Located:
+class Located(Closing):
     """Where a path ends up inside the root.
 
     ``parent_fd`` is an ``O_PATH`` fd of the real parent directory; ``name`` the final
@@ -64,12 +65,6 @@ class Located:
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-
-    def __enter__(self) -> Located:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def open_root(root: Path) -> int:

@@ -212,17 +212,22 @@ function M.ask(_, params, ctx)
   return coroutine.yield()
 end
 
---- Answer an approval (from the focused float).
-function M.answer(item, action)
-  if not remove(item) then
-    return
-  end
+--- Unfocus the float and go back to the window the user was in before it.
+local function leave_float()
   ui.focused = false
   local prev = ui.prev
   render()
   if prev and vim.api.nvim_win_is_valid(prev) then
     vim.api.nvim_set_current_win(prev)
   end
+end
+
+--- Answer an approval (from the focused float).
+function M.answer(item, action)
+  if not remove(item) then
+    return
+  end
+  leave_float()
   counts()
   item.resume({ title = action.title })
   local run = item.run_id and ('run %d: '):format(item.run_id) or ''
@@ -248,12 +253,7 @@ function M.unfocus()
   if not ui.focused then
     return
   end
-  ui.focused = false
-  local prev = ui.prev
-  render()
-  if prev and vim.api.nvim_win_is_valid(prev) then
-    vim.api.nvim_set_current_win(prev)
-  end
+  leave_float()
 end
 
 --- Drop the pending approvals `pred` selects (their run ended or no longer waits).
