@@ -66,20 +66,16 @@ class Run:
         self._last_words: str | None = None
         self._written: dict[str, None] = {}  # files the run wrote, an ordered set
         self._pending: list[TraceEvent] = []  # changes noted between steps
-        self._verify_failed = False
         self._overflow_cap: int | None = None
-        self._cancel_requested = False
+        self.verify_failed = False  # the last verification failed
+        self.cancel_requested = False  # set by cancel(); read at each safe point
         self._task: asyncio.Task[Any] | None = None
 
     def cancel(self) -> None:
         """Stop at the next safe point; the outcome is ``cancelled``."""
-        self._cancel_requested = True
+        self.cancel_requested = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
-
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel_requested
 
     def notify_changed(self, paths: Iterable[str | Path], cause: str = "disk") -> int:
         """Files changed outside the agent (editor save, formatter, git). Returns how many
@@ -102,7 +98,7 @@ class Run:
             for message in self.toolbox.warnings:
                 self.observer.user_warning(self.info, message)
             while outcome is None:
-                outcome = self._limit_reached() or await self._step(self.step + 1)
+                outcome = _limit_reached(self) or await self._step(self.step + 1)
         except _Cancelled:
             outcome = Outcome.CANCELLED
         except asyncio.CancelledError:
@@ -117,15 +113,6 @@ class Run:
             log.exception("run %d stopped by an internal error", self.run_id)
             outcome, error = Outcome.CANCELLED, f"internal error: {type(exc).__name__}: {exc}"
         return self._finish(outcome, error)
-
-    def _limit_reached(self) -> Outcome | None:
-        if self._cancel_requested:
-            return Outcome.CANCELLED
-        if self.step >= self.contract.max_steps:
-            return Outcome.VERIFICATION_FAILED if self._verify_failed else Outcome.STEP_CAP_REACHED
-        if self.spent >= self.contract.token_budget:
-            return Outcome.BUDGET_EXHAUSTED
-        return None
 
     def _finish(self, outcome: Outcome, error: str | None) -> RunResult:
         self.result = RunResult(
@@ -169,7 +156,7 @@ class Run:
         verdict = await verify(self.contract.verification, self.toolbox, ctx, self.ledger)
         taken.add(verdict.result, self._observe(ctx.step, verdict.result))
         self.observer.verification_finished(self.info, ctx.step, verdict.result)
-        self._verify_failed = not verdict.passed
+        self.verify_failed = not verdict.passed
         return verdict.passed
 
     async def _ask(self, step: int) -> tuple[Turn, Reply]:
@@ -211,7 +198,7 @@ class Run:
     async def _run_calls(self, reply: Reply, ctx: ToolContext, taken: _Taken) -> None:
         calls = reply.tool_calls
         for call in calls[:MAX_CALLS_PER_TURN]:
-            if self._cancel_requested:
+            if self.cancel_requested:
                 raise asyncio.CancelledError
             self.observer.tool_started(self.info, ctx.step, call, label(call))
             result = await self.toolbox.call(call, ctx, self.ledger)
@@ -254,6 +241,17 @@ class _Taken:
     def add(self, result: ToolResult, observation: Observation) -> None:
         self.results.append(result)
         self.observed.append(observation)
+
+
+def _limit_reached(run: Run) -> Outcome | None:
+    """The outcome that ends ``run`` before its next step, if one does."""
+    if run.cancel_requested:
+        return Outcome.CANCELLED
+    if run.step >= run.contract.max_steps:
+        return Outcome.VERIFICATION_FAILED if run.verify_failed else Outcome.STEP_CAP_REACHED
+    if run.spent >= run.contract.token_budget:
+        return Outcome.BUDGET_EXHAUSTED
+    return None
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 """The size contract of the product code (run by ``make lint``): no file of ``harness`` or
 ``server`` over ``MAX_FILE_LINES`` lines, no function (or method) over ``MAX_FUNCTION_LINES``
-lines, decorators and docstring included.
+lines, decorators and docstring included; the classes of ``MAX_CLASS_LINES`` (the loop's
+``Run``, which issue 10 wants readable in one sitting) under their own limit.
 
 ``PENDING`` names what another work package is splitting right now; each entry is printed
 on every run, and an entry that no longer applies is itself an error, so none lingers.
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("harness", "server")
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 60
+MAX_CLASS_LINES: Mapping[str, int] = {"harness/loop.py::Run": 200}
 
 # path, or path::function -> who is splitting it (removed when their branch lands)
 PENDING: Mapping[str, str] = {}
@@ -38,7 +40,14 @@ def oversized(root: Path = ROOT) -> dict[str, str]:
             lines = len(text.splitlines())
             if lines > MAX_FILE_LINES:
                 found[rel] = f"{lines} lines (at most {MAX_FILE_LINES})"
-            for fn in _functions(ast.parse(text, filename=rel)):
+            tree = ast.parse(text, filename=rel)
+            for node in ast.walk(tree):
+                limit = MAX_CLASS_LINES.get(f"{rel}::{getattr(node, 'name', '')}")
+                if isinstance(node, ast.ClassDef) and limit is not None:
+                    length = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if length >= limit:
+                        found[f"{rel}::{node.name}"] = f"{length} lines (under {limit})"
+            for fn in _functions(tree):
                 start = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
                 length = (fn.end_lineno or fn.lineno) - start + 1
                 if length > MAX_FUNCTION_LINES:

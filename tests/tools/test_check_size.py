@@ -50,3 +50,17 @@ def test_pending_entries_are_noted_and_must_still_apply(tmp_path: Path) -> None:
 def test_the_product_keeps_its_sizes() -> None:
     errors, _ = check.problems()
     assert errors == []
+
+
+def test_the_run_class_must_stay_under_200_lines(tmp_path: Path) -> None:
+    (tmp_path / "server").mkdir()
+    methods = "".join(
+        "    " + function(f"m{i}", 8).replace("\n    x", "\n        x") for i in range(22)
+    )
+    write(tmp_path, "harness/loop.py", "class Run:\n" + methods)  # 1 + 22 × 9 = 199 lines
+    assert check.problems(tmp_path, pending={}) == ([], [])
+    write(tmp_path, "harness/loop.py", "class Run:\n" + methods + "    x = 1\n")
+    errors, _ = check.problems(tmp_path, pending={})
+    assert errors == ["harness/loop.py::Run: 200 lines (under 200)"]
+    write(tmp_path, "harness/other.py", "class Run:\n" + methods + "    x = 1\n")
+    assert check.problems(tmp_path, pending={})[0] == errors, "only the loop's Run"
