@@ -28,6 +28,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.support.fake_llm import FakeLLM
+from tests.support.waiting import wait_until
 
 SERVER_COMMAND = [sys.executable, "-m", "server"]
 WAIT_S = 30.0
@@ -78,16 +79,7 @@ class HarnessClient(LanguageClient):
         self._tick.set()
 
     async def wait_for(self, predicate: Callable[[], Any], within_s: float = WAIT_S) -> Any:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within_s
-        while not (value := predicate()):
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise TimeoutError("the server did not send what the test waited for")
-            self._tick.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._tick.wait(), min(remaining, 0.25))
-        return value
+        return await wait_until(predicate, self._tick, within_s)
 
     async def wait_finished(self, run_id: int, within_s: float = WAIT_S) -> dict[str, Any]:
         found: dict[str, Any] = await self.wait_for(

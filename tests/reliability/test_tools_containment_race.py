@@ -30,6 +30,7 @@ import pytest
 
 from harness.errors import ContainmentError
 from tests.support import figures
+from tests.support.beside import everything_beside
 from tests.support.tool_env import ToolEnv, make_tool_env
 
 SOAK = os.environ.get("HARNESS_SOAK") == "1"
@@ -45,25 +46,6 @@ def _outside(tmp_path: Path) -> Path:
         (outside / rel).parent.mkdir(parents=True, exist_ok=True)
         (outside / rel).write_text(f"needle {SENTINEL}\n")
     return outside
-
-
-def _beside(root: Path) -> dict[str, bytes | str]:
-    """Everything next to the workspace root, by content (files) or kind and target."""
-    found: dict[str, bytes | str] = {}
-    for dirpath, dirnames, filenames in os.walk(root.parent):
-        here = Path(dirpath)
-        if here == root:
-            dirnames.clear()
-            continue
-        for name in [*dirnames, *filenames]:
-            path = here / name
-            if path == root:
-                continue
-            if path.is_symlink():
-                found[str(path)] = f"-> {os.readlink(path)}"
-            else:
-                found[str(path)] = "dir" if path.is_dir() else path.read_bytes()
-    return found
 
 
 def _swapper(real: Path, target: Path) -> Callable[[], None]:
@@ -132,7 +114,7 @@ def _layout(tmp_path: Path) -> tuple[ToolEnv, Path]:
 async def test_fuzzed_calls_against_racers_never_escape(tmp_path: Path) -> None:
     env, outside = _layout(tmp_path)
     root = env.root
-    before = _beside(root)
+    before = everything_beside(root)
     moves = [
         _swapper(root / "d", outside / "d"),
         _swapper(root / "deep" / "e", outside / "e"),
@@ -165,7 +147,8 @@ async def test_fuzzed_calls_against_racers_never_escape(tmp_path: Path) -> None:
         stop.set()
         for racer in racers:
             racer.join(10)
-    changed = {k for k in set(before) | set(_beside(root)) if before.get(k) != _beside(root).get(k)}
+    after = everything_beside(root)
+    changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
     escapes += len(changed)
     figures.record(
         "containment race (fuzzed tool calls, 3 racer threads)",

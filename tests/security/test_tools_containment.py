@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ContainmentError
+from tests.support.beside import everything_beside
 from tests.support.tool_env import ToolEnv, make_tool_env
 
 SENTINEL = "OUTSIDE-SENTINEL-5d1c0b9e"
@@ -32,29 +33,6 @@ PATHS_PER_TOOL = 500
 
 def _snapshot(path: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
-
-
-def _everything_outside(root: Path) -> dict[str, bytes | str]:
-    """Every entry beside the workspace root (its parent's whole tree but the root): files
-    by content, directories and symlinks by kind and target. A write that escapes anywhere
-    next to the root — not only into ``outside/`` — changes this."""
-    found: dict[str, bytes | str] = {}
-    for dirpath, dirnames, filenames in os.walk(root.parent):
-        here = Path(dirpath)
-        if here == root:
-            dirnames.clear()
-            continue
-        for name in [*dirnames, *filenames]:
-            path = here / name
-            if path == root:
-                continue
-            if path.is_symlink():
-                found[str(path)] = f"-> {os.readlink(path)}"
-            elif path.is_dir():
-                found[str(path)] = "dir"
-            else:
-                found[str(path)] = path.read_bytes()
-    return found
 
 
 @pytest.fixture
@@ -204,7 +182,7 @@ async def test_hostile_paths_are_refused_or_stay_inside(
     layout: tuple[ToolEnv, Path], tool: str
 ) -> None:
     env, outside = layout
-    before = _everything_outside(env.root)
+    before = everything_beside(env.root)
     assert str(outside / "f.txt") in before
     protected = {p: _snapshot(env.root / p) for p in (".git", ".harness")}
     paths = hostile_paths(tool)
@@ -221,7 +199,7 @@ async def test_hostile_paths_are_refused_or_stay_inside(
             assert not write.path.startswith((".git", ".harness")), (tool, path)
         if result.read is not None:
             assert (env.root / result.read.path).resolve().is_relative_to(env.root)
-    assert _everything_outside(env.root) == before
+    assert everything_beside(env.root) == before
     assert {p: _snapshot(env.root / p) for p in (".git", ".harness")} == protected
     # Neither vacuous nor blind: some paths reached a file inside, some were refused.
     assert answered >= 10, (tool, answered)

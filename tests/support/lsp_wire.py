@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
+from tests.support.waiting import wait_until
+
 SERVER_COMMAND = [sys.executable, "-m", "server"]
 ANSWER_S = 30.0
 
@@ -159,16 +161,7 @@ class WireServer:
     # -- receiving -----------------------------------------------------------------------
 
     async def wait_for(self, predicate: Callable[[], Any], within_s: float = ANSWER_S) -> Any:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within_s
-        while not (value := predicate()):
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise TimeoutError("the server did not send what the test waited for")
-            self._tick.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._tick.wait(), min(remaining, 0.25))
-        return value
+        return await wait_until(predicate, self._tick, within_s)
 
     def notifications(self, method: str) -> list[Any]:
         return [
