@@ -3,6 +3,7 @@ result header format (``[read src/a.py]``)."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -67,6 +68,34 @@ class Tool(Protocol):
     Args: ClassVar[type[ToolArgs]]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult: ...
+
+
+class BaseTool:
+    """What a tool class declares in one line: ``class ReadFile(BaseTool, name="read_file",
+    args=ReadFileArgs)``. Its docstring is its ``description``, the text the model reads
+    (as in pydantic-ai or LangChain tools): one paragraph, its lines joined by single
+    spaces, with ``{fact}`` fields filled from ``facts`` (the tool's limits, so the text
+    cannot drift from the code)."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[ToolArgs]]
+
+    def __init_subclass__(
+        cls,
+        *,
+        name: str,
+        args: type[ToolArgs],
+        facts: Mapping[str, object] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.__doc__:
+            # Only ``python -OO`` strips docstrings; the model must never get an empty text.
+            raise RuntimeError(f"tool {name} has no description (is Python running with -OO?)")
+        cls.name = name
+        cls.Args = args
+        cls.description = " ".join(inspect.cleandoc(cls.__doc__).split()).format_map(facts or {})
 
 
 def failure(

@@ -16,12 +16,12 @@ import re
 import shlex
 import signal
 import time
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import Field, field_validator
 
 from harness import sandbox
-from harness.tools.base import ToolArgs, ToolContext, failure, header
+from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
 from harness.tools.environment import exec_environment
 from harness.tools.proctree import MARKER_VAR, KillReport, kill_all, members, new_marker
 from harness.types import Act, SandboxMode, ToolResult
@@ -99,20 +99,23 @@ class ExecArgs(ToolArgs):
         return argv
 
 
-class Exec:
-    name: ClassVar[str] = "exec"
-    description: ClassVar[str] = (
-        "Run a program in the workspace root: argv is the program and its arguments as a "
-        'list (no shell: for pipes or redirection use ["sh", "-c", "..."]). Stdin is '
-        f"empty. timeout_s defaults to {DEFAULT_TIMEOUT_S:.0f} (max {MAX_TIMEOUT_S:.0f}); on "
-        "timeout the process and everything it started are killed, and so is anything it "
-        "leaves running when it exits. Returns the exit code, stdout and stderr; long output "
-        f"keeps the first {HEAD_CHARS:,} and last {TAIL_CHARS:,} chars of each stream. "
-        "Where a sandbox is available, only the workspace is writable. Commands may need "
-        "the user's approval."
-    )
+_EXEC_FACTS = {
+    "timeout": DEFAULT_TIMEOUT_S,
+    "max_timeout": MAX_TIMEOUT_S,
+    "head": HEAD_CHARS,
+    "tail": TAIL_CHARS,
+}
 
-    Args: ClassVar[type[ToolArgs]] = ExecArgs
+
+class Exec(BaseTool, name="exec", args=ExecArgs, facts=_EXEC_FACTS):
+    """Run a program in the workspace root: argv is the program and its arguments as a
+    list (no shell: for pipes or redirection use ["sh", "-c", "..."]). Stdin is
+    empty. timeout_s defaults to {timeout:.0f} (max {max_timeout:.0f}); on
+    timeout the process and everything it started are killed, and so is anything it
+    leaves running when it exits. Returns the exit code, stdout and stderr; long output
+    keeps the first {head:,} and last {tail:,} chars of each stream.
+    Where a sandbox is available, only the workspace is writable. Commands may need
+    the user's approval."""
 
     def __init__(self) -> None:
         self._told: set[int] = set()  # runs already told that there is no sandbox

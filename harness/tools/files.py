@@ -14,7 +14,6 @@ import asyncio
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import ClassVar
 
 from pydantic import Field
 
@@ -27,7 +26,7 @@ from harness.tools.access import (
     owned,
     same_name,
 )
-from harness.tools.base import ToolArgs, ToolContext, failure, header
+from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
 from harness.tools.span import SpanError, SpanText, read_span
 from harness.types import (
     Act,
@@ -50,17 +49,12 @@ class ReadFileArgs(ToolArgs):
     limit: int | None = Field(default=None, ge=1, description="How many lines to read")
 
 
-class ReadFile:
-    name: ClassVar[str] = "read_file"
-    description: ClassVar[str] = (
-        "Read a text file in the workspace. Paths are relative to the workspace root. "
-        "Without offset/limit the whole file is returned; with them, `limit` lines starting "
-        "at line `offset` (1-based). A file or range longer than the per-read size limit "
-        "returns the whole lines that fit and ends with a marker naming them and the offset "
-        "to read the rest from. Binary files and non-regular files are refused."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = ReadFileArgs
+class ReadFile(BaseTool, name="read_file", args=ReadFileArgs):
+    """Read a text file in the workspace. Paths are relative to the workspace root.
+    Without offset/limit the whole file is returned; with them, `limit` lines starting
+    at line `offset` (1-based). A file or range longer than the per-read size limit
+    returns the whole lines that fit and ends with a marker naming them and the offset
+    to read the rest from. Binary files and non-regular files are refused."""
 
     async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         access = await authorize(self.name, args.path, Act.READ, ctx)
@@ -265,16 +259,11 @@ class WriteFileArgs(_WriteArgs):
     content: str = Field(description="The complete new content of the file")
 
 
-class WriteFile:
-    name: ClassVar[str] = "write_file"
-    description: ClassVar[str] = (
-        "Create or overwrite a text file with the given content (the whole file). Parent "
-        "directories are created. Paths are relative to the workspace root. To change part "
-        "of an existing file, prefer edit_file. Files with unsaved changes in the editor, "
-        "secrets, .git/ and .harness/ are refused."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = WriteFileArgs
+class WriteFile(BaseTool, name="write_file", args=WriteFileArgs):
+    """Create or overwrite a text file with the given content (the whole file). Parent
+    directories are created. Paths are relative to the workspace root. To change part
+    of an existing file, prefer edit_file. Files with unsaved changes in the editor,
+    secrets, .git/ and .harness/ are refused."""
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         said = f"[wrote {display_path(args.path)}] ({len(args.content):,} chars)"
@@ -288,16 +277,11 @@ class EditFileArgs(_WriteArgs):
     new: str = Field(description="The replacement text")
 
 
-class EditFile:
-    name: ClassVar[str] = "edit_file"
-    description: ClassVar[str] = (
-        "Replace one exact piece of text in a file: `old` must occur exactly once in the file "
-        "(copy it from read_file output, including indentation); it is replaced by `new`. "
-        "If `old` occurs 0 or several times nothing is changed and you are told how many "
-        "times it occurs."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = EditFileArgs
+class EditFile(BaseTool, name="edit_file", args=EditFileArgs):
+    """Replace one exact piece of text in a file: `old` must occur exactly once in the file
+    (copy it from read_file output, including indentation); it is replaced by `new`.
+    If `old` occurs 0 or several times nothing is changed and you are told how many
+    times it occurs."""
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         if not args.old:

@@ -22,13 +22,13 @@ import base64
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import Field
 
 from harness.errors import ContainmentError
 from harness.tools.access import owned
-from harness.tools.base import ToolArgs, ToolContext, failure, header
+from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
 from harness.tools.ripgrep import BASE_FLAGS, RipgrepError, RipgrepTimeout, run_rg
 from harness.tools.scope import Scope, admit, search_target
 from harness.types import ToolResult
@@ -56,21 +56,16 @@ class GrepArgs(ToolArgs):
     )
 
 
-class Grep:
-    name: ClassVar[str] = "grep"
-    description: ClassVar[str] = (
-        "Search file contents in the workspace with ripgrep. The pattern is a regular "
-        "expression in ripgrep's (Rust regex) syntax: like Python's re but without "
-        "look-around or backreferences; matched per line (^ and $ are line start and end; "
-        "(?i) for case-insensitive). Optional path_glob limits the files: a glob where * "
-        "also crosses directories, matched against the relative path or the file name "
-        "(e.g. `*.py`, `src/*.ts`), or a directory (`src`). Prints `path:line: text`, at "
-        f"most {GREP_MAX_LINES} lines, then how many more there are. Binary and ignored "
-        "files (.gitignore, .git, node_modules, .venv) and files you may not read are "
-        "skipped."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = GrepArgs
+class Grep(BaseTool, name="grep", args=GrepArgs, facts={"most": GREP_MAX_LINES}):
+    """Search file contents in the workspace with ripgrep. The pattern is a regular
+    expression in ripgrep's (Rust regex) syntax: like Python's re but without
+    look-around or backreferences; matched per line (^ and $ are line start and end;
+    (?i) for case-insensitive). Optional path_glob limits the files: a glob where *
+    also crosses directories, matched against the relative path or the file name
+    (e.g. `*.py`, `src/*.ts`), or a directory (`src`). Prints `path:line: text`, at
+    most {most} lines, then how many more there are. Binary and ignored
+    files (.gitignore, .git, node_modules, .venv) and files you may not read are
+    skipped."""
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         target = f"{args.pattern} in {args.path_glob}" if args.path_glob else args.pattern

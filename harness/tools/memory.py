@@ -6,13 +6,13 @@ includes whatever ``MEMORY_TOOLS`` lists."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from harness.memory.run import MemoryOutcome, RunMemory
 from harness.memory.text import MAX_KEY_CHARS, inline
-from harness.tools.base import Tool, ToolArgs, ToolContext, failure, header
+from harness.tools.base import BaseTool, Tool, ToolArgs, ToolContext, failure, header
 from harness.types import ToolResult
 
 _UNAVAILABLE = "memory is not available in this run; carry on without it"
@@ -34,17 +34,12 @@ class ForgetArgs(ToolArgs):
     )
 
 
-class Remember:
-    name: ClassVar[str] = "remember"
-    description: ClassVar[str] = (
-        "Write a short keyed note that later runs over this workspace will see (or, with "
-        'scope="global", runs over every workspace). Use it for what took effort to learn and '
-        "will still hold: the build or test command, a convention, a decision and its reason. "
-        "Writing a key again replaces its note. Notes are capped in size and number; the "
-        "least-recalled notes are evicted first. Notes pinned by the operator cannot be changed."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = RememberArgs
+class Remember(BaseTool, name="remember", args=RememberArgs):
+    """Write a short keyed note that later runs over this workspace will see (or, with
+    scope="global", runs over every workspace). Use it for what took effort to learn and
+    will still hold: the build or test command, a convention, a decision and its reason.
+    Writing a key again replaces its note. Notes are capped in size and number; the
+    least-recalled notes are evicted first. Notes pinned by the operator cannot be changed."""
 
     async def run(self, args: RememberArgs, ctx: ToolContext) -> ToolResult:
         return _noted(
@@ -55,14 +50,9 @@ class Remember:
         )
 
 
-class Forget:
-    name: ClassVar[str] = "forget"
-    description: ClassVar[str] = (
-        "Remove a note you wrote earlier with `remember`, when it is wrong or no longer true. "
-        "Notes pinned by the operator cannot be forgotten."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = ForgetArgs
+class Forget(BaseTool, name="forget", args=ForgetArgs):
+    """Remove a note you wrote earlier with `remember`, when it is wrong or no longer true.
+    Notes pinned by the operator cannot be forgotten."""
 
     async def run(self, args: ForgetArgs, ctx: ToolContext) -> ToolResult:
         return _noted(self.name, args.key, ctx, lambda m: m.forget(args.key, args.scope, ctx.step))

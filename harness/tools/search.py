@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import ClassVar
 
 from pydantic import Field
 
 from harness.errors import ContainmentError
 from harness.tools.access import authorize, display_path
-from harness.tools.base import ToolArgs, ToolContext, failure, header
+from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
 from harness.tools.grep import GREP_MAX_LINES, LINE_CLIP_CHARS, Grep, GrepArgs
 from harness.tools.ripgrep import RipgrepError, RipgrepTimeout
 from harness.tools.scope import Scope, admit, list_files
@@ -32,17 +31,12 @@ class FindArgs(ToolArgs):
     name_glob: str = Field(min_length=1, description="Glob for the path or file name")
 
 
-class Find:
-    name: ClassVar[str] = "find"
-    description: ClassVar[str] = (
-        "Find files in the workspace by name: a glob where * also crosses directories, "
-        "matched against the relative path or the file name (e.g. `*.py`, `test_*`, "
-        f"`src/*/config.*`), or a directory name (`src`). Prints up to {FIND_MAX_PATHS} "
-        "sorted relative paths, then how many more. Ignored files, symlinks and files you "
-        "may not read are not listed."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = FindArgs
+class Find(BaseTool, name="find", args=FindArgs, facts={"most": FIND_MAX_PATHS}):
+    """Find files in the workspace by name: a glob where * also crosses directories,
+    matched against the relative path or the file name (e.g. `*.py`, `test_*`,
+    `src/*/config.*`), or a directory name (`src`). Prints up to {most}
+    sorted relative paths, then how many more. Ignored files, symlinks and files you
+    may not read are not listed."""
 
     async def run(self, args: FindArgs, ctx: ToolContext) -> ToolResult:
         glob = PathGlob(args.name_glob, dirs=True)
@@ -88,15 +82,10 @@ class ListDirArgs(ToolArgs):
     path: str = Field(default=".", description="Directory relative to the workspace root")
 
 
-class ListDir:
-    name: ClassVar[str] = "list_dir"
-    description: ClassVar[str] = (
-        "List a directory of the workspace (default: the root). Entries are sorted; "
-        "directories end with `/`. Ignored entries (.git, node_modules, .venv, .gitignore) "
-        f"are counted but not listed. At most {LIST_MAX_ENTRIES} entries."
-    )
-
-    Args: ClassVar[type[ToolArgs]] = ListDirArgs
+class ListDir(BaseTool, name="list_dir", args=ListDirArgs, facts={"most": LIST_MAX_ENTRIES}):
+    """List a directory of the workspace (default: the root). Entries are sorted;
+    directories end with `/`. Ignored entries (.git, node_modules, .venv, .gitignore)
+    are counted but not listed. At most {most} entries."""
 
     async def run(self, args: ListDirArgs, ctx: ToolContext) -> ToolResult:
         access = await authorize(self.name, args.path, Act.READ, ctx)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.tools import all_tools, dispatch, tool_schemas
-from harness.tools.base import Tool, ToolArgs, ToolContext
+from harness.tools.base import BaseTool, Tool, ToolArgs, ToolContext
 from harness.types import ToolCall, ToolResult
 
 if TYPE_CHECKING:
@@ -35,6 +35,27 @@ def test_all_tools_and_schemas():
     assert set(schemas["edit_file"].parameters["required"]) == {"path", "old", "new"}
     for schema in schemas.values():
         assert len(schema.description) > 40
+
+
+def test_a_description_is_its_docstring_as_one_paragraph_with_the_limits_filled_in():
+    tools = all_tools()
+    for tool in tools.values():
+        assert "\n" not in tool.description and "  " not in tool.description
+        assert "{" not in tool.description  # every fact was filled in
+    assert "Prints up to 200 sorted relative paths" in tools["find"].description
+    assert "at most 50 lines" in tools["grep"].description
+    assert "defaults to 120 (max 600)" in tools["exec"].description
+    assert "keeps the first 4,000 and last 4,000 chars" in tools["exec"].description
+
+
+def test_a_tool_without_a_docstring_is_refused_at_import():
+    class _Args(ToolArgs):
+        pass
+
+    with pytest.raises(RuntimeError, match="tool nameless has no description"):
+
+        class _Nameless(BaseTool, name="nameless", args=_Args):
+            pass
 
 
 @pytest.mark.parametrize(
