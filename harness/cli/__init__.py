@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import __version__
-from harness.cli.common import EXIT_FAILED, EXIT_USAGE, Parser, commands
+from harness.cli.args import EXIT_FAILED, EXIT_USAGE, Parser, commands
 from harness.errors import ConfigError, StoreError
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from rich.text import Text
 
-from harness.cli.common import (
+from harness.cli.args import (
     EXIT_FAILED,
     EXIT_USAGE,
     add_json_arg,
@@ -30,12 +30,9 @@ from harness.cli.common import (
     add_workspace_arg,
     choose_workspace,
     commands,
-    console,
     open_store,
-    print_found,
-    print_json,
-    say,
 )
+from harness.cli.output import console, print_found, print_json, say
 from harness.cli.table import Column, render
 from harness.cli.times import local_date
 from harness.contract import MemoryLimits

@@ -13,15 +13,8 @@ import argparse
 import sys
 from typing import Any
 
-from harness.cli.common import (
-    EXIT_FAILED,
-    add_json_arg,
-    add_store_arg,
-    console,
-    open_store,
-    print_json,
-    say,
-)
+from harness.cli.args import EXIT_FAILED, add_json_arg, add_store_arg, open_store
+from harness.cli.output import console, print_json, say
 from harness.revert import FileRevert, RevertAction, RevertResult, revert_run
 
 _VERBS = {

@@ -18,14 +18,14 @@ from typing import Any
 from rich.console import Console
 
 from harness.cli.approve import default_approver
-from harness.cli.common import (
+from harness.cli.args import (
     WorkspaceChoice,
     add_store_arg,
     add_workspace_arg,
     choose_workspace,
-    console,
     open_store,
 )
+from harness.cli.output import console
 from harness.cli.progress import TerminalObserver
 from harness.cli.summary import end_lines
 from harness.contract import (

@@ -19,16 +19,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from harness.cli.common import (
-    add_json_arg,
-    add_store_arg,
-    commands,
-    console,
-    open_store,
-    print_found,
-    print_json,
-    prose,
-)
+from harness.cli.args import add_json_arg, add_store_arg, commands, open_store
+from harness.cli.output import console, print_found, print_json, prose
 from harness.cli.summary import plural
 from harness.cli.table import Column, cut, render
 from harness.cli.times import local_minute

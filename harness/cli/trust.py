@@ -12,7 +12,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import choose_workspace, say
+from harness.cli.args import choose_workspace
+from harness.cli.output import say
 from harness.errors import ConfigError
 from harness.policy import TrustChange, default_user_config, record_trust
 
