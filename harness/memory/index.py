@@ -15,12 +15,28 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import chain
+from typing import NamedTuple
 
 from harness.memory.block import render_line
 from harness.memory.notes import is_operator_note
 from harness.memory.text import RESTATEMENT_THRESHOLD, jaccard, words
 
 WORD_CACHE_LIMIT = 65_536
+
+
+class NoteRow(NamedTuple):
+    """What the index needs of a stored note (the columns of ``INDEX_COLUMNS``, in order)."""
+
+    id: int
+    key: str
+    value: str
+    kind: str
+    pinned: bool
+    seq: int
+    recall_runs: int
+
+
+INDEX_COLUMNS = "id, key, value, kind, pinned, seq, recall_runs"
 
 
 class WordCache:
@@ -64,29 +80,21 @@ class IndexedNote:
     operator: bool  # the user's note (a decision or pinned), printed apart from the agent's
 
     @classmethod
-    def build(
-        cls,
-        cache: WordCache,
-        *,
-        id: int,
-        key: str,
-        value: str,
-        kind: str,
-        pinned: bool,
-        seq: int,
-        runs: int,
-    ) -> IndexedNote:
-        value_words = cache(value)
+    def build(cls, cache: WordCache, row: NoteRow) -> IndexedNote:
+        """The entry for a stored note (``row``), its word sets from ``cache``."""
+        pinned = bool(row.pinned)
+        value_words = cache(row.value)
         return cls(
-            id=id,
-            key=key,
-            value=value,
-            seq=seq,
-            runs=runs,
             value_words=value_words,
-            words=value_words | cache(key),
-            line=render_line(key, value, kind=kind, pinned=pinned),
-            operator=is_operator_note(kind, pinned),
+            words=value_words | cache(row.key),
+            line=render_line(row.key, row.value, kind=row.kind, pinned=pinned),
+            operator=is_operator_note(row.kind, pinned),
+            # and what is stored as it is
+            id=row.id,
+            key=row.key,
+            value=row.value,
+            seq=row.seq,
+            runs=row.recall_runs,
         )
 
 

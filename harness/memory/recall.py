@@ -10,25 +10,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
 
-from harness.memory.index import IndexedNote, ScopeIndex, WordCache
+from harness.memory.index import INDEX_COLUMNS, IndexedNote, NoteRow, ScopeIndex, WordCache
 from harness.memory.notes import MemoryNote
-
-
-class NoteRow(NamedTuple):
-    """What recall needs of a stored note (the columns of ``INDEX_COLUMNS``, in order)."""
-
-    id: int
-    key: str
-    value: str
-    kind: str
-    pinned: bool
-    seq: int
-    recall_runs: int
-
-
-INDEX_COLUMNS = "id, key, value, kind, pinned, seq, recall_runs"
 
 
 class RecallIndex:
@@ -95,16 +79,7 @@ class RecallIndex:
         )
 
     def _entry(self, row: NoteRow) -> IndexedNote:
-        return IndexedNote.build(
-            self.words,
-            id=row.id,
-            key=row.key,
-            value=row.value,
-            kind=row.kind,
-            pinned=bool(row.pinned),
-            seq=row.seq,
-            runs=row.recall_runs,
-        )
+        return IndexedNote.build(self.words, row)
 
 
 __all__ = ["INDEX_COLUMNS", "NoteRow", "RecallIndex"]
