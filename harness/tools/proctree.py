@@ -30,15 +30,6 @@ def new_marker() -> str:
     return secrets.token_hex(8)
 
 
-@dataclass(frozen=True)
-class _Proc:
-    pid: int
-    ppid: int
-    pgid: int
-    sid: int
-    state: str
-
-
 @dataclass
 class KillReport:
     """What a kill did: PIDs killed (apart from the command itself) and PIDs that survived."""
@@ -61,6 +52,17 @@ class KillReport:
 
 def _were(n: int) -> str:
     return "was" if n == 1 else "were"
+
+
+@dataclass(frozen=True)
+class _Proc:
+    """What ``/proc/PID/stat`` says of a process that the kill needs."""
+
+    pid: int
+    ppid: int
+    pgid: int
+    sid: int
+    state: str
 
 
 def _scan() -> dict[int, _Proc]:
