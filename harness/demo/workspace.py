@@ -3,6 +3,7 @@ tests, all valid Python so the scripted session can run the tests for real."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 MODULES = ("lexer", "parser", "ast", "evaluator")
@@ -42,9 +43,12 @@ def _module(name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tests() -> str:
-    body = [
-        '"""Tests for calc (run with python -m unittest -v)."""',
+def unittest_head(doc: str, package: str, modules: Iterable[str], case: str) -> list[str]:
+    """The first lines of a generated project's ``tests/test_<package>.py``: a docstring,
+    ``src/`` on the path, the modules imported, and ``class <case>(unittest.TestCase):``.
+    Shared with the benchmarks' generated projects."""
+    return [
+        f'"""{doc}"""',
         "",
         "import sys",
         "import unittest",
@@ -52,10 +56,17 @@ def _tests() -> str:
         "",
         "sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'src'))",
         "",
-        "from calc import ast, evaluator, lexer, parser  # noqa: E402",
+        f"from {package} import {', '.join(modules)}  # noqa: E402",
         "",
         "",
-        "class CalcTest(unittest.TestCase):",
+        f"class {case}(unittest.TestCase):",
+    ]
+
+
+def _tests() -> str:
+    doc = "Tests for calc (run with python -m unittest -v)."
+    body = [
+        *unittest_head(doc, "calc", ("ast", "evaluator", "lexer", "parser"), "CalcTest"),
         "    def test_parse_expr(self) -> None:",
         "        self.assertEqual(parser.parse_expr('(1 + 2)'), ['(', '1', '+', '2', ')'])",
         "",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.demo.driver import Scenario
+from harness.demo.workspace import unittest_head
 
 TEST_ARGV = ("python3", "-m", "unittest", "discover", "-s", "tests", "-q")
 MODULES = (
@@ -64,20 +65,7 @@ def first_line(k: int) -> int:
 
 
 def _tests(mods: tuple[str, ...]) -> str:
-    body = [
-        '"""Tests for shop."""',
-        "",
-        "import sys",
-        "import unittest",
-        "from pathlib import Path",
-        "",
-        "sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'src'))",
-        "",
-        f"from shop import {', '.join(mods)}  # noqa: E402",
-        "",
-        "",
-        "class ShopTest(unittest.TestCase):",
-    ]
+    body = unittest_head("Tests for shop.", "shop", mods, "ShopTest")
     for mod in mods:
         for k in range(0, FUNCTIONS, 4):
             expected = (1 * (k + 1) - 0) + (2 * (k + 1) - 1)

@@ -4,6 +4,8 @@ semantics (case-sensitive outside the builtin layer)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,29 +13,19 @@ from hypothesis import strategies as st
 from harness.policy import SECRET_GLOBS, Layer, Policy, Rule, RuleSet
 from harness.types import Act, Effect
 from harness.workspace import PathGlob
+from tests.support.wire_schemas import wire_schemas_dir
 
 R, W, X = Act.READ, Act.WRITE, Act.EXEC
 ALLOW, ASK, DENY = Effect.ALLOW, Effect.ASK, Effect.DENY
 
 
 def test_the_secrets_list_is_the_spec_list():
-    assert SECRET_GLOBS == (
-        ".env",
-        ".env.*",
-        "*.pem",
-        "*.key",
-        "*.p12",
-        "*.pfx",
-        "id_rsa",
-        "id_dsa",
-        "id_ecdsa",
-        "id_ed25519",
-        ".netrc",
-        ".npmrc",
-        ".pypirc",
-        ".pgpass",
-        ".git-credentials",
-    )
+    """Read from SPEC.md itself (the "Built-in secrets layer" item), not a copy of it."""
+    spec = (wire_schemas_dir().parent / "SPEC.md").read_text(encoding="utf-8")
+    item = spec[spec.index("**Built-in secrets layer**") :]
+    listed = item[item.index("):") : item.index(".\n")]
+    assert tuple(re.findall(r"`([^`]+)`", listed)) == SECRET_GLOBS
+    assert len(SECRET_GLOBS) == 15
 
 
 @pytest.mark.parametrize("act", [R, W], ids=["read", "write"])
