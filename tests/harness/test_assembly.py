@@ -16,6 +16,7 @@ from harness.provider.scripted import ScriptedProvider
 from harness.session import build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome, Role
+from tests.support.workspace import make_workspace
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -39,10 +40,7 @@ async def run(
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.py").write_text("x = 1\n")
-    return root
+    return make_workspace(tmp_path, {"a.py": "x = 1\n"})
 
 
 async def test_the_memory_block_is_chosen_once_and_recalled_every_step(

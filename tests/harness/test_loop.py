@@ -28,6 +28,7 @@ from harness.types import (
     Request,
     ToolCall,
 )
+from tests.support.workspace import make_workspace
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -60,10 +61,7 @@ class Recorder(RunObserver):
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.py").write_text("x = 1\n")
-    return root
+    return make_workspace(tmp_path, {"a.py": "x = 1\n"})
 
 
 async def make_run(

@@ -5,7 +5,7 @@ order, recall rows, and hostile notes kept inside the block."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,20 +23,6 @@ from harness.memory.block import (
 )
 from harness.store import Store
 from tests.support.steps import commit_bare_step
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "store.db")
-    yield s
-    s.close()
 
 
 def start(store: Store, ws: Path, limits: MemoryLimits | None = None) -> RunMemory:

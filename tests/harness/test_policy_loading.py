@@ -49,13 +49,6 @@ def _user(tmp_path: Path, text: str) -> Path:
     return path
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
 def test_load_layers_and_defaults_in_a_trusted_folder(ws: Path, tmp_path: Path):
     _write_policy(ws, WORKSPACE_TOML)
     user = _user(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +38,6 @@ def ws(tmp_path: Path) -> Path:
     (root / "b.txt").write_text("b original\n")
     os.chmod(root / "b.txt", 0o640)
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "s.db")
-    yield s
-    s.close()
 
 
 def run_turns(ws: Path, store: Store, turns: list[dict[str, Any]]) -> int:

@@ -18,6 +18,7 @@ from harness.provider.scripted import ScriptedProvider
 from harness.session import build_contract, open_session
 from harness.store import Store
 from harness.types import AttemptSink, Outcome, Reply, Request
+from tests.support.workspace import make_workspace
 
 
 class Closing(ScriptedProvider):
@@ -38,10 +39,7 @@ class Exploding(Closing):
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.py").write_text("x = 1\n")
-    return root
+    return make_workspace(tmp_path, {"a.py": "x = 1\n"})
 
 
 def test_the_contract_is_built_from_layers_the_last_given_value_winning(ws: Path) -> None:

@@ -33,6 +33,7 @@ from harness.types import Outcome
 from tests.conftest import MakeFakeLLM
 from tests.support import figures
 from tests.support.fake_llm import FakeLLM, Fault
+from tests.support.workspace import PARSER_PY, make_workspace
 
 SOAK = os.environ.get("HARNESS_SOAK") == "1"
 SEED = 20_261_201
@@ -118,9 +119,7 @@ async def test_a_fault_at_a_random_step_ends_in_a_classified_outcome(
     wire: str,
     step: int,
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "parser.py").write_text("def parse(x):\n    return x\n")
+    workspace = make_workspace(tmp_path, {"parser.py": PARSER_PY})
     store = tmp_path / "harness.db"
     fake = fake_llm(TURNS, wire=wire)
     fake.inject_at(step, fault)
@@ -154,9 +153,7 @@ async def run_in_process(
     """A whole run of ``TURNS`` against ``fake``: outcome, error, (step, failure) of every
     provider call, and the RSS growth of this process while it ran. ``cancel_at``: cancel
     the run (as ``harness.cancel`` does) once that many requests have reached the model."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "parser.py").write_text("def parse(x):\n    return x\n")
+    workspace = make_workspace(tmp_path, {"parser.py": PARSER_PY})
     config = fake.config(timeouts=timeouts, retry=RetryPolicy(max_attempts=5, backoff_base_s=0))
     with Store(tmp_path / "harness.db") as store:
         session = await open_session(

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
 
 import pytest
 
 from harness.errors import FailureKind, ProviderError
 from harness.provider.anthropic import ANTHROPIC_VERSION
-from harness.types import Attempt, Reply, Request
+from harness.types import Request
 from tests.conftest import MakeFakeLLM
 from tests.harness.provider.common import READ, STREAM, TWO_CALLS, call_provider
-from tests.support.fake_llm import FakeLLM, Fault
+from tests.support.fake_llm import Fault
 
 REQUEST = Request.flat("You are a coding agent.", ("Goal: fix the parser.\n" * 10,), tools=(READ,))
 
 
-async def call(
-    fake: FakeLLM,
-    *,
-    stream: bool,
-    key: str | None = None,
-    request: Request = REQUEST,
-    **config: Any,
-) -> tuple[Reply, list[Attempt]]:
-    return await call_provider(fake, stream=stream, request=request, key=key, **config)
+call = functools.partial(call_provider, request=REQUEST)
+"""One ``complete`` of ``REQUEST`` (or the ``request`` given) through a provider for a fake."""
 
 
 @pytest.mark.parametrize("stream", STREAM)

@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import MakeFakeLLM
 from tests.support.fake_llm import Fault
+from tests.support.workspace import PARSER_PY, make_workspace
 
 KEY = "sk-run-secret-0123456789abcdef"
 TURNS = [
@@ -54,9 +55,7 @@ def provider_calls(store: Path) -> list[tuple[int, int, str | None, int | None, 
 async def test_a_run_survives_faults_and_records_every_attempt(
     fake_llm: MakeFakeLLM, tmp_path: Path, wire: str
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "parser.py").write_text("def parse(x):\n    return x\n")
+    workspace = make_workspace(tmp_path, {"parser.py": PARSER_PY})
     store = tmp_path / "harness.db"
     fake = fake_llm(TURNS, wire=wire)
     fake.inject(Fault.rate_limited(retry_after="1"), Fault.drop(after_events=3))
@@ -101,9 +100,7 @@ def reported_usage(usage: dict[str, Any] | None, wire: str) -> tuple[int | None,
 async def test_a_context_overflow_is_recorded_and_not_retried_by_the_provider(
     fake_llm: MakeFakeLLM, tmp_path: Path
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "parser.py").write_text("def parse(x):\n    return x\n")
+    workspace = make_workspace(tmp_path, {"parser.py": PARSER_PY})
     store = tmp_path / "harness.db"
     fake = fake_llm(TURNS[2:], wire="anthropic")
     fake.inject(Fault.context_length())

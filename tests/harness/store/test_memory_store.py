@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -50,20 +50,6 @@ def operator_events(store: Store) -> list[tuple[str, dict[str, object]]]:
         "SELECT kind, detail FROM context_events WHERE run_id IS NULL AND step IS NULL ORDER BY id",
     )
     return [(r["kind"], json.loads(r["detail"])) for r in rows]
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path)
-    yield s
-    s.close()
 
 
 # -- schema --------------------------------------------------------------------------------
