@@ -14,19 +14,7 @@ import pytest
 
 from harness.cli import main
 from harness.store import Store
-
-NOTE_FIELDS = [
-    "key",
-    "value",
-    "kind",
-    "pinned",
-    "scope",
-    "runId",
-    "step",
-    "createdAt",
-    "updatedAt",
-    "recalls",
-]
+from tests.support.memory_note import NOTE_FIELDS
 
 
 class Cli:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from tests.support.workspace import make_workspace
 
 
 @pytest.fixture
@@ -27,6 +28,19 @@ def trust(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str
     code = main(["trust", *argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def revoke(capsys: pytest.CaptureFixture[str], folder: Path, *, after_trusting: Path) -> str:
+    """Trust ``after_trusting``, then revoke ``folder``: what that printed (it succeeded)."""
+    trust(capsys, str(after_trusting))
+    code, out, _ = trust(capsys, str(folder), "--revoke")
+    assert code == 0
+    return out
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path, name="app")
 
 
 def test_the_default_folder_is_the_git_root(
@@ -62,32 +76,22 @@ def test_without_git_the_current_directory(
     assert trusted(config) == [str(plain)]
 
 
-def test_revoke(tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = tmp_path / "app"
-    folder.mkdir()
-    trust(capsys, str(folder))
-    code, out, _ = trust(capsys, str(folder), "--revoke")
-    assert code == 0
-    assert out == (
-        f"no longer trusted: {folder} (removed from {config}); only the deny and ask rules of "
+def test_revoke(app: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert revoke(capsys, app, after_trusting=app) == (
+        f"no longer trusted: {app} (removed from {config}); only the deny and ask rules of "
         "its .harness/policy.toml apply\n"
     )
     assert trusted(config) == []
-    assert trust(capsys, str(folder), "--revoke")[1] == (
-        f"{folder} was not trusted ({config}); nothing to do\n"
+    assert trust(capsys, str(app), "--revoke")[1] == (
+        f"{app} was not trusted ({config}); nothing to do\n"
     )
 
 
 def test_revoking_under_a_trusted_parent_says_why_it_stays_trusted(
-    tmp_path: Path, config: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, app: Path, config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "app"
-    folder.mkdir()
-    trust(capsys, str(tmp_path))
-    code, out, _ = trust(capsys, str(folder), "--revoke")
-    assert code == 0
-    assert out == (
-        f"{folder} not listed, but it is still trusted: {tmp_path} is in {config}; revoke "
+    assert revoke(capsys, app, after_trusting=tmp_path) == (
+        f"{app} not listed, but it is still trusted: {tmp_path} is in {config}; revoke "
         "that folder to stop trusting its subfolders\n"
     )
 

@@ -18,6 +18,7 @@ from harness.memory import GLOBAL, TRUNCATION_MARK
 from harness.memory.rules import EVICTION_ORDER
 from harness.store import Store
 from harness.store.schema import MIGRATIONS, migrate
+from tests.support.memory_note import NOTE_FIELDS
 from tests.support.steps import commit_bare_step
 
 
@@ -93,18 +94,7 @@ def test_a_note_records_its_run_step_and_kind_and_has_the_8_1_shape(store: Store
     note = store.memory_get(ws, "build-command")
     assert note is not None
     shape = note.to_json()
-    assert list(shape) == [
-        "key",
-        "value",
-        "kind",
-        "pinned",
-        "scope",
-        "runId",
-        "step",
-        "createdAt",
-        "updatedAt",
-        "recalls",
-    ]
+    assert list(shape) == NOTE_FIELDS
     assert shape["value"] == "make test" and shape["kind"] == "fact"
     assert (shape["runId"], shape["step"], shape["scope"], shape["recalls"]) == (
         run,
