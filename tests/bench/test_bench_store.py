@@ -15,6 +15,7 @@ import pytest
 
 from harness.store import ObservationRecord, StepRecord, Store
 from harness.types import FileWrite, TraceEvent
+from tests.support.steps import token_fields
 
 from .conftest import record
 
@@ -29,13 +30,8 @@ def _record(run_id: int, step: int) -> StepRecord:
         prompt=prompt,
         tool_calls=[{"name": "read_file", "arguments": {"path": "src/a.py"}}] * 2,
         result="r" * 9_000,
-        effective_tokens=24_000,
-        est_tokens=10_400,
-        reported_prompt_tokens=10_650,
-        completion_tokens=80,
-        total_tokens=10_730,
+        **token_fields(step, est=10_400, reported=10_650, completion=80),
         started_at="2026-01-01T00:00:00Z",
-        spent_tokens=10_730 * step,
         carried=20,
         stubbed=6,
         observations=[

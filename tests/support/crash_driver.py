@@ -20,9 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.store import ObservationRecord, StepRecord, Store
+from harness.store import ObservationRecord, Store
 from harness.types import FileWrite, TraceEvent
 from harness.workspace import Workspace
+from tests.support.steps import bare_step
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,9 @@ class Driver:
     def commit(self, step: int) -> None:
         writes = self.done.pop(step, [])
         self.store.commit_step(
-            StepRecord(
-                run_id=self.run_id,
-                step=step,
+            bare_step(
+                self.run_id,
+                step,
                 decision=f"write {len(writes)} files",
                 content=f"step {step}",
                 prompt=[{"role": "user", "content": "x" * 2_000}],
@@ -85,10 +86,6 @@ class Driver:
                 result="\n\n".join(f"[write {w.path}]" for w in writes),
                 effective_tokens=24_000,
                 est_tokens=500,
-                reported_prompt_tokens=None,
-                completion_tokens=None,
-                total_tokens=None,
-                started_at="2026-01-01T00:00:00Z",
                 spent_tokens=step,
                 observations=[
                     ObservationRecord(i, "write_file", w.path, True, f"[write {w.path}]")
