@@ -11,24 +11,8 @@ import pytest
 from harness.sandbox import sandbox_available, sandbox_status
 from harness.types import ExecConfig, SandboxMode
 from tests.support import figures
+from tests.support.procs import alive_with
 from tests.support.tool_env import make_tool_env
-
-
-def _alive_with(marker: str) -> list[int]:
-    """PIDs of live (non-zombie) processes whose command line holds ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state != "Z":
-            found.append(int(entry))
-    return found
-
 
 ESCAPES = {
     "setsid": "setsid sleep {n} & setsid sh -c 'sleep {n}' & sleep {n}",
@@ -47,7 +31,7 @@ async def test_timeout_leaves_no_process_behind(tmp_path: Path, mode: SandboxMod
     env = make_tool_env(tmp_path / "ws", exec_config=ExecConfig(sandbox=mode))
     env.ctx.env = {"PATH": os.environ["PATH"]}
     result = await env.call("exec", argv=["sh", "-c", ESCAPES[shape].format(n=n)], timeout_s=1)
-    left = _alive_with(marker)
+    left = alive_with(marker)
     figures.add("exec timeout kills the process tree", escape_attempts=1, processes_left=len(left))
     assert not result.ok and "timed out after 1 s" in result.text
     assert left == []
@@ -67,7 +51,7 @@ async def test_background_processes_left_at_exit_are_killed_and_counted(
     script = f"setsid sleep {n} >/dev/null 2>&1 < /dev/null & echo started"
     result = await env.call("exec", argv=["sh", "-c", script], timeout_s=30)
     assert result.ok and "exit code: 0" in result.text and "started" in result.text
-    assert _alive_with(f"sleep {n}") == []
+    assert alive_with(f"sleep {n}") == []
     if mode is SandboxMode.OFF:  # in the sandbox it ends with the PID namespace, unseen
         assert "(it left background processes running: 1 process it started was killed)" in (
             result.text

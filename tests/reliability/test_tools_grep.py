@@ -23,6 +23,7 @@ from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
 )
 from tests.support import figures
 from tests.support.fake_llm import FakeLLM
+from tests.support.procs import processes
 from tests.support.tool_env import make_tool_env
 
 EVIL = "a" * 40 + "b"
@@ -38,20 +39,8 @@ async def test_a_catastrophic_pattern_returns_at_once(tmp_path: Path) -> None:
 
 
 def _rg_children() -> list[int]:
-    me = str(os.getpid())
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat.rsplit(")", 1)[1].split()
-        if name == "rg" and fields[1] == me and fields[0] != "Z":
-            found.append(int(entry))
-    return found
+    me = os.getpid()
+    return [p.pid for p in processes() if p.name == "rg" and p.ppid == me and p.live]
 
 
 async def test_cancelling_a_grep_kills_ripgrep(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from harness.policy import Layer, Policy, Rule, UnavailableApprover
 from harness.tools import dispatch
 from harness.tools.exec import HEAD_CHARS, TAIL_CHARS, exec_environment
 from harness.types import Act, Effect, ExecConfig, SandboxMode, ToolCall
+from tests.support.procs import alive_with
 
 if TYPE_CHECKING:
     from tests.harness.tools.conftest import MakeToolEnv, ToolEnv
@@ -83,19 +84,6 @@ async def test_sleep_timeout_is_fast(tool_env: ToolEnv):
     assert not result.ok and "timed out" in result.text
 
 
-def _running(marker: str) -> bool:
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if marker.encode() in cmdline and state != "Z":
-                return True
-    return False
-
-
 @pytest.mark.parametrize("mode", [SandboxMode.OFF, SandboxMode.AUTO], ids=["plain", "auto"])
 async def test_cancellation_kills_the_process_and_propagates(
     make_tool_env: MakeToolEnv, mode: SandboxMode
@@ -106,7 +94,7 @@ async def test_cancellation_kills_the_process_and_propagates(
     call = ToolCall("c", "exec", {"argv": [PY, "-c", code, marker]})
     task = asyncio.create_task(dispatch(call, env.tools, env.ctx))
     for _ in range(200):
-        if _running(marker):
+        if alive_with(marker):
             break
         await asyncio.sleep(0.05)
     else:
@@ -115,7 +103,7 @@ async def test_cancellation_kills_the_process_and_propagates(
     with pytest.raises(asyncio.CancelledError):
         await task
     for _ in range(40):
-        if not _running(marker):
+        if not alive_with(marker):
             break
         await asyncio.sleep(0.05)
     else:
