@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from harness.errors import ConfigError, ContainmentError
 from harness.types import content_hash
 from harness.workspace import FULL_HASH_MAX_BYTES, NotRegularFileError, PathGlob, Workspace
+from tests.support import hostile_paths
 
 
 @pytest.fixture
@@ -118,21 +119,11 @@ def test_relative_outside_is_a_value_error(layout: tuple[Workspace, Path]):
 
 SEGMENTS = st.sampled_from(
     [
-        "..",
-        ".",
-        "",
-        "src",
-        "a.py",
+        *hostile_paths.SEGMENTS,
         "link_dir",
         "link_file",
         "link_in",
-        ".git",
-        "config",
-        "~",
         "secret.txt",
-        "new",
-        "C:",
-        "\x00",
         " ",
         "..\\..",
         "%2e%2e",

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from harness.tools import all_tools, dispatch, tool_schemas
 from harness.tools.base import BaseTool, Tool, ToolArgs, ToolContext
 from harness.types import ToolCall, ToolResult
+from tests.support import hostile_paths
 
 if TYPE_CHECKING:
     from tests.harness.tools.conftest import ToolEnv
@@ -121,25 +122,7 @@ async def test_cancellation_propagates(tool_env: ToolEnv):
 
 # -- hostile paths through every path-taking tool --------------------------------------------
 
-SEGMENTS = st.sampled_from(
-    [
-        "..",
-        ".",
-        "",
-        "src",
-        "a.py",
-        "out",
-        "out_file",
-        ".git",
-        "config",
-        "~",
-        "sentinel.txt",
-        "new",
-        "\x00",
-        "C:",
-        ".env",
-    ]
-)
+SEGMENTS = st.sampled_from([*hostile_paths.SEGMENTS, "out", "out_file", "sentinel.txt", ".env"])
 HOSTILE = st.builds(
     lambda lead, parts: lead + "/".join(parts),
     st.sampled_from(["", "/", "../", "~/", "./"]),
