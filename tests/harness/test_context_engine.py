@@ -570,14 +570,18 @@ def test_in_place_a_stale_read_is_reread_where_it_was() -> None:
 # -- rule 6 and the wire forms --------------------------------------------------------------
 
 
-def test_transcript_shape_turns_tool_messages_and_user_texts() -> None:
-    s = Session(files={"a.py": "A"})
+def look_then_verify(s: Session) -> Emission:
+    """Two calls with words, a reply of words alone, a passed verification: the third send."""
     s.send()
     s.act(s.disk.read("a.py"), grep("x", "hit"), words="Look first.")
     s.send()
     s.act(words="Done.")
     s.observe(ToolResult("verify", "make test", "[verify make test] passed (expected exit 0)"))
-    e = s.send()
+    return s.send()
+
+
+def test_transcript_shape_turns_tool_messages_and_user_texts() -> None:
+    e = look_then_verify(Session(files={"a.py": "A"}))
     roles = [(m.role, m.parts, m.tool_call_id) for m in e.request.messages]
     assert roles == [
         (Role.USER, (FRAME,), None),
@@ -588,13 +592,7 @@ def test_transcript_shape_turns_tool_messages_and_user_texts() -> None:
         (Role.USER, ("[verify make test] passed (expected exit 0)",), None),
     ]
     assert [c.id for c in e.request.messages[1].tool_calls] == ["call_1_0", "call_1_1"]
-    flat = Session(wire=Wire.FLAT, files={"a.py": "A"})
-    flat.send()
-    flat.act(flat.disk.read("a.py"), grep("x", "hit"), words="Look first.")
-    flat.send()
-    flat.act(words="Done.")
-    flat.observe(ToolResult("verify", "make test", "[verify make test] passed (expected exit 0)"))
-    f = flat.send()
+    f = look_then_verify(Session(wire=Wire.FLAT, files={"a.py": "A"}))
     assert [m.role for m in f.request.messages] == [Role.USER]
     assert f.request.texts() == e.request.texts()
     assert f.request.user == e.request.user

@@ -15,7 +15,7 @@ from harness.errors import ConfigError
 from harness.policy import Policy, YesApprover
 from harness.provider import ProviderConfig
 from harness.provider.scripted import ScriptedProvider
-from harness.session import build_contract, open_session
+from harness.session import Session, build_contract, open_session
 from harness.store import Store
 from harness.types import AttemptSink, Outcome, Reply, Request
 from tests.support.workspace import make_workspace
@@ -172,6 +172,26 @@ async def test_both_assemblies_run_the_same_loop(ws: Path, tmp_path: Path) -> No
     assert sizes["naive"] - sizes["bounded"] > 1_500, "only the bounded one stubs the re-read"
 
 
+async def yes_session(
+    goal: str,
+    ws: Path,
+    store: Store,
+    turns: list[dict[str, Any]],
+    user_config: Path,
+    **options: Any,
+) -> Session:
+    """A session on the scripted model, every ask approved, under the policy of ``ws`` and of
+    the user's ``user_config``."""
+    return await open_session(
+        build_contract(goal, ws),
+        store=store,
+        provider=ScriptedProvider(turns),
+        approver=YesApprover(),
+        policy=Policy.load(ws, user_config=user_config),
+        **options,
+    )
+
+
 class Warnings:
     """An observer that keeps what the user was told."""
 
@@ -200,13 +220,8 @@ async def test_an_untrusted_folders_ignored_rules_are_told_once_and_writes_are_a
             ]
         },
     ]
-    session = await open_session(
-        build_contract("edit", ws),
-        store=store,
-        provider=ScriptedProvider(turns),
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=tmp_path / "none.toml"),
-        observer=seen.observer,
+    session = await yes_session(
+        "edit", ws, store, turns, tmp_path / "none.toml", observer=seen.observer
     )
     result = await session.execute()
     assert result.outcome is Outcome.FINISHED
@@ -227,13 +242,7 @@ async def test_the_policys_exec_table_reaches_the_commands(ws: Path, tmp_path: P
     store = Store(tmp_path / "h.db")
     argv = ["sh", "-c", "cat /proc/net/dev"]
     turns = [{"tool_calls": [{"name": "exec", "arguments": {"argv": argv}}]}]
-    session = await open_session(
-        build_contract("look", ws),
-        store=store,
-        provider=ScriptedProvider(turns),
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=tmp_path / "user.toml"),
-    )
+    session = await yes_session("look", ws, store, turns, tmp_path / "user.toml")
     result = await session.execute()
     detail = store.step_detail(result.run_id, 1)
     assert detail is not None
