@@ -57,31 +57,33 @@ def test_a_cycle_is_found_however_it_imports(tmp_path: Path, importer: str) -> N
     assert message.startswith("import cycle: harness.a (line ") and "harness.b (line 1)" in message
 
 
-def test_a_longer_cycle_across_packages_is_one_closed_path(tmp_path: Path) -> None:
-    root = tree(
-        tmp_path,
-        {
-            "server/app.py": "from server import commands\n",
-            "server/commands.py": "from harness import loop\n",
-            "harness/loop.py": "from server.app import X\n",
-            "harness/free.py": "from harness import loop\n",
-        },
-    )
-    [cycle] = check.cycles(check.import_graph(root))
-    assert cycle == ["harness.loop", "server.app", "server.commands", "harness.loop"]
-
-
-def test_importing_a_submodule_is_not_an_edge_to_its_package(tmp_path: Path) -> None:
-    # harness/store/__init__ imports trace; trace importing store.base is no cycle.
-    root = tree(
-        tmp_path,
-        {
-            "harness/store/__init__.py": "from harness.store.trace import T\n",
-            "harness/store/trace.py": "from harness.store import base\n",
-            "harness/store/base.py": "X = 1\n",
-        },
-    )
-    assert check.cycles(check.import_graph(root)) == []
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        pytest.param(
+            {
+                "server/app.py": "from server import commands\n",
+                "server/commands.py": "from harness import loop\n",
+                "harness/loop.py": "from server.app import X\n",
+                "harness/free.py": "from harness import loop\n",
+            },
+            [["harness.loop", "server.app", "server.commands", "harness.loop"]],
+            id="a-longer-cycle-across-packages-is-one-closed-path",
+        ),
+        pytest.param(
+            # harness/store/__init__ imports trace; trace importing store.base is no cycle.
+            {
+                "harness/store/__init__.py": "from harness.store.trace import T\n",
+                "harness/store/trace.py": "from harness.store import base\n",
+                "harness/store/base.py": "X = 1\n",
+            },
+            [],
+            id="importing-a-submodule-is-not-an-edge-to-its-package",
+        ),
+    ],
+)
+def test_the_cycles_of_a_tree(tmp_path: Path, files: dict[str, str], expected: list[list[str]]):
+    assert check.cycles(check.import_graph(tree(tmp_path, files))) == expected
 
 
 def test_the_product_has_no_cycles_and_keeps_the_layering() -> None:
