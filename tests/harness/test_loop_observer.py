@@ -69,6 +69,18 @@ async def execute(ws: Path, tmp_path: Path, provider: Any, contract: TaskContrac
     return events
 
 
+def a_refused_call(step: int, words: str, label: str, tool: str) -> list[tuple[Any, ...]]:
+    """The hooks of a step whose one call (``label``) the policy refused, in their order."""
+    return [
+        ("step", step),
+        ("attempt", step, 1, None),
+        ("replied", step, words, 1),
+        ("started", step, label),
+        ("finished", step, tool, False),
+        ("done", step),
+    ]
+
+
 async def test_hooks_come_in_the_order_things_happen(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -87,18 +99,8 @@ async def test_hooks_come_in_the_order_things_happen(tmp_path: Path) -> None:
     events = await execute(ws, tmp_path, provider, contract.with_max_steps(3))
     command = f"{sys.executable} check.py"
     assert events.seen[:16] == [
-        ("step", 1),
-        ("attempt", 1, 1, None),
-        ("replied", 1, "Reading.", 1),
-        ("started", 1, "read .env"),
-        ("finished", 1, "read_file", False),
-        ("done", 1),
-        ("step", 2),
-        ("attempt", 2, 1, None),
-        ("replied", 2, "", 1),
-        ("started", 2, "exec ls"),
-        ("finished", 2, "exec", False),
-        ("done", 2),
+        *a_refused_call(1, "Reading.", "read .env", "read_file"),
+        *a_refused_call(2, "", "exec ls", "exec"),
         ("step", 3),
         ("attempt", 3, 1, None),
         ("replied", 3, "Done.", 0),
