@@ -205,23 +205,21 @@ def check_prefix(previous: Emission, e: Emission) -> None:
     assert e.prefix_chars < sum(map(len, before))
 
 
-@settings(
-    max_examples=120,
+# Long generated runs, the same examples every time.
+RUNS = settings(
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+@settings(RUNS, max_examples=120)
 @given(run)
 def test_bounded_context_properties(case: tuple[int, list[Any]]) -> None:
     check_bounded(case, "end")
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@settings(RUNS, max_examples=40)
 @given(run)
 def test_bounded_context_properties_with_rereads_in_place(case: tuple[int, list[Any]]) -> None:
     """The alternative the default was measured against keeps every promise too."""
