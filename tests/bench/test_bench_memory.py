@@ -208,6 +208,17 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def _timed(fast: list[float], slow: list[float], target_ms: float) -> tuple[str, str]:
+    """How the measured times went (median against its target, 90th percentile) and how the
+    baseline's did (median, and how many times slower)."""
+    f, s = statistics.median(fast), statistics.median(slow)
+    p90 = sorted(fast)[int(len(fast) * 0.9)]
+    return (
+        f"median {f:6.3f} ms (target <= {target_ms}), p90 {p90:6.3f} ms",
+        f"baseline {s:7.2f} ms; {s / f:6.1f}x",
+    )
+
+
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("ceiling", CEILINGS)
 def test_recall_per_turn(fixtures: dict[int, Fixture], n: int, ceiling: int) -> None:
@@ -231,14 +242,11 @@ def test_recall_per_turn(fixtures: dict[int, Fixture], n: int, ceiling: int) -> 
             assert block.text == text and block.recalled == recalled
             assert len(block.text) <= ceiling
         assert (block.dropped > 0) == (n * 150 > ceiling)  # selection ran when over the share
-    f, s = statistics.median(fast), statistics.median(slow)
-    target = {64: 0.5, 512: 2.0, 4_096: 10.0}[n]
+    measured, baseline = _timed(fast, slow, target_ms={64: 0.5, 512: 2.0, 4_096: 10.0}[n])
     record(
         "memory_recall",
-        f"{n:>5} notes, ceiling {ceiling:>6,} chars: median {f:6.3f} ms (target <= {target}),"
-        f" p90 {sorted(fast)[int(TURNS * 0.9)]:6.3f} ms, first turn {cold:6.2f} ms;"
-        f" baseline {s:7.2f} ms; {s / f:6.1f}x; carried {len(block.recalled)},"
-        f" dropped {block.dropped}",
+        f"{n:>5} notes, ceiling {ceiling:>6,} chars: {measured}, first turn {cold:6.2f} ms;"
+        f" {baseline}; carried {len(block.recalled)}, dropped {block.dropped}",
     )
 
 
@@ -273,11 +281,9 @@ def test_remember_at_the_cap(fixtures: dict[int, Fixture], n: int, tmp_path: Pat
             restated += bool(similar)
         assert restated >= REMEMBERS // 5 // 2
         assert len(store.memory_list(fx.ws)) == n
-    f, s = statistics.median(fast), statistics.median(slow)
-    target = {64: 1.0, 512: 5.0, 4_096: 25.0}[n]
+    measured, baseline = _timed(fast, slow, target_ms={64: 1.0, 512: 5.0, 4_096: 25.0}[n])
     record(
         "memory_remember",
-        f"{n:>5} notes at the cap: median {f:6.3f} ms (target <= {target}),"
-        f" p90 {sorted(fast)[int(REMEMBERS * 0.9)]:6.3f} ms; baseline {s:7.2f} ms;"
-        f" {s / f:5.1f}x; {restated} of {REMEMBERS} reported a restatement",
+        f"{n:>5} notes at the cap: {measured}; {baseline};"
+        f" {restated} of {REMEMBERS} reported a restatement",
     )
