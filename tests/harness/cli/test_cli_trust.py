@@ -69,8 +69,7 @@ def test_without_git_the_current_directory(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    plain = tmp_path / "plain"
-    plain.mkdir()
+    plain = make_workspace(tmp_path, name="plain")
     monkeypatch.chdir(plain)
     assert trust(capsys)[0] == 0
     assert trusted(config) == [str(plain)]

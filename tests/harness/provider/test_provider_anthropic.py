@@ -6,7 +6,6 @@ import functools
 
 import pytest
 
-from harness.errors import FailureKind, ProviderError
 from harness.provider.anthropic import ANTHROPIC_VERSION
 from harness.types import Request
 from tests.conftest import MakeFakeLLM
@@ -118,25 +117,6 @@ async def test_an_unknown_tool_name_passes_through(fake_llm: MakeFakeLLM, stream
     assert [(c.name, dict(c.arguments), c.arguments_error) for c in reply.tool_calls] == [
         ("teleport", {}, None)
     ]
-
-
-@pytest.mark.parametrize("stream", STREAM)
-@pytest.mark.parametrize(
-    "fault",
-    [
-        pytest.param(Fault.empty_choices(), id="no-content"),
-        pytest.param(Fault.invalid_body(), id="invalid-json"),
-    ],
-)
-async def test_malformed_answers_are_classified_not_retried(
-    fake_llm: MakeFakeLLM, stream: bool, fault: Fault
-) -> None:
-    fake = fake_llm([{"content": "ok"}], wire="anthropic")
-    fake.inject(fault)
-    with pytest.raises(ProviderError) as caught:
-        await call(fake, stream=stream)
-    assert caught.value.kind is FailureKind.MALFORMED
-    assert len(fake.requests) == 1
 
 
 @pytest.mark.parametrize("stream", STREAM)

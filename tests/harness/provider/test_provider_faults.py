@@ -316,6 +316,28 @@ async def test_other_4xx_are_bad_requests_not_retried(fake_llm: MakeFakeLLM) -> 
 
 
 @pytest.mark.parametrize(("wire", "stream"), MODES)
+@pytest.mark.parametrize(
+    "fault",
+    [
+        pytest.param(Fault.empty_choices(), id="no-content"),
+        pytest.param(Fault.invalid_body(), id="invalid-json"),
+    ],
+)
+async def test_malformed_answers_are_classified_not_retried(
+    fake_llm: MakeFakeLLM, wire: str, stream: bool, fault: Fault
+) -> None:
+    fake = fake_llm([{"content": "ok"}], wire=wire)
+    fake.inject(fault)
+    calls = Calls()
+    with pytest.raises(ProviderError) as caught:
+        await run(fake, stream, calls)
+    assert caught.value.kind is FailureKind.MALFORMED
+    assert not caught.value.retryable
+    assert calls.failures == ["malformed"]
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize(("wire", "stream"), MODES)
 async def test_the_key_never_reaches_attempts_or_errors(
     fake_llm: MakeFakeLLM, wire: str, stream: bool
 ) -> None:

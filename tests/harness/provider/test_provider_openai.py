@@ -6,7 +6,6 @@ import functools
 
 import pytest
 
-from harness.errors import FailureKind, ProviderError
 from harness.provider import make_provider
 from harness.provider.openai import OPENROUTER_HEADERS
 from harness.types import Request
@@ -135,26 +134,6 @@ async def test_an_unknown_tool_name_passes_through(fake_llm: MakeFakeLLM, stream
     fake = fake_llm([{"tool_calls": [{"name": "launch_rockets", "arguments": {"n": 3}}]}])
     reply, _ = await call(fake, stream=stream)
     assert [(c.name, dict(c.arguments)) for c in reply.tool_calls] == [("launch_rockets", {"n": 3})]
-
-
-@pytest.mark.parametrize("stream", STREAM)
-@pytest.mark.parametrize(
-    "fault",
-    [
-        pytest.param(Fault.empty_choices(), id="empty-choices"),
-        pytest.param(Fault.invalid_body(), id="invalid-json"),
-    ],
-)
-async def test_malformed_answers_are_classified_not_retried(
-    fake_llm: MakeFakeLLM, stream: bool, fault: Fault
-) -> None:
-    fake = fake_llm([{"content": "ok"}])
-    fake.inject(fault)
-    with pytest.raises(ProviderError) as caught:
-        await call(fake, stream=stream)
-    assert caught.value.kind is FailureKind.MALFORMED
-    assert not caught.value.retryable
-    assert len(fake.requests) == 1
 
 
 @pytest.mark.parametrize("stream", STREAM)
