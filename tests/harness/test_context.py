@@ -6,7 +6,7 @@ from __future__ import annotations
 from harness.context import Form, cap_entry, truncation_marker
 from harness.ledger import Cause
 from harness.types import ToolResult, content_hash
-from tests.support.context_run import Session, grep
+from tests.support.context_run import Session, grep, having_read
 
 
 def entry_texts(s: Session) -> list[str]:
@@ -48,9 +48,7 @@ def test_grep_is_superseded_by_the_same_pattern_over_the_same_glob_only() -> Non
 
 
 def test_a_whole_read_is_not_superseded_by_a_range() -> None:
-    s = Session(files={"a.py": "one\ntwo\nthree"})
-    s.send()
-    s.act(s.disk.read("a.py"))
+    s = having_read("a.py", files={"a.py": "one\ntwo\nthree"})
     s.send()
     s.act(s.disk.read("a.py", 2, 1))
     s.send()
@@ -58,9 +56,7 @@ def test_a_whole_read_is_not_superseded_by_a_range() -> None:
 
 
 def test_a_change_to_the_same_bytes_invalidates_nothing() -> None:
-    s = Session(files={"a.py": "same"})
-    s.send()
-    s.act(s.disk.read("a.py"))
+    s = having_read("a.py", files={"a.py": "same"})
     before = s.send()
     assert not s.ledger.note_change("a.py", Cause.DISK, 2, content_hash(b"same"))
     after = s.send()
@@ -69,9 +65,7 @@ def test_a_change_to_the_same_bytes_invalidates_nothing() -> None:
 
 
 def test_a_write_that_restores_the_bytes_the_model_saw_invalidates_nothing() -> None:
-    s = Session(files={"a.py": "v1"})
-    s.send()
-    s.act(s.disk.read("a.py"))
+    s = having_read("a.py", files={"a.py": "v1"})
     s.send()
     s.write("a.py", "v2")
     s.write("a.py", "v1")  # written back before the next request
@@ -116,9 +110,7 @@ def test_the_memory_block_comes_first_and_shrinks_the_observation_budget() -> No
 
 
 def test_a_write_by_exec_is_named_as_the_exec() -> None:
-    s = Session(files={"a.py": "x = 1"})
-    s.send()
-    s.act(s.disk.read("a.py"))
+    s = having_read("a.py", files={"a.py": "x = 1"})
     s.send()
     s.act(ToolResult("exec", "black a.py", "[exec black a.py]\nexit 0"))
     s.write("a.py", "x = 1  # formatted", Cause.EXEC)

@@ -8,7 +8,7 @@ import pytest
 from harness.context import BoundedContext, Emission, Form, RunFrame, Wire
 from harness.ledger import Cause, Ledger
 from harness.types import Role, ToolCall, ToolResult
-from tests.support.context_run import FRAME, SYSTEM, Session, grep
+from tests.support.context_run import FRAME, SYSTEM, Session, grep, having_read
 
 
 def texts(e: Emission) -> list[str]:
@@ -129,9 +129,7 @@ def test_a_differing_later_read_supersedes_the_earlier_one() -> None:
 
 
 def test_when_the_earlier_copy_left_the_window_the_later_is_carried_whole() -> None:
-    s = Session(effective=2_000, files={"a.py": "A" * 1_500})
-    s.send()
-    s.act(s.disk.read("a.py"))
+    s = having_read("a.py", effective=2_000, files={"a.py": "A" * 1_500})
     while s.sent[-1].breaks != ("slide",):
         s.act(grep(f"p{s.step}", "g" * 1_500))
         s.send()
@@ -185,9 +183,7 @@ def test_ranged_reads_are_superseded_by_their_own_range_or_a_whole_read_and_name
 
 
 def test_a_failed_result_supersedes_nothing() -> None:
-    s = Session(files={"a.py": "good"})
-    s.send()
-    s.act(s.disk.read("a.py"))
+    s = having_read("a.py", files={"a.py": "good"})
     failed = ToolResult("read_file", "a.py", "[read a.py]\nerror: gone", ok=False)
     s.send()
     s.act(failed)
@@ -613,9 +609,7 @@ def test_a_call_without_a_recorded_answer_is_not_sent() -> None:
 
 
 def test_the_assembled_event_reports_prefix_chars_and_breaks() -> None:
-    s = Session(files={"a.py": "v1"})
-    s.send()
-    s.act(s.disk.read("a.py"))
+    s = having_read("a.py", files={"a.py": "v1"})
     first = s.send()
     s.write("a.py", "v2")
     second = s.send()

@@ -159,3 +159,12 @@ class Session:
     def observe(self, result: ToolResult) -> None:
         """A result no call asked for (the verification)."""
         self.ledger.add(self.step, result)
+
+
+def having_read(rel: str, **options: Any) -> Session:
+    """A ``Session(**options)`` whose step 1 was sent and read ``rel`` whole: the next
+    ``send`` is step 2's."""
+    s = Session(**options)
+    s.send()
+    s.act(s.disk.read(rel))
+    return s
