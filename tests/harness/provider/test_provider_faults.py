@@ -63,6 +63,17 @@ async def run(
         await provider.aclose()
 
 
+async def failed_once(fake: FakeLLM, stream: bool, fault: Fault) -> tuple[ProviderError, Calls]:
+    """Inject ``fault``, then make a call, which must fail with no retry (the server saw one
+    request): its error and its attempts."""
+    fake.inject(fault)
+    calls = Calls()
+    with pytest.raises(ProviderError) as caught:
+        await run(fake, stream, calls)
+    assert len(fake.requests) == 1
+    return caught.value, calls
+
+
 def assert_no_key(*things: object) -> None:
     for thing in things:
         assert KEY not in repr(thing)
@@ -276,15 +287,12 @@ async def test_context_length_rejection_is_never_retried(
     fake_llm: MakeFakeLLM, wire: str, stream: bool, status: int
 ) -> None:
     fake = fake_llm([{"content": "ok"}], wire=wire)
-    fake.inject(Fault.context_length(status))
-    calls = Calls()
-    with pytest.raises(ContextOverflowError) as caught:
-        await run(fake, stream, calls)
-    assert caught.value.kind is FailureKind.CONTEXT_OVERFLOW
-    assert caught.value.status == status
-    assert "context window" in str(caught.value)
+    error, calls = await failed_once(fake, stream, Fault.context_length(status))
+    assert isinstance(error, ContextOverflowError)
+    assert error.kind is FailureKind.CONTEXT_OVERFLOW
+    assert error.status == status
+    assert "context window" in str(error)
     assert calls.failures == ["context_overflow"]
-    assert len(fake.requests) == 1
 
 
 @pytest.mark.parametrize(("wire", "stream"), MODES)
@@ -292,11 +300,8 @@ async def test_401_is_auth_not_retried_and_never_shows_the_key(
     fake_llm: MakeFakeLLM, wire: str, stream: bool
 ) -> None:
     fake = fake_llm([{"content": "ok"}], wire=wire)
-    fake.inject(Fault.unauthorized())  # the server echoes the key in its message
-    calls = Calls()
-    with pytest.raises(ProviderError) as caught:
-        await run(fake, stream, calls)
-    error = caught.value
+    # the server echoes the key in its message
+    error, calls = await failed_once(fake, stream, Fault.unauthorized())
     assert (error.kind, error.status) == (FailureKind.AUTH, 401)
     assert calls.failures == ["auth"]
     variable = "OPENAI_API_KEY" if wire == "openai" else "ANTHROPIC_API_KEY"
@@ -305,36 +310,22 @@ async def test_401_is_auth_not_retried_and_never_shows_the_key(
     assert_no_key(error, error.args, calls.attempts)
 
 
-async def test_other_4xx_are_bad_requests_not_retried(fake_llm: MakeFakeLLM) -> None:
-    fake = fake_llm([{"content": "ok"}])
-    fake.inject(Fault.http(404, "bad_request"))
-    calls = Calls()
-    with pytest.raises(ProviderError) as caught:
-        await run(fake, True, calls)
-    assert caught.value.kind is FailureKind.BAD_REQUEST
-    assert calls.failures == ["bad_request"]
-
-
 @pytest.mark.parametrize(("wire", "stream"), MODES)
 @pytest.mark.parametrize(
-    "fault",
+    ("fault", "kind"),
     [
-        pytest.param(Fault.empty_choices(), id="no-content"),
-        pytest.param(Fault.invalid_body(), id="invalid-json"),
+        pytest.param(Fault.empty_choices(), FailureKind.MALFORMED, id="no-content"),
+        pytest.param(Fault.invalid_body(), FailureKind.MALFORMED, id="invalid-json"),
+        pytest.param(Fault.http(404, "bad_request"), FailureKind.BAD_REQUEST, id="other-4xx"),
     ],
 )
-async def test_malformed_answers_are_classified_not_retried(
-    fake_llm: MakeFakeLLM, wire: str, stream: bool, fault: Fault
+async def test_a_malformed_answer_or_a_bad_request_is_classified_not_retried(
+    fake_llm: MakeFakeLLM, wire: str, stream: bool, fault: Fault, kind: FailureKind
 ) -> None:
     fake = fake_llm([{"content": "ok"}], wire=wire)
-    fake.inject(fault)
-    calls = Calls()
-    with pytest.raises(ProviderError) as caught:
-        await run(fake, stream, calls)
-    assert caught.value.kind is FailureKind.MALFORMED
-    assert not caught.value.retryable
-    assert calls.failures == ["malformed"]
-    assert len(fake.requests) == 1
+    error, calls = await failed_once(fake, stream, fault)
+    assert (error.kind, error.retryable) == (kind, False)
+    assert calls.failures == [kind.value]
 
 
 @pytest.mark.parametrize(("wire", "stream"), MODES)
