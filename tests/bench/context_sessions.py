@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.demo.driver import Scenario
 from harness.demo.workspace import unittest_head
+from tests.support.workspace import write_files
 
 TEST_ARGV = ("python3", "-m", "unittest", "discover", "-s", "tests", "-q")
 MODULES = (
@@ -78,15 +79,16 @@ def _tests(mods: tuple[str, ...]) -> str:
 
 
 def create(root: Path, mods: tuple[str, ...] = MODULES) -> Path:
-    pkg = root / "src" / "shop"
-    pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text('"""shop: a generated project."""\n')
-    for mod in mods:
-        (pkg / f"{mod}.py").write_text(module_text(mod))
-    (root / "tests").mkdir(exist_ok=True)
-    (root / "tests" / "test_shop.py").write_text(_tests(mods))
-    (root / "README.md").write_text("# shop\n\nRun the tests: `python3 -m unittest`.\n")
-    return root
+    sources = {f"src/shop/{mod}.py": module_text(mod) for mod in mods}
+    return write_files(
+        root,
+        {
+            "src/shop/__init__.py": '"""shop: a generated project."""\n',
+            **sources,
+            "tests/test_shop.py": _tests(mods),
+            "README.md": "# shop\n\nRun the tests: `python3 -m unittest`.\n",
+        },
+    )
 
 
 def _call(name: str, **arguments: Any) -> dict[str, Any]:

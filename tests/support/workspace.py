@@ -1,4 +1,5 @@
-"""A real workspace folder for a test: made under the test's tmp_path, with the files it names."""
+"""A real workspace folder for a test: made under the test's tmp_path, with the files it
+names."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ def make_workspace(parent: Path, files: Mapping[str, str] | None = None, name: s
     """Create ``parent/name`` and write ``files`` (relative path -> text) into it."""
     root = parent / name
     root.mkdir(parents=True)
-    for rel, text in (files or {}).items():
+    return write_files(root, files or {})
+
+
+def write_files(root: Path, files: Mapping[str, str]) -> Path:
+    """Write ``files`` (relative path -> text) under ``root``, making folders as needed."""
+    for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
