@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.demo.driver import Scenario
 from harness.demo.workspace import unittest_head
+from tests.support.scripted_turns import call
 from tests.support.workspace import write_files
 
 TEST_ARGV = ("python3", "-m", "unittest", "discover", "-s", "tests", "-q")
@@ -91,10 +92,6 @@ def create(root: Path, mods: tuple[str, ...] = MODULES) -> Path:
     )
 
 
-def _call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
-
-
 def _path(mod: str) -> str:
     return f"src/shop/{mod}.py"
 
@@ -107,7 +104,7 @@ def _rename(mod: str, k: int, extra_line: bool) -> dict[str, Any]:
     new = [line.replace(f"value_{k}", f"total_{k}") for line in old]
     if extra_line:
         new.insert(0, f"    # total_{k}: renamed from value_{k}")
-    return _call("edit_file", path=_path(mod), old="\n".join(old), new="\n".join(new))
+    return call("edit_file", path=_path(mod), old="\n".join(old), new="\n".join(new))
 
 
 # -- the long exploration ----------------------------------------------------------------
@@ -119,9 +116,9 @@ def exploration_turns(steps: int) -> list[dict[str, Any]]:
     rng = random.Random(12)
     turns: list[dict[str, Any]] = [
         {"content": "Let me see how the project is laid out.", "tool_calls": [
-            _call("list_dir", path="."), _call("find", name_glob="*.py")]},
+            call("list_dir", path="."), call("find", name_glob="*.py")]},
         {"content": "The tests first.", "tool_calls": [
-            _call("read_file", path="tests/test_shop.py", offset=1, limit=40)]},
+            call("read_file", path="tests/test_shop.py", offset=1, limit=40)]},
     ]  # fmt: skip
     seen: list[tuple[str, int, int]] = []
     edits = [("pricing", 7), ("cart", 12)]
@@ -130,32 +127,32 @@ def exploration_turns(steps: int) -> list[dict[str, Any]]:
         if left <= 2 * len(edits) and edits:
             mod, k = edits.pop(0)
             turns.append({"content": f"Renaming the local in {mod}_{k}.",
-                          "tool_calls": [_rename(mod, k, False), _call("exec", argv=list(TEST_ARGV))]})  # fmt: skip
+                          "tool_calls": [_rename(mod, k, False), call("exec", argv=list(TEST_ARGV))]})  # fmt: skip
             turns.append({"tool_calls": [
-                _call("read_file", path=_path(mod), offset=first_line(k), limit=40)]})  # fmt: skip
+                call("read_file", path=_path(mod), offset=first_line(k), limit=40)]})  # fmt: skip
             continue
         kind = rng.random()
         mod, k = rng.choice(MODULES), rng.randrange(FUNCTIONS)
         if kind < 0.3:
             other = rng.choice(MODULES)
             turns.append({"content": f"Where is {mod}_{k} used?", "tool_calls": [
-                _call("grep", pattern=f"{mod}_{k}\\b"),
-                _call("grep", pattern=f"def {other}_", path_glob=f"src/shop/{other}.py")]})  # fmt: skip
+                call("grep", pattern=f"{mod}_{k}\\b"),
+                call("grep", pattern=f"def {other}_", path_glob=f"src/shop/{other}.py")]})  # fmt: skip
         elif kind < 0.45 and seen:
             back = rng.choice(seen)  # a range seen before, read again
             turns.append({"tool_calls": [
-                _call("read_file", path=back[0], offset=back[1], limit=back[2])]})  # fmt: skip
+                call("read_file", path=back[0], offset=back[1], limit=back[2])]})  # fmt: skip
         elif kind < 0.55:
             turns.append({"content": "Checking the tests for it.", "tool_calls": [
-                _call("grep", pattern=f"{mod}\\.{mod}_", path_glob="tests/*.py"),
-                _call("read_file", path="tests/test_shop.py",
+                call("grep", pattern=f"{mod}\\.{mod}_", path_glob="tests/*.py"),
+                call("read_file", path="tests/test_shop.py",
                       offset=1 + 40 * rng.randrange(8), limit=40)]})  # fmt: skip
         else:
             start = max(1, first_line(k) - rng.randrange(10))
             limit = rng.choice((40, 60, 80))
             seen.append((_path(mod), start, limit))
             turns.append({"content": f"Reading {mod}_{k} and what surrounds it.", "tool_calls": [
-                _call("read_file", path=_path(mod), offset=start, limit=limit)]})  # fmt: skip
+                call("read_file", path=_path(mod), offset=start, limit=limit)]})  # fmt: skip
     turns.append({"content": "Renamed the locals in pricing_7 and cart_12; the tests pass."})
     return turns
 
@@ -171,7 +168,7 @@ def refactor_turns(steps: int) -> list[dict[str, Any]]:
     tests, look at the result; a grep now and then; every third edit adds a line."""
     turns: list[dict[str, Any]] = [
         {"content": "Two modules to refactor; their first functions.", "tool_calls": [
-            _call("read_file", path=_path(m), offset=1, limit=60) for m in REFACTORED]},
+            call("read_file", path=_path(m), offset=1, limit=60) for m in REFACTORED]},
     ]  # fmt: skip
     shift = dict.fromkeys(REFACTORED, 0)  # lines added so far, per module
     edit = 0
@@ -180,15 +177,15 @@ def refactor_turns(steps: int) -> list[dict[str, Any]]:
         start = first_line(k) + shift[mod]
         cycle: list[dict[str, Any]] = [
             {"content": f"Next: {mod}_{k}.", "tool_calls": [
-                _call("read_file", path=_path(mod), offset=start, limit=20)]},
+                call("read_file", path=_path(mod), offset=start, limit=20)]},
             {"tool_calls": [_rename(mod, k, edit % 3 == 2)]},
             {"content": "Running the tests.", "tool_calls": [
-                _call("exec", argv=list(TEST_ARGV))]},
-            {"tool_calls": [_call("read_file", path=_path(mod), offset=start, limit=20)]},
+                call("exec", argv=list(TEST_ARGV))]},
+            {"tool_calls": [call("read_file", path=_path(mod), offset=start, limit=20)]},
         ]  # fmt: skip
         if edit % 4 == 3:
             cycle.append({"content": "Any old names left?", "tool_calls": [
-                _call("grep", pattern="value_", path_glob="src/shop/*.py")]})  # fmt: skip
+                call("grep", pattern="value_", path_glob="src/shop/*.py")]})  # fmt: skip
         shift[mod] += 1 if edit % 3 == 2 else 0
         turns += cycle
         edit += 1

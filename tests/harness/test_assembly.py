@@ -16,11 +16,8 @@ from harness.provider.scripted import ScriptedProvider
 from harness.session import build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome, Role
+from tests.support.scripted_turns import call
 from tests.support.workspace import make_workspace
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
 
 
 async def run(

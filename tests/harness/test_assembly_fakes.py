@@ -18,11 +18,8 @@ from harness.session import build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome
 from tests.conftest import MakeFakeLLM
+from tests.support.scripted_turns import call
 from tests.support.transcript import request_text
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
 
 
 def module(name: str, n: int = 60) -> str:

@@ -28,15 +28,8 @@ from harness.types import (
     Request,
     ToolCall,
 )
+from tests.support.scripted_turns import call, turn
 from tests.support.workspace import make_workspace
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
-
-
-def turn(*calls: dict[str, Any]) -> dict[str, Any]:
-    return {"tool_calls": list(calls)}
 
 
 class Recorder(RunObserver):

@@ -18,16 +18,9 @@ from harness.revert import RevertAction, file_histories, revert_edits, revert_ru
 from harness.session import open_session
 from harness.store import EditRow, Store
 from harness.workspace import Workspace
+from tests.support.scripted_turns import call, turn
 
 ORIGINAL_A = b"line one\r\nline two\n\x00binary tail\xff"
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
-
-
-def turn(*calls: dict[str, Any]) -> dict[str, Any]:
-    return {"tool_calls": list(calls)}
 
 
 @pytest.fixture
