@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.camel import camel_json
-from harness.types import Attempt, Outcome, Reply, ToolCall, ToolResult
+from harness.types import Attempt, ContextCounts, Outcome, Reply, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
@@ -45,15 +45,13 @@ class StepSummary:
     request_tokens: int
     context_ceiling: int
     reported_prompt_tokens: int | None
-    carried: int
-    stubbed: int
-    reread: int
+    counts: ContextCounts  # not in the notification: for a terminal's step line
     cached_prompt_tokens: int | None = None  # the provider's reported cache reads
     prefix_chars: int = 0  # characters shared from the start with the previous request
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §7 ``harness/budget`` object."""
-        return camel_json(self, leave_out=("carried", "stubbed", "reread"))
+        return camel_json(self, leave_out=("counts",))
 
 
 @dataclass(frozen=True)

@@ -307,6 +307,17 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ContextCounts:
+    """What one request carried (§3, §8.1): ledger entries in full (``carried``), entries
+    stubbed, stale reads re-read, memory notes recalled."""
+
+    carried: int = 0
+    stubbed: int = 0
+    reread: int = 0
+    recalled: int = 0
+
+
+@dataclass(frozen=True)
 class Reply:
     content: str
     tool_calls: tuple[ToolCall, ...]

@@ -218,9 +218,9 @@ def _stats(store: Store, run_id: int, requests: list[Request]) -> list[StepStat]
                 shared,
                 row.est_tokens,
                 row.effective_tokens,
-                row.carried,
-                row.stubbed,
-                row.reread,
+                row.counts.carried,
+                row.counts.stubbed,
+                row.counts.reread,
                 breaks.get(row.step, ()),
             )
         )

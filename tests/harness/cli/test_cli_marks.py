@@ -14,7 +14,16 @@ from harness.policy import Gate, Layer, Policy, Rule, UnavailableApprover
 from harness.report import RunResult, StepSummary
 from harness.tools import all_tools, dispatch
 from harness.tools.base import ToolContext
-from harness.types import Act, Effect, Notice, NoticeKind, Outcome, ToolCall, ToolResult
+from harness.types import (
+    Act,
+    ContextCounts,
+    Effect,
+    Notice,
+    NoticeKind,
+    Outcome,
+    ToolCall,
+    ToolResult,
+)
 from harness.workspace import Workspace
 
 
@@ -120,7 +129,7 @@ def test_verification_marks() -> None:
 
 
 def summary(step: int, reported: int | None, cached: int | None) -> StepSummary:
-    return StepSummary(1, step, 10, 100, 1000, 50, 24_000, reported, 0, 0, 0, cached)
+    return StepSummary(1, step, 10, 100, 1000, 50, 24_000, reported, ContextCounts(), cached)
 
 
 def test_the_final_line_counts_in_words_and_the_cached_share() -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from harness.store import Store
 from harness.store.schema import MIGRATIONS, migrate, schema_version
+from harness.types import ContextCounts
 
 PINNED = {
     1: "91802e9a7d153d55834c859a283302f2259e7909057205ef2741c6150f1f17f7",
@@ -95,7 +96,7 @@ def test_a_first_version_store_migrates_to_the_schema_of_a_fresh_one(tmp_path: P
             140,
         )
         [step] = store.run_steps(1)
-        assert (step.carried, step.stubbed, step.reread, step.prefix_chars) == (1, 2, 3, None)
+        assert (step.counts, step.prefix_chars) == (ContextCounts(1, 2, 3, 0), None)
         [edit] = store.run_edits(1)
         assert edit.committed and edit.after == b"\x00"
     fresh = sqlite3.connect(":memory:", isolation_level=None)

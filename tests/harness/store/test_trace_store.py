@@ -9,7 +9,16 @@ import pytest
 
 from harness.store import ObservationRecord, StepRecord, Store
 from harness.store.schema import MIGRATIONS, migrate, schema_version
-from harness.types import Act, Attempt, Effect, FileWrite, PolicyEvent, TraceEvent, Usage
+from harness.types import (
+    Act,
+    Attempt,
+    ContextCounts,
+    Effect,
+    FileWrite,
+    PolicyEvent,
+    TraceEvent,
+    Usage,
+)
 
 
 def raw_one(store: Store, sql: str) -> sqlite3.Row:
@@ -34,12 +43,10 @@ def step_record(run_id: int, step: int, **overrides: object) -> StepRecord:
         result="[read a.py]\nprint(1)",
         effective_tokens=24_000,
         est_tokens=120,
-        reported_prompt_tokens=131,
-        completion_tokens=9,
-        total_tokens=140,
         started_at="2026-01-01T00:00:00Z",
         spent_tokens=140 * step,
-        carried=1,
+        usage=Usage(131, 9, 140),
+        counts=ContextCounts(carried=1),
         observations=[
             ObservationRecord(step - 1, "read_file", "a.py", True, "[read a.py]\nx", "h")
         ],
