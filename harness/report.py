@@ -7,12 +7,12 @@ it is told and cannot reach into the loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.camel import camel_json
-from harness.types import Attempt, ContextCounts, Outcome, Reply, ToolCall, ToolResult
+from harness.camel import camel_json, json_flat
+from harness.types import Attempt, ContextCounts, Reply, RunEnd, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
@@ -58,13 +58,11 @@ class StepSummary:
 class RunResult:
     """How a run ended (§8.1). ``summary`` is the model's last words (None when its last
     reply said nothing); ``files_changed`` the workspace-relative paths it wrote, in
-    first-write order. ``error`` is for the host's log and message, not part of the JSON."""
+    first-write order. ``end.error`` is for the host's log and message, not part of the
+    JSON."""
 
     run_id: int
-    outcome: Outcome
-    steps: int
-    spent_tokens: int
-    error: str | None = None
+    end: RunEnd = field(metadata=json_flat())
     summary: str | None = None
     files_changed: tuple[str, ...] = ()
 

@@ -379,3 +379,14 @@ class Outcome(StrEnum):
     @property
     def ok(self) -> bool:
         return self in (Outcome.SUCCESS, Outcome.FINISHED)
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run ended, as its row records it (§5): the outcome, the steps taken, the tokens
+    spent, and what went wrong for the host's log (None: nothing)."""
+
+    outcome: Outcome
+    steps: int
+    spent_tokens: int
+    error: str | None = None

@@ -172,8 +172,8 @@ async def run_scenario(
     requests = provider.requests
     return ScenarioResult(
         started.run_id,
-        result.outcome,
-        result.spent_tokens,
+        result.end.outcome,
+        result.end.spent_tokens,
         given,
         _stats(store, started.run_id, requests),
         requests,

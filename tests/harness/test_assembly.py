@@ -33,7 +33,7 @@ async def run(
         approver=YesApprover(),
         policy=Policy.load(ws, user_config=None),
     )
-    assert (await session.execute()).outcome is Outcome.FINISHED
+    assert (await session.execute()).end.outcome is Outcome.FINISHED
     return provider, session.run_id
 
 

@@ -15,7 +15,9 @@ from harness.types import (
     ContextCounts,
     Effect,
     FileWrite,
+    Outcome,
     PolicyEvent,
+    RunEnd,
     TraceEvent,
     Usage,
 )
@@ -105,7 +107,7 @@ def test_a_step_lands_whole_and_reads_back(tmp_path: Path) -> None:
     run = store.create_run(goal="g", workspace="/w", provider="scripted", model="m", contract="{}")
     store.record_attempt(run, 1, Attempt("scripted", "m", 1, 3.5, usage=Usage(131, 9, 140)))
     store.commit_step(step_record(run, 1))
-    store.finish_run(run, outcome="finished", steps=1, spent_tokens=140, error=None)
+    store.finish_run(run, RunEnd(Outcome.FINISHED, 1, 140))
     row = store.get_run(run)
     assert row is not None and row.to_json()["outcome"] == "finished"
     [s] = store.run_steps(run)
