@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.store import ObservationRecord, StepRecord, Store
-from harness.types import FileWrite, TraceEvent
+from harness.types import ContextCounts, FileWrite, TraceEvent, Usage
 
 from .conftest import record
 
@@ -31,13 +31,10 @@ def _record(run_id: int, step: int) -> StepRecord:
         result="r" * 9_000,
         effective_tokens=24_000,
         est_tokens=10_400,
-        reported_prompt_tokens=10_650,
-        completion_tokens=80,
-        total_tokens=10_730,
         started_at="2026-01-01T00:00:00Z",
         spent_tokens=10_730 * step,
-        carried=20,
-        stubbed=6,
+        usage=Usage(10_650, 80, 10_730),
+        counts=ContextCounts(carried=20, stubbed=6),
         observations=[
             ObservationRecord(step * 2 + i, "read_file", "src/a.py", True, "t" * 4_500, "h")
             for i in range(2)

@@ -85,9 +85,6 @@ class Driver:
                 result="\n\n".join(f"[write {w.path}]" for w in writes),
                 effective_tokens=24_000,
                 est_tokens=500,
-                reported_prompt_tokens=None,
-                completion_tokens=None,
-                total_tokens=None,
                 started_at="2026-01-01T00:00:00Z",
                 spent_tokens=step,
                 observations=[
