@@ -2,8 +2,9 @@
 
 ``HarnessClient`` is pytest-lsp's test client plus what the harness sends: it records the
 ``harness/*`` notifications, showMessage, progress and approval requests, answers approvals
-with ``approval_answer`` (``None``: never answer), and ``wait_for(predicate)`` blocks until
-a notification makes the predicate true (notes §2, gotcha 2: never rely on
+from ``answers`` in order and then with ``approval_answer`` (``None``: never answer), keeps
+each file the server opens with showDocument (``opened``), and ``wait_for(predicate)``
+blocks until a notification makes the predicate true (notes §2, gotcha 2: never rely on
 ``wait_for_notification`` for messages that may already have arrived).
 """
 
@@ -14,9 +15,11 @@ import atexit
 import contextlib
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pygls.protocol import default_converter
+from pygls.uris import to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
@@ -64,6 +68,17 @@ def plain(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A file the server opened with ``window/showDocument``, read while it existed."""
+
+    path: Path
+    text: str
+    mode: int
+    dir_mode: int
+    take_focus: bool | None
+
+
 class HarnessClient(LanguageClient):
     def __init__(self) -> None:
         super().__init__(converter_factory=default_converter)
@@ -72,7 +87,9 @@ class HarnessClient(LanguageClient):
         self.did_write: list[str] = []
         self.approvals: list[types.ShowMessageRequestParams] = []
         self.approvals_withdrawn = 0
-        self.approval_answer: str | None = "Allow"
+        self.answers: list[str] = []  # the next approvals' answers, in order ...
+        self.approval_answer: str | None = "Allow"  # ... then this one
+        self.opened: list[Opened] = []
         self._tick = asyncio.Event()
 
     def tick(self) -> None:
@@ -98,7 +115,7 @@ class HarnessClient(LanguageClient):
 
 def client_factory() -> HarnessClient:
     client = HarnessClient()
-    mine = (types.WINDOW_SHOW_MESSAGE, types.PROGRESS)
+    mine = (types.WINDOW_SHOW_MESSAGE, types.WINDOW_SHOW_DOCUMENT, types.PROGRESS)
     register_lsp_features(
         client, {k: v for k, v in DEFAULT_CLIENT_FEATURES.items() if k not in mine}
     )
@@ -134,6 +151,8 @@ def client_factory() -> HarnessClient:
     ) -> types.MessageActionItem | None:
         ls.approvals.append(params)
         ls.tick()
+        if ls.answers:
+            return types.MessageActionItem(title=ls.answers.pop(0))
         if ls.approval_answer is None:  # the user never answers
             try:
                 await asyncio.Event().wait()
@@ -143,12 +162,44 @@ def client_factory() -> HarnessClient:
                 raise
         return types.MessageActionItem(title=ls.approval_answer or "")
 
+    @client.feature(types.WINDOW_SHOW_DOCUMENT)
+    def on_show(ls: HarnessClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        ls.shown_documents.append(params)
+        path = Path(to_fs_path(params.uri) or "")
+        mode, dir_mode = (stat.S_IMODE(p.stat().st_mode) for p in (path, path.parent))
+        ls.opened.append(Opened(path, path.read_text("utf-8"), mode, dir_mode, params.take_focus))
+        ls.tick()
+        return types.ShowDocumentResult(success=True)
+
     return client
 
 
-CONFIG = ClientServerConfig(
-    server_command=SERVER_COMMAND, client_factory=client_factory, server_env=server_env()
-)
+def server_config(
+    *, command: list[str] = SERVER_COMMAND, env: dict[str, str] | None = None
+) -> ClientServerConfig:
+    """The real server started with ``command``, ``env`` (default: ``server_env()``) its
+    environment, driven by a ``HarnessClient``."""
+    return ClientServerConfig(
+        server_command=command,
+        client_factory=client_factory,
+        server_env=server_env() if env is None else env,
+    )
+
+
+CONFIG = server_config()
+
+
+@contextlib.asynccontextmanager
+async def running(config: ClientServerConfig) -> AsyncIterator[HarnessClient]:
+    """A client on a server started from ``config``; closed and stopped however it ends."""
+    client = await config.start()
+    assert isinstance(client, HarnessClient)
+    try:
+        yield client
+    finally:
+        await close(client)
+        with contextlib.suppress(Exception):
+            await client.stop()
 
 
 def settings(fake: FakeLLM, store: Path, **more: Any) -> dict[str, Any]:
@@ -251,8 +302,16 @@ async def client_fixture(
     await close(lsp_client)
 
 
-@pytest_lsp.fixture(config=CONFIG, name="bare")
-async def bare_fixture(lsp_client: HarnessClient) -> AsyncIterator[None]:
-    """A started server the test initializes itself."""
-    yield
-    await close(lsp_client)
+def started_server(name: str, **env: str) -> Any:
+    """A fixture ``name``: a started server the test initializes itself, with ``env`` in its
+    environment besides ``server_env()``'s."""
+
+    @pytest_lsp.fixture(config=server_config(env=server_env(**env)), name=name)
+    async def started(lsp_client: HarnessClient) -> AsyncIterator[None]:
+        yield
+        await close(lsp_client)
+
+    return started
+
+
+bare_fixture = started_server("bare")
