@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 import pytest_lsp
@@ -222,29 +222,49 @@ def initialize_params(
     )
 
 
-async def wait_watching(client: HarnessClient) -> None:
-    """Until every workspace folder's watcher is live (changes before that are not seen)."""
-    for _ in range(200):
-        status = await client.command("harness.status")
-        if all(f["watching"] for f in status["workspaceFolders"]):
-            return
-        await asyncio.sleep(0.02)
-    raise TimeoutError("the watchers did not start")
+class Commanding(Protocol):
+    """A client of the real server: ``HarnessClient``, or ``WireServer`` on raw pipes."""
+
+    async def command(self, name: str, *arguments: Any) -> Any: ...
 
 
-async def changes_seen(client: HarnessClient, run_id: int, within_s: float = WAIT_S) -> None:
-    """Until the run ``run_id`` has been told of a change that could invalidate what its
-    model saw (``changesSeen`` in ``harness.status``)."""
+async def status_until(
+    client: Commanding,
+    predicate: Callable[[dict[str, Any]], bool],
+    failure: str,
+    within_s: float = WAIT_S,
+) -> dict[str, Any]:
+    """Ask ``harness.status`` until its answer makes ``predicate`` true (the server has no
+    notification for these); ``TimeoutError(failure)`` after ``within_s``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within_s
     while True:
-        status = await client.command("harness.status")
-        run = next((r for r in status["runs"] if r["runId"] == run_id), None)
-        if run is not None and run["changesSeen"] >= 1:
-            return
+        status: dict[str, Any] = await client.command("harness.status")
+        if predicate(status):
+            return status
         if loop.time() > deadline:
-            raise TimeoutError(f"run {run_id} was never told of the change")
+            raise TimeoutError(failure)
         await asyncio.sleep(0.02)
+
+
+async def wait_watching(client: Commanding) -> None:
+    """Until every workspace folder's watcher is live (changes before that are not seen)."""
+    await status_until(
+        client,
+        lambda status: all(f["watching"] for f in status["workspaceFolders"]),
+        "the watchers did not start",
+    )
+
+
+async def changes_seen(client: Commanding, run_id: int, within_s: float = WAIT_S) -> None:
+    """Until the run ``run_id`` has been told of a change that could invalidate what its
+    model saw (``changesSeen`` in ``harness.status``)."""
+
+    def seen(status: dict[str, Any]) -> bool:
+        run = next((r for r in status["runs"] if r["runId"] == run_id), None)
+        return run is not None and run["changesSeen"] >= 1
+
+    await status_until(client, seen, f"run {run_id} was never told of the change", within_s)
 
 
 async def close(client: LanguageClient) -> None:
