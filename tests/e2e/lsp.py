@@ -18,6 +18,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -286,6 +287,28 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 def turn(*calls: dict[str, Any]) -> dict[str, Any]:
     return {"tool_calls": list(calls)}
+
+
+def busy_turns(n: int, tag: str = "") -> list[dict[str, Any]]:
+    """``n`` model turns that each read, grep and write (one of seven files under ``out/``)."""
+    return [
+        turn(
+            call("read_file", path="src/a.py"),
+            call("grep", pattern="return"),
+            call("write_file", path=f"out/{tag}{i % 7}.txt", content=f"step {i}\n" * 40),
+        )
+        for i in range(n)
+    ]
+
+
+def held(release: threading.Event, answer: dict[str, Any]) -> Callable[[Any], dict[str, Any]]:
+    """A model turn that answers ``answer`` once the test sets ``release``."""
+
+    def respond(body: Any) -> dict[str, Any]:
+        assert release.wait(WAIT_S), "the test never released the model"
+        return answer
+
+    return respond
 
 
 # -- fixtures: registered for tests/e2e by its conftest.py (and imported by the server
