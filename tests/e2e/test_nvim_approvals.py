@@ -6,10 +6,12 @@ while the user types; every key lands in the buffer, the run keeps waiting, and 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tests.conftest import MakeFakeLLM
 from tests.e2e.nvim.scenario import call
@@ -18,6 +20,12 @@ from tests.e2e.nvim.session import Nvim, cli, make_workspace, needs_nvim, sessio
 pytestmark = needs_nvim
 
 WRITE_RAN = [sys.executable, "-c", "open('ran.txt', 'w').write('yes')"]
+
+
+class Asked(NamedTuple):
+    nvim: Nvim
+    ws: Path
+    store: Path
 
 
 def pending(nvim: Nvim) -> int:
@@ -54,12 +62,24 @@ def exec_after(event: threading.Event) -> Any:
     return turn
 
 
-def start_waiting_run(nvim: Nvim, ws: Path, typing: threading.Event) -> int:
+def start_waiting_run(nvim: Nvim, ws: Path) -> int:
     calc = nvim.edit(ws / "calc.py")
     nvim.wait_attached(calc)
     nvim.type(":HarnessRun run the command<CR>")
     nvim.wait_message("run 1 started")
     return calc
+
+
+@contextlib.contextmanager
+def asked(tmp_path: Path, fake_llm: MakeFakeLLM, last_words: str) -> Iterator[Asked]:
+    """A session whose run 1 waits on the approval of an exec (asked at once)."""
+    ws = make_workspace(tmp_path)
+    store = tmp_path / "store.db"
+    fake = fake_llm([{"tool_calls": [call("exec", argv=WRITE_RAN)]}, {"content": last_words}])
+    with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
+        start_waiting_run(nvim, ws)
+        nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
+        yield Asked(nvim, ws, store)
 
 
 def test_keys_typed_in_insert_mode_never_answer_an_approval(
@@ -70,7 +90,7 @@ def test_keys_typed_in_insert_mode_never_answer_an_approval(
     fake = fake_llm([exec_after(typing), {"content": "ran it"}])
     store = tmp_path / "store.db"
     with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
-        calc = start_waiting_run(nvim, ws, typing)
+        calc = start_waiting_run(nvim, ws)
         nvim.type("Gox = 1")
         nvim.wait("vim.api.nvim_get_mode().mode == 'i'")
         typing.set()  # the approval arrives now, mid-typing
@@ -112,14 +132,7 @@ def test_keys_typed_in_insert_mode_never_answer_an_approval(
 def test_leaving_the_float_keeps_the_approval_and_d_denies(
     tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
-    ws = make_workspace(tmp_path)
-    typing = threading.Event()
-    typing.set()
-    fake = fake_llm([exec_after(typing), {"content": "denied, stopping"}])
-    store = tmp_path / "store.db"
-    with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
-        start_waiting_run(nvim, ws, typing)
-        nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
+    with asked(tmp_path, fake_llm, "denied, stopping") as (nvim, ws, store):
         nvim.type(":HarnessApprove<CR>")
         nvim.wait("select(2, require('harness.approval').window())")
         nvim.type("q")  # later
@@ -138,13 +151,7 @@ def test_leaving_the_float_keeps_the_approval_and_d_denies(
 def test_an_approval_is_dropped_when_its_run_is_cancelled(
     tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
-    ws = make_workspace(tmp_path)
-    typing = threading.Event()
-    typing.set()
-    fake = fake_llm([exec_after(typing), {"content": "never asked"}])
-    with session(tmp_path, ws, {"settings": settings(fake, tmp_path / "store.db")}) as nvim:
-        start_waiting_run(nvim, ws, typing)
-        nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
+    with asked(tmp_path, fake_llm, "never asked") as (nvim, ws, _):
         nvim.type(":HarnessCancel<CR>")
         nvim.wait_message("run 1 cancelled")
         nvim.wait("#require('harness.approval').pending() == 0", what="the approval to go")
