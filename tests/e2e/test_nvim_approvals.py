@@ -6,12 +6,13 @@ while the user types; every key lands in the buffer, the run keeps waiting, and 
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import pytest
 
 from tests.conftest import MakeFakeLLM
 from tests.e2e.nvim.scenario import call
@@ -70,12 +71,12 @@ def start_waiting_run(nvim: Nvim, ws: Path) -> int:
     return calc
 
 
-@contextlib.contextmanager
-def asked(tmp_path: Path, fake_llm: MakeFakeLLM, last_words: str) -> Iterator[Asked]:
+@pytest.fixture
+def asked(tmp_path: Path, fake_llm: MakeFakeLLM) -> Iterator[Asked]:
     """A session whose run 1 waits on the approval of an exec (asked at once)."""
     ws = make_workspace(tmp_path)
     store = tmp_path / "store.db"
-    fake = fake_llm([{"tool_calls": [call("exec", argv=WRITE_RAN)]}, {"content": last_words}])
+    fake = fake_llm([{"tool_calls": [call("exec", argv=WRITE_RAN)]}, {"content": "stopping"}])
     with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
         start_waiting_run(nvim, ws)
         nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
@@ -129,35 +130,31 @@ def test_keys_typed_in_insert_mode_never_answer_an_approval(
         assert "exit code: 0" in step["result"]
 
 
-def test_leaving_the_float_keeps_the_approval_and_d_denies(
-    tmp_path: Path, fake_llm: MakeFakeLLM
-) -> None:
-    with asked(tmp_path, fake_llm, "denied, stopping") as (nvim, ws, store):
-        nvim.type(":HarnessApprove<CR>")
-        nvim.wait("select(2, require('harness.approval').window())")
-        nvim.type("q")  # later
-        nvim.wait("not select(2, require('harness.approval').window())")
-        assert pending(nvim) == 1 and server_waits(nvim)
-        assert float_state(nvim)["shown"] is True
-        nvim.type(":HarnessApprove<CR>")
-        nvim.wait("select(2, require('harness.approval').window())")
-        nvim.type("d")
-        nvim.wait_message("run 1 finished")
-        assert not (ws / "ran.txt").exists()
-        step = cli("trace", "step", "1", "1", "--store", str(store))
-        assert "refused: the user denied exec" in step["result"]
+def test_leaving_the_float_keeps_the_approval_and_d_denies(asked: Asked) -> None:
+    nvim, ws, store = asked
+    nvim.type(":HarnessApprove<CR>")
+    nvim.wait("select(2, require('harness.approval').window())")
+    nvim.type("q")  # later
+    nvim.wait("not select(2, require('harness.approval').window())")
+    assert pending(nvim) == 1 and server_waits(nvim)
+    assert float_state(nvim)["shown"] is True
+    nvim.type(":HarnessApprove<CR>")
+    nvim.wait("select(2, require('harness.approval').window())")
+    nvim.type("d")
+    nvim.wait_message("run 1 finished")
+    assert not (ws / "ran.txt").exists()
+    step = cli("trace", "step", "1", "1", "--store", str(store))
+    assert "refused: the user denied exec" in step["result"]
 
 
-def test_an_approval_is_dropped_when_its_run_is_cancelled(
-    tmp_path: Path, fake_llm: MakeFakeLLM
-) -> None:
-    with asked(tmp_path, fake_llm, "never asked") as (nvim, ws, _):
-        nvim.type(":HarnessCancel<CR>")
-        nvim.wait_message("run 1 cancelled")
-        nvim.wait("#require('harness.approval').pending() == 0", what="the approval to go")
-        assert float_state(nvim)["shown"] is False
-        assert "⚠" not in nvim.statusline()
-        assert not (ws / "ran.txt").exists()
+def test_an_approval_is_dropped_when_its_run_is_cancelled(asked: Asked) -> None:
+    nvim, ws, _ = asked
+    nvim.type(":HarnessCancel<CR>")
+    nvim.wait_message("run 1 cancelled")
+    nvim.wait("#require('harness.approval').pending() == 0", what="the approval to go")
+    assert float_state(nvim)["shown"] is False
+    assert "⚠" not in nvim.statusline()
+    assert not (ws / "ran.txt").exists()
 
 
 def test_a_long_command_can_be_read_whole_before_answering(
