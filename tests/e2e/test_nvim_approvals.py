@@ -29,6 +29,12 @@ class Asked(NamedTuple):
     store: Path
 
 
+def first_step_result(store: Path) -> str:
+    """What the trace holds as the result of run 1's first step."""
+    result: str = cli("trace", "step", "1", "1", "--store", str(store))["result"]
+    return result
+
+
 def pending(nvim: Nvim) -> int:
     return int(nvim.lua("return #require('harness.approval').pending()"))
 
@@ -126,8 +132,7 @@ def test_keys_typed_in_insert_mode_never_answer_an_approval(
         nvim.wait_message("run 1 finished")
         assert pending(nvim) == 0 and float_state(nvim)["shown"] is False
         assert (ws / "ran.txt").read_text() == "yes"
-        step = cli("trace", "step", "1", "1", "--store", str(store))
-        assert "exit code: 0" in step["result"]
+        assert "exit code: 0" in first_step_result(store)
 
 
 def test_leaving_the_float_keeps_the_approval_and_d_denies(asked: Asked) -> None:
@@ -143,8 +148,7 @@ def test_leaving_the_float_keeps_the_approval_and_d_denies(asked: Asked) -> None
     nvim.type("d")
     nvim.wait_message("run 1 finished")
     assert not (ws / "ran.txt").exists()
-    step = cli("trace", "step", "1", "1", "--store", str(store))
-    assert "refused: the user denied exec" in step["result"]
+    assert "refused: the user denied exec" in first_step_result(store)
 
 
 def test_an_approval_is_dropped_when_its_run_is_cancelled(asked: Asked) -> None:
