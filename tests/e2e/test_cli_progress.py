@@ -252,6 +252,11 @@ def run_verified(
     )  # fmt: skip
 
 
+# What the final line says of a refusal the run met.
+NO_APPROVER = "1 call refused (needs approval — not available: run with --yes)"
+VERIFY_REFUSED = "the verification was refused (user: *check.py*)"
+
+
 def assert_final_line(out: Result, begins: str, says: str) -> None:
     last = out.stdout.splitlines()[-1]
     assert last.startswith(begins), last
@@ -267,11 +272,7 @@ def test_a_refusal_the_run_met_is_in_its_final_line(
     turns = [calls(call("exec", argv=["pytest", "-q"])), {"content": "Done."}]
     out = run_verified(shop, tmp_path, home, turns)
     assert out.code == 0, out.stderr
-    assert_final_line(
-        out,
-        "run 1 success · 2 steps",
-        "1 call refused (needs approval — not available: run with --yes)",
-    )
+    assert_final_line(out, "run 1 success · 2 steps", NO_APPROVER)
 
 
 def test_a_verification_a_rule_refused_says_so_in_the_final_line(
@@ -284,11 +285,7 @@ def test_a_verification_a_rule_refused_says_so_in_the_final_line(
         "verify" in line and line.endswith("✗ refused (user: *check.py*)")
         for line in out.stderr.splitlines()
     ), out.stderr
-    assert_final_line(
-        out,
-        "run 1 verification_failed · 2 steps",
-        "the verification was refused (user: *check.py*)",
-    )
+    assert_final_line(out, "run 1 verification_failed · 2 steps", VERIFY_REFUSED)
 
 
 def test_an_exec_allowed_by_a_rule_leaves_a_policy_event(
