@@ -185,6 +185,11 @@ def calls(*made: dict[str, Any], said: str = "") -> dict[str, Any]:
     return {"tool_calls": list(made), **({"content": said} if said else {})}
 
 
+def reading(*paths: str, said: str = "") -> dict[str, Any]:
+    """A turn that reads each of ``paths`` (and says ``said``)."""
+    return calls(*(call("read_file", path=path) for path in paths), said=said)
+
+
 def run_args(goal: str, url: str, workspace: Path, store: Path, *more: str) -> list[str]:
     return [
         "run",

@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import MakeFakeLLM
 from tests.support.fake_llm import Fault
 
-from .cli import Result, call, calls, harness, harness_pty, run_args, script
+from .cli import Result, call, calls, harness, harness_pty, reading, run_args, script
 
 
 @pytest.fixture
@@ -52,11 +52,7 @@ def exec_rule(home: dict[str, str], effect: str, glob: str) -> None:
 def refusals(tmp_path: Path) -> Path:
     return script(
         tmp_path / "turns.json",
-        calls(
-            call("read_file", path=".env"),
-            call("read_file", path="../../etc/passwd"),
-            said="Looking at the configuration first.",
-        ),
+        reading(".env", "../../etc/passwd", said="Looking at the configuration first."),
         calls(call("edit_file", path="src/pricing.py", old="return y", new="return 2 * y")),
         calls(call("exec", argv=["pytest", "-q"])),
         calls(call("edit_file", path="src/pricing.py", old="return x", new="return 2 * x")),

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import MakeFakeLLM
 from tests.support.transcript import as_trace, request_text
 
-from .cli import ROOT, call, calls, env, harness, run_args
+from .cli import ROOT, call, calls, env, harness, reading, run_args
 from .lsp import busy_turns
 
 
@@ -118,7 +118,7 @@ def test_requests_drop_superseded_reads_and_carry_fresh_content(
 
     fake = fake_llm(
         [
-            calls(call("read_file", path="src/a.py"), call("read_file", path="src/b.py")),
+            reading("src/a.py", "src/b.py"),
             calls(call("write_file", path="src/a.py", content="ORIGINAL_A = 'second version'\n")),
             calls(call("read_file", path="./src/a.py")),
             change_b_on_disk,
