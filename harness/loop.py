@@ -31,7 +31,16 @@ from harness.store.base import now_iso
 from harness.tokens import estimate_tokens
 from harness.toolbox import MAX_CALLS_PER_TURN, Toolbox, label, not_run
 from harness.tools.base import ToolContext
-from harness.types import Attempt, Outcome, Provider, Reply, ToolCall, ToolResult, TraceEvent
+from harness.types import (
+    Attempt,
+    Outcome,
+    Provider,
+    Reply,
+    RunEnd,
+    ToolCall,
+    ToolResult,
+    TraceEvent,
+)
 from harness.verify import verify
 
 log = logging.getLogger(__name__)
@@ -115,9 +124,8 @@ class Run:
         return self._finish(outcome, error)
 
     def _finish(self, outcome: Outcome, error: str | None) -> RunResult:
-        self.result = RunResult(
-            self.run_id, outcome, self.step, self.spent, error, self._last_words, (*self._written,)
-        )
+        end = RunEnd(outcome, self.step, self.spent, error)
+        self.result = RunResult(self.run_id, end, self._last_words, (*self._written,))
         _record_end(self.store, self.observer, self.info, self.result)
         return self.result
 
@@ -272,13 +280,7 @@ def _interruptible(run: Run) -> Iterator[None]:
 def _record_end(store: Store, observer: RunObserver, info: RunInfo, result: RunResult) -> None:
     """The run row and the observer learn the result; neither failing hides it."""
     try:
-        store.finish_run(
-            info.run_id,
-            outcome=result.outcome.value,
-            steps=result.steps,
-            spent_tokens=result.spent_tokens,
-            error=result.error,
-        )
+        store.finish_run(info.run_id, result.end)
     except Exception:
         log.exception("could not record the end of run %d", info.run_id)
     try:

@@ -7,12 +7,12 @@ it is told and cannot reach into the loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.camel import camel_json
-from harness.types import Attempt, Outcome, Reply, ToolCall, ToolResult
+from harness.camel import camel_json, json_flat
+from harness.types import Attempt, ContextCounts, Reply, RunEnd, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
@@ -45,28 +45,24 @@ class StepSummary:
     request_tokens: int
     context_ceiling: int
     reported_prompt_tokens: int | None
-    carried: int
-    stubbed: int
-    reread: int
+    counts: ContextCounts  # not in the notification: for a terminal's step line
     cached_prompt_tokens: int | None = None  # the provider's reported cache reads
     prefix_chars: int = 0  # characters shared from the start with the previous request
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §7 ``harness/budget`` object."""
-        return camel_json(self, leave_out=("carried", "stubbed", "reread"))
+        return camel_json(self, leave_out=("counts",))
 
 
 @dataclass(frozen=True)
 class RunResult:
     """How a run ended (§8.1). ``summary`` is the model's last words (None when its last
     reply said nothing); ``files_changed`` the workspace-relative paths it wrote, in
-    first-write order. ``error`` is for the host's log and message, not part of the JSON."""
+    first-write order. ``end.error`` is for the host's log and message, not part of the
+    JSON."""
 
     run_id: int
-    outcome: Outcome
-    steps: int
-    spent_tokens: int
-    error: str | None = None
+    end: RunEnd = field(metadata=json_flat())
     summary: str | None = None
     files_changed: tuple[str, ...] = ()
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypedDict
 
 from harness.assembly import Turn
 from harness.ledger import Observation
 from harness.report import RunInfo, StepSummary
 from harness.store import ObservationRecord, StepRecord
 from harness.toolbox import MAX_CALLS_PER_TURN, label
-from harness.types import Reply, ToolResult, TraceEvent, Usage
+from harness.types import Reply, ToolResult, TraceEvent
 
 
 @dataclass(frozen=True)
@@ -58,17 +57,16 @@ def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> S
         result="\n\n".join(r.text for r in results),
         effective_tokens=turn.effective,
         est_tokens=turn.emission.est_tokens,
-        **_reported(reply.usage),
         started_at=done.started_at,
         spent_tokens=done.spent,
-        recalled=len(turn.recalled),
+        usage=reply.usage,
+        counts=turn.emission.counts(len(turn.recalled)),
         observations=[_observation(o) for o in done.observations],
         events=[*earlier, *turn.events, *(e for r in results for e in r.events)],
         policy=[p for r in results for p in r.policy],
         edits=[w for r in results for w in r.writes],
         recalls=turn.recalled,
         prefix_chars=turn.emission.prefix_chars,
-        **_counts(turn),
     )
 
 
@@ -86,35 +84,8 @@ def step_summary(run: RunInfo, done: StepDone) -> StepSummary:
         reported_prompt_tokens=usage.prompt_tokens,
         cached_prompt_tokens=usage.cache_read_tokens,
         prefix_chars=turn.emission.prefix_chars,
-        **_counts(turn),
+        counts=turn.emission.counts(len(turn.recalled)),
     )
-
-
-class _Reported(TypedDict):
-    reported_prompt_tokens: int | None
-    completion_tokens: int | None
-    total_tokens: int | None
-
-
-def _reported(usage: Usage) -> _Reported:
-    """The tokens as the provider reported them (None: it did not)."""
-    return _Reported(
-        reported_prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        total_tokens=usage.total_tokens,
-    )
-
-
-class _Counts(TypedDict):
-    carried: int
-    stubbed: int
-    reread: int
-
-
-def _counts(turn: Turn) -> _Counts:
-    """What the request carried, stubbed and re-read: in the record and in the summary."""
-    e = turn.emission
-    return _Counts(carried=e.carried, stubbed=e.stubbed, reread=e.reread)
 
 
 def _observation(o: Observation) -> ObservationRecord:

@@ -307,6 +307,17 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ContextCounts:
+    """What one request carried (§3, §8.1): ledger entries in full (``carried``), entries
+    stubbed, stale reads re-read, memory notes recalled."""
+
+    carried: int = 0
+    stubbed: int = 0
+    reread: int = 0
+    recalled: int = 0
+
+
+@dataclass(frozen=True)
 class Reply:
     content: str
     tool_calls: tuple[ToolCall, ...]
@@ -368,3 +379,14 @@ class Outcome(StrEnum):
     @property
     def ok(self) -> bool:
         return self in (Outcome.SUCCESS, Outcome.FINISHED)
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run ended, as its row records it (§5): the outcome, the steps taken, the tokens
+    spent, and what went wrong for the host's log (None: nothing)."""
+
+    outcome: Outcome
+    steps: int
+    spent_tokens: int
+    error: str | None = None

@@ -70,14 +70,15 @@ class LspObserver(RunObserver):
 
 def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> None:
     """The end of a run, as the client hears it."""
-    outcome = result.outcome.value
-    summary = f"{outcome} · {result.steps} steps · {result.spent_tokens:,} tokens"
+    end = result.end
+    outcome = end.outcome.value
+    summary = f"{outcome} · {end.steps} steps · {end.spent_tokens:,} tokens"
     progress.end(summary)
-    why = f" ({result.error})" if result.error else ""
+    why = f" ({end.error})" if end.error else ""
     log.info("run %d %s%s", result.run_id, summary, why)
-    if result.error:
+    if end.error:
         host.show(
-            f"harness: run {result.run_id} ended {outcome}: {result.error}",
+            f"harness: run {result.run_id} ended {outcome}: {end.error}",
             types.MessageType.Error,
         )
     host.notify(RUN_FINISHED, result.to_json())

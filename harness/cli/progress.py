@@ -149,9 +149,8 @@ class TerminalObserver(RunObserver):
             parts.append(f"reported {summary.reported_prompt_tokens:,}")
         if summary.cached_prompt_tokens is not None:
             parts.append(f"cached {summary.cached_prompt_tokens:,}")
-        parts.append(
-            f"carried {summary.carried}, stubbed {summary.stubbed}, re-read {summary.reread}"
-        )
+        counts = summary.counts
+        parts.append(f"carried {counts.carried}, stubbed {counts.stubbed}, re-read {counts.reread}")
         self._line([("  " + self._fit(parts), "dim")])
 
     def _fit(self, parts: list[str]) -> str:

@@ -240,7 +240,7 @@ async def _execute(
         print(json.dumps(result.to_json()))
     else:
         _print_end(console(), result, observer)
-    return 0 if result.outcome.ok else 1
+    return 0 if result.end.outcome.ok else 1
 
 
 def _model_words(session: Session) -> str:

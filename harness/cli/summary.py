@@ -62,20 +62,20 @@ def end_lines(result: RunResult, tally: RunTally) -> list[Text]:
         lines.append(Text(printable(result.summary.strip(), keep_newlines=True)))
     if result.files_changed:
         lines.append(Text(printable("files changed: " + ", ".join(result.files_changed))))
-    if result.error:
-        lines.append(Text(printable(f"error: {result.error}"), style="red"))
+    if result.end.error:
+        lines.append(Text(printable(f"error: {result.end.error}"), style="red"))
     lines.append(final_line(result, tally))
     return lines
 
 
 def final_line(result: RunResult, tally: RunTally) -> Text:
-    outcome = result.outcome.value
+    end = result.end
     line = Text(f"run {result.run_id} ")
-    line.append(outcome, style="bold green" if result.outcome.ok else "bold red")
+    line.append(end.outcome.value, style="bold green" if end.outcome.ok else "bold red")
     files = len(result.files_changed)
     facts = [
-        plural(result.steps, "step"),
-        f"{result.spent_tokens:,} tokens, {tally.cache_words()}",
+        plural(end.steps, "step"),
+        f"{end.spent_tokens:,} tokens, {tally.cache_words()}",
         plural(files, "file") + " changed" if files else "no files changed",
     ]
     met = _met(tally)

@@ -15,7 +15,14 @@ from typing import Any
 
 from harness.ledger import MESSAGE, Confirmation, Observation, Refresh
 from harness.tokens import CHARS_PER_TOKEN
-from harness.types import PART_SEPARATOR, Request, ToolCall, TraceEvent, arguments_text
+from harness.types import (
+    PART_SEPARATOR,
+    ContextCounts,
+    Request,
+    ToolCall,
+    TraceEvent,
+    arguments_text,
+)
 
 COLLAPSED_KIND = "collapsed"
 
@@ -146,6 +153,10 @@ class Emission:
     @property
     def collapsed(self) -> int:
         return sum(e.covers for e in self.entries if e.form is Form.COLLAPSED)
+
+    def counts(self, recalled: int = 0) -> ContextCounts:
+        """What the request carries; ``recalled``: notes in the memory block."""
+        return ContextCounts(self.carried, self.stubbed, self.reread, recalled)
 
     def assembled_event(self, recalled: int = 0) -> TraceEvent:
         """The ``assembled`` event (§3); ``recalled``: notes in the memory block."""

@@ -172,8 +172,8 @@ async def run_scenario(
     requests = provider.requests
     return ScenarioResult(
         started.run_id,
-        result.outcome,
-        result.spent_tokens,
+        result.end.outcome,
+        result.end.spent_tokens,
         given,
         _stats(store, started.run_id, requests),
         requests,
@@ -218,9 +218,9 @@ def _stats(store: Store, run_id: int, requests: list[Request]) -> list[StepStat]
                 shared,
                 row.est_tokens,
                 row.effective_tokens,
-                row.carried,
-                row.stubbed,
-                row.reread,
+                row.counts.carried,
+                row.counts.stubbed,
+                row.counts.reread,
                 breaks.get(row.step, ()),
             )
         )

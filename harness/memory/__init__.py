@@ -16,45 +16,22 @@ store, capped, evicted by evidence, and recalled into each turn as its own notes
 Nothing here runs SQL: ``harness.store`` reads the rows, applies these rules and keeps the
 recall index current (``Store.memory_*``); the model's tools are in ``harness.tools.memory``,
 the operator's commands in ``harness.cli.memory``.
+
+The package gives what a run and its tests take from memory as a whole (``RunMemory``, the
+block, the scope and word functions); the value types are imported from ``notes``.
 """
 
 from __future__ import annotations
 
-from harness.memory.notes import (
-    KINDS,
-    MemoryForgetResult,
-    MemoryNote,
-    MemoryRecall,
-    MemoryUsage,
-    MemoryWriteResult,
-    SimilarNote,
-)
 from harness.memory.run import MemoryBlock, MemoryOutcome, RunMemory
-from harness.memory.text import (
-    GLOBAL,
-    MAX_KEY_CHARS,
-    RESTATEMENT_THRESHOLD,
-    TRUNCATION_MARK,
-    jaccard,
-    scope_key,
-    words,
-)
+from harness.memory.text import GLOBAL, TRUNCATION_MARK, jaccard, scope_key, words
 
 __all__ = [
     "GLOBAL",
-    "KINDS",
-    "MAX_KEY_CHARS",
-    "RESTATEMENT_THRESHOLD",
     "TRUNCATION_MARK",
     "MemoryBlock",
-    "MemoryForgetResult",
-    "MemoryNote",
     "MemoryOutcome",
-    "MemoryRecall",
-    "MemoryUsage",
-    "MemoryWriteResult",
     "RunMemory",
-    "SimilarNote",
     "jaccard",
     "scope_key",
     "words",

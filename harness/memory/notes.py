@@ -22,17 +22,22 @@ def is_operator_note(kind: str, pinned: bool) -> bool:
     return kind == "decision" or pinned
 
 
+# A scope goes to JSON by its name: "global", or the workspace's path.
+_SCOPE = json_as("scope", scope_name)
+
+
 @dataclass(frozen=True)
 class MemoryNote:
     """One stored note. ``scope_key`` is a workspace's canonical path or ``"global"``;
-    ``recalls`` counts recall rows, ``recall_runs`` the distinct runs behind them."""
+    ``recalls`` counts recall rows, ``recall_runs`` the distinct runs behind them. The
+    fields stand in the order of the §8.1 memory note."""
 
     id: int
-    scope_key: str
     key: str
     value: str
     kind: str
     pinned: bool
+    scope_key: str = field(metadata=_SCOPE)
     run_id: int | None
     step: int | None
     created_at: str
@@ -55,18 +60,8 @@ class MemoryNote:
         return self.scope_key == GLOBAL
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "value": self.value,
-            "kind": self.kind,
-            "pinned": self.pinned,
-            "scope": self.scope,
-            "runId": self.run_id,
-            "step": self.step,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "recalls": self.recalls,
-        }
+        """Exactly the §8.1 memory note."""
+        return camel_json(self, leave_out=("id", "recall_runs", "seq", "last_recall"))
 
 
 @dataclass(frozen=True)
@@ -122,10 +117,6 @@ class MemoryForgetResult:
     @property
     def removed(self) -> bool:
         return self.note is not None and self.refused is None
-
-
-# A scope goes to JSON by its name: "global", or the workspace's path.
-_SCOPE = json_as("scope", scope_name)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ from harness.store.steps import (
     select_step,
     select_steps,
 )
-from harness.types import Attempt, TraceEvent
+from harness.types import Attempt, RunEnd, TraceEvent
 
 log = logging.getLogger("harness.store")
 
@@ -145,13 +145,9 @@ class Store(Closing):
         with self._db.lock:
             self._recall.recalled_by_new_runs(new_runs)
 
-    def finish_run(
-        self, run_id: int, *, outcome: str, steps: int, spent_tokens: int, error: str | None
-    ) -> None:
+    def finish_run(self, run_id: int, end: RunEnd) -> None:
         with self._db.transaction() as conn:
-            finish_run(
-                conn, run_id, outcome=outcome, steps=steps, spent_tokens=spent_tokens, error=error
-            )
+            finish_run(conn, run_id, end)
 
     # -- the trace: reading ------------------------------------------------------------------
 

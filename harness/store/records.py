@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.camel import camel_json
-from harness.types import FileWrite, PolicyEvent, TraceEvent
+from harness.types import ContextCounts, FileWrite, PolicyEvent, TraceEvent, Usage
 
 
 @dataclass(frozen=True)
@@ -35,15 +35,10 @@ class StepRecord:
     result: str
     effective_tokens: int
     est_tokens: int
-    reported_prompt_tokens: int | None
-    completion_tokens: int | None
-    total_tokens: int | None
     started_at: str
     spent_tokens: int
-    carried: int = 0
-    stubbed: int = 0
-    reread: int = 0
-    recalled: int = 0
+    usage: Usage = field(default_factory=Usage)  # the reply's (None counts: not reported)
+    counts: ContextCounts = field(default_factory=ContextCounts)
     observations: Sequence[ObservationRecord] = ()
     events: Sequence[TraceEvent] = ()
     policy: Sequence[PolicyEvent] = ()
@@ -82,10 +77,7 @@ class StepRow:
     est_tokens: int
     reported_prompt_tokens: int | None
     effective_tokens: int
-    carried: int
-    stubbed: int
-    reread: int
-    recalled: int
+    counts: ContextCounts
     result_chars: int
     cached_prompt_tokens: int | None = None
     prefix_chars: int | None = None
@@ -103,10 +95,10 @@ class StepRow:
             "cachedPromptTokens": self.cached_prompt_tokens,
             "prefixChars": self.prefix_chars,
             "contextCeiling": self.effective_tokens,
-            "carried": self.carried,
-            "stubbed": self.stubbed,
-            "reread": self.reread,
-            "recalled": self.recalled,
+            "carried": self.counts.carried,
+            "stubbed": self.counts.stubbed,
+            "reread": self.counts.reread,
+            "recalled": self.counts.recalled,
             "refused": self.refused,
             "failed": self.failed,
             "resultChars": self.result_chars,

@@ -10,7 +10,7 @@ from harness.redact import redact
 from harness.store.base import now_iso
 from harness.store.owner import ProcessOwner, current_owner, is_gone
 from harness.store.records import RunRow
-from harness.types import Outcome
+from harness.types import Outcome, RunEnd
 
 
 def insert_run(
@@ -35,19 +35,12 @@ def insert_run(
     return int(cur.lastrowid or 0)
 
 
-def finish_run(
-    conn: sqlite3.Connection,
-    run_id: int,
-    *,
-    outcome: str,
-    steps: int,
-    spent_tokens: int,
-    error: str | None,
-) -> None:
+def finish_run(conn: sqlite3.Connection, run_id: int, end: RunEnd) -> None:
+    error = redact(end.error) if end.error else end.error
     conn.execute(
         "UPDATE runs SET outcome = ?, steps = ?, spent_tokens = ?, error = ?,"
         " finished_at = ? WHERE id = ?",
-        (outcome, steps, spent_tokens, redact(error) if error else error, now_iso(), run_id),
+        (end.outcome.value, end.steps, end.spent_tokens, error, now_iso(), run_id),
     )
 
 

@@ -5,6 +5,37 @@ from __future__ import annotations
 
 import sqlite3
 
+_COLUMN = ",\n        "  # a column a line, as the literal tables are written
+
+
+def _step_rows(
+    table: str,
+    columns: str,
+    *,
+    stamped: bool = True,
+    outside: bool = False,
+    index: str = "run_id, step",
+) -> str:
+    """The script of a table of rows that belong to a step of a run: an id, the run (its rows
+    go with it) and the step, then ``columns``, then (``stamped``) when the row was written;
+    indexed by ``index``. ``outside``: a row may belong to no run and no step.
+
+    Shipped migrations are written with it, so what it writes must never change
+    (``tests/harness/store/test_schema_pinned.py`` holds it to that)."""
+    owner = "" if outside else " NOT NULL"
+    lines = [
+        "id INTEGER PRIMARY KEY",
+        f"run_id INTEGER{owner} REFERENCES runs(id) ON DELETE CASCADE",
+        f"step INTEGER{owner}",
+        columns.strip(),
+        *(["created_at TEXT NOT NULL"] if stamped else []),
+    ]
+    return (
+        f"CREATE TABLE {table} (\n        {_COLUMN.join(lines)}\n    );\n"
+        f"    CREATE INDEX {table}_run ON {table}({index});\n"
+    )
+
+
 MIGRATIONS: list[str] = [
     # 1: runs and the full trace
     """
@@ -44,22 +75,21 @@ MIGRATIONS: list[str] = [
         finished_at TEXT NOT NULL,
         PRIMARY KEY (run_id, step)
     );
-    CREATE TABLE observations (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        step INTEGER NOT NULL,
+    """
+    + _step_rows(
+        "observations",
+        """
         seq INTEGER NOT NULL,
         kind TEXT NOT NULL,
         target TEXT NOT NULL,
         ok INTEGER NOT NULL,
         text TEXT NOT NULL,
-        content_hash TEXT
-    );
-    CREATE INDEX observations_run ON observations(run_id, step);
-    CREATE TABLE provider_calls (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        step INTEGER NOT NULL,
+        content_hash TEXT""",
+        stamped=False,
+    )
+    + _step_rows(
+        "provider_calls",
+        """
         attempt INTEGER NOT NULL,
         provider TEXT NOT NULL,
         model TEXT NOT NULL,
@@ -74,44 +104,35 @@ MIGRATIONS: list[str] = [
         status INTEGER,
         finish_reason TEXT,
         failure TEXT,
-        error TEXT,
-        created_at TEXT NOT NULL
-    );
-    CREATE INDEX provider_calls_run ON provider_calls(run_id, step);
-    CREATE TABLE context_events (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,
-        step INTEGER,
+        error TEXT""",
+    )
+    # a context event may belong to no step (an operator's memory act, a run's end)
+    + _step_rows(
+        "context_events",
+        """
         kind TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    );
-    CREATE INDEX context_events_run ON context_events(run_id, step);
-    CREATE TABLE policy_events (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        step INTEGER NOT NULL,
+        detail TEXT NOT NULL""",
+        outside=True,
+    )
+    + _step_rows(
+        "policy_events",
+        """
         act TEXT NOT NULL,
         target TEXT NOT NULL,
         effect TEXT NOT NULL,
         rule TEXT,
         layer TEXT NOT NULL,
         allowed INTEGER NOT NULL,
-        detail TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    );
-    CREATE INDEX policy_events_run ON policy_events(run_id, step);
-    CREATE TABLE edits (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        step INTEGER NOT NULL,
+        detail TEXT NOT NULL""",
+    )
+    + _step_rows(
+        "edits",
+        """
         path TEXT NOT NULL,
         before BLOB,
-        after BLOB NOT NULL,
-        created_at TEXT NOT NULL
-    );
-    CREATE INDEX edits_run ON edits(run_id, id);
-    """,
+        after BLOB NOT NULL""",
+        index="run_id, id",
+    ),
     # 2: durable memory (§4). `scope` is a workspace's canonical path or 'global'. `seq` is
     # the write order; `recalls`, `recall_runs` (distinct runs) and `last_recall` (the
     # memory_recalls id of the step that last carried it) summarise memory_recalls so that
@@ -136,16 +157,15 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX memory_seq ON memory(seq);
     CREATE INDEX memory_evict ON memory(scope, pinned, recall_runs, last_recall, seq);
-    CREATE TABLE memory_recalls (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        step INTEGER NOT NULL,
+    """
+    + _step_rows(
+        "memory_recalls",
+        """
         scope TEXT NOT NULL,
         key TEXT NOT NULL,
-        note_id INTEGER REFERENCES memory(id) ON DELETE SET NULL,
-        created_at TEXT NOT NULL
-    );
-    CREATE INDEX memory_recalls_run ON memory_recalls(run_id, step);
+        note_id INTEGER REFERENCES memory(id) ON DELETE SET NULL""",
+    )
+    + """
     CREATE INDEX memory_recalls_note ON memory_recalls(note_id, run_id);
     CREATE INDEX memory_recalls_key ON memory_recalls(scope, key);
     """,

@@ -18,7 +18,7 @@ from harness.redact import redact
 from harness.store.base import now_iso
 from harness.store.edits import confirm_edits
 from harness.store.records import StepDetail, StepRecord, StepRow
-from harness.types import Attempt, TraceEvent
+from harness.types import Attempt, ContextCounts, TraceEvent
 
 UNSAVED_REFUSED = "unsaved_refused"  # the event a write refused for unsaved buffers leaves
 
@@ -99,13 +99,13 @@ def insert_step(conn: sqlite3.Connection, rec: StepRecord) -> None:
             redact(rec.result),
             rec.effective_tokens,
             rec.est_tokens,
-            rec.reported_prompt_tokens,
-            rec.completion_tokens,
-            rec.total_tokens,
-            rec.carried,
-            rec.stubbed,
-            rec.reread,
-            rec.recalled,
+            rec.usage.prompt_tokens,
+            rec.usage.completion_tokens,
+            rec.usage.total_tokens,
+            rec.counts.carried,
+            rec.counts.stubbed,
+            rec.counts.reread,
+            rec.counts.recalled,
             rec.started_at,
             now_iso(),
             rec.prefix_chars,
@@ -231,10 +231,7 @@ def _step_row(r: sqlite3.Row, counts: tuple[int, int]) -> StepRow:
         est_tokens=r["est_tokens"],
         reported_prompt_tokens=r["reported_prompt_tokens"],
         effective_tokens=r["effective_tokens"],
-        carried=r["carried"],
-        stubbed=r["stubbed"],
-        reread=r["reread"],
-        recalled=r["recalled"],
+        counts=ContextCounts(r["carried"], r["stubbed"], r["reread"], r["recalled"]),
         result_chars=r["result_chars"],
         cached_prompt_tokens=r["cached"],
         prefix_chars=r["prefix_chars"],

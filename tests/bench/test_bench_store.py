@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.store import ObservationRecord, StepRecord, Store
-from harness.types import FileWrite, TraceEvent
-from tests.support.steps import token_fields
+from harness.types import ContextCounts, FileWrite, TraceEvent, Usage
 
 from .conftest import record
 
@@ -30,10 +29,12 @@ def _record(run_id: int, step: int) -> StepRecord:
         prompt=prompt,
         tool_calls=[{"name": "read_file", "arguments": {"path": "src/a.py"}}] * 2,
         result="r" * 9_000,
-        **token_fields(step, est=10_400, reported=10_650, completion=80),
+        effective_tokens=24_000,
+        est_tokens=10_400,
         started_at="2026-01-01T00:00:00Z",
-        carried=20,
-        stubbed=6,
+        spent_tokens=10_730 * step,
+        usage=Usage(10_650, 80, 10_730),
+        counts=ContextCounts(carried=20, stubbed=6),
         observations=[
             ObservationRecord(step * 2 + i, "read_file", "src/a.py", True, "t" * 4_500, "h")
             for i in range(2)

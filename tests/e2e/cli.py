@@ -13,7 +13,7 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,43 +91,33 @@ class Screen:
 _ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[=>]")
 
 
-def harness_pty(
-    *args: str | Path,
-    columns: int = 80,
-    rows: int = 200,
-    answers: Sequence[tuple[str, str]] = (),
-    timeout: float = 60,
+def on_a_pty(
+    argv: Sequence[str],
+    environ: Mapping[str, str],
+    *,
+    timeout: float,
+    size: tuple[int, int] | None = None,
+    reply: Callable[[bytes], bytes | None] = lambda screen: None,
     cwd: Path = ROOT,
-    **extra_env: str,
-) -> Screen:
-    """The CLI on a real pseudo-terminal of ``columns`` x ``rows`` (its window size set with
-    TIOCSWINSZ, no ``COLUMNS``): stdin, stdout and stderr are the terminal. ``answers``:
-    ``(prompt text, reply)`` pairs; each reply is typed once its prompt text has appeared."""
+) -> tuple[int, bytes]:
+    """Run ``argv`` with stdin, stdout and stderr on a new pseudo-terminal (``size``: its
+    window, ``(rows, columns)``, set with TIOCSWINSZ) until it is closed: the exit code and
+    every byte written to it. After each read, ``reply(all read so far)`` may return what to
+    type next. ``TimeoutError`` past ``timeout`` seconds."""
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-    environ = env(TERM="xterm-256color", **extra_env)
-    for name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
-        environ.pop(name, None)
-    if "NO_COLOR" not in extra_env:
-        environ.pop("NO_COLOR", None)
+    if size is not None:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness", *map(str, args)],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=environ,
-        cwd=cwd,
-        start_new_session=True,
+        argv, stdin=slave, stdout=slave, stderr=slave, env=environ, cwd=cwd, start_new_session=True
     )
     os.close(slave)
-    pending = list(answers)
     out = bytearray()
     deadline = time.monotonic() + timeout
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"harness {args} on a pty: no end within {timeout} s: {out!r}")
+                raise TimeoutError(f"{argv} on a pty: no end within {timeout} s: {out!r}")
             ready, _, _ = select.select([master], [], [], min(left, 0.5))
             if ready:
                 try:
@@ -137,8 +127,9 @@ def harness_pty(
                 if not chunk:
                     break
                 out += chunk
-            if pending and pending[0][0] in _ESCAPES.sub("", out.decode("utf-8", "replace")):
-                os.write(master, pending.pop(0)[1].encode())
+            typed = reply(bytes(out))
+            if typed:
+                os.write(master, typed)
             elif not ready and proc.poll() is not None:
                 break
         code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
@@ -147,6 +138,35 @@ def harness_pty(
             proc.kill()
             proc.wait()
         os.close(master)
+    return code, bytes(out)
+
+
+def harness_pty(
+    *args: str | Path,
+    columns: int = 80,
+    rows: int = 200,
+    answers: Sequence[tuple[str, str]] = (),
+    timeout: float = 60,
+    cwd: Path = ROOT,
+    **extra_env: str,
+) -> Screen:
+    """The CLI on a real pseudo-terminal of ``columns`` x ``rows`` (its window size set, no
+    ``COLUMNS``): stdin, stdout and stderr are the terminal. ``answers``: ``(prompt text,
+    reply)`` pairs; each reply is typed once its prompt text has appeared."""
+    environ = env(TERM="xterm-256color", **extra_env)
+    for name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        environ.pop(name, None)
+    if "NO_COLOR" not in extra_env:
+        environ.pop("NO_COLOR", None)
+    pending = list(answers)
+
+    def reply(screen: bytes) -> bytes | None:
+        if pending and pending[0][0] in _ESCAPES.sub("", screen.decode("utf-8", "replace")):
+            return pending.pop(0)[1].encode()
+        return None
+
+    argv = [sys.executable, "-m", "harness", *map(str, args)]
+    code, out = on_a_pty(argv, environ, timeout=timeout, size=(rows, columns), reply=reply, cwd=cwd)
     return Screen(code, out.decode("utf-8", "replace"), columns, rows)
 
 
@@ -163,6 +183,11 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 def calls(*made: dict[str, Any], said: str = "") -> dict[str, Any]:
     """A turn: these tool calls (and these words)."""
     return {"tool_calls": list(made), **({"content": said} if said else {})}
+
+
+def reading(*paths: str, said: str = "") -> dict[str, Any]:
+    """A turn that reads each of ``paths`` (and says ``said``)."""
+    return calls(*(call("read_file", path=path) for path in paths), said=said)
 
 
 def run_args(goal: str, url: str, workspace: Path, store: Path, *more: str) -> list[str]:

@@ -2,8 +2,9 @@
 
 ``HarnessClient`` is pytest-lsp's test client plus what the harness sends: it records the
 ``harness/*`` notifications, showMessage, progress and approval requests, answers approvals
-with ``approval_answer`` (``None``: never answer), and ``wait_for(predicate)`` blocks until
-a notification makes the predicate true (notes §2, gotcha 2: never rely on
+from ``answers`` in order and then with ``approval_answer`` (``None``: never answer), keeps
+each file the server opens with showDocument (``opened``), and ``wait_for(predicate)``
+blocks until a notification makes the predicate true (notes §2, gotcha 2: never rely on
 ``wait_for_notification`` for messages that may already have arrived).
 """
 
@@ -14,16 +15,20 @@ import atexit
 import contextlib
 import os
 import shutil
+import stat
 import sys
 import tempfile
+import threading
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
 from pygls.protocol import default_converter
+from pygls.uris import to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
@@ -64,6 +69,17 @@ def plain(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A file the server opened with ``window/showDocument``, read while it existed."""
+
+    path: Path
+    text: str
+    mode: int
+    dir_mode: int
+    take_focus: bool | None
+
+
 class HarnessClient(LanguageClient):
     def __init__(self) -> None:
         super().__init__(converter_factory=default_converter)
@@ -72,7 +88,9 @@ class HarnessClient(LanguageClient):
         self.did_write: list[str] = []
         self.approvals: list[types.ShowMessageRequestParams] = []
         self.approvals_withdrawn = 0
-        self.approval_answer: str | None = "Allow"
+        self.answers: list[str] = []  # the next approvals' answers, in order ...
+        self.approval_answer: str | None = "Allow"  # ... then this one
+        self.opened: list[Opened] = []
         self._tick = asyncio.Event()
 
     def tick(self) -> None:
@@ -98,7 +116,7 @@ class HarnessClient(LanguageClient):
 
 def client_factory() -> HarnessClient:
     client = HarnessClient()
-    mine = (types.WINDOW_SHOW_MESSAGE, types.PROGRESS)
+    mine = (types.WINDOW_SHOW_MESSAGE, types.WINDOW_SHOW_DOCUMENT, types.PROGRESS)
     register_lsp_features(
         client, {k: v for k, v in DEFAULT_CLIENT_FEATURES.items() if k not in mine}
     )
@@ -134,6 +152,8 @@ def client_factory() -> HarnessClient:
     ) -> types.MessageActionItem | None:
         ls.approvals.append(params)
         ls.tick()
+        if ls.answers:
+            return types.MessageActionItem(title=ls.answers.pop(0))
         if ls.approval_answer is None:  # the user never answers
             try:
                 await asyncio.Event().wait()
@@ -143,12 +163,44 @@ def client_factory() -> HarnessClient:
                 raise
         return types.MessageActionItem(title=ls.approval_answer or "")
 
+    @client.feature(types.WINDOW_SHOW_DOCUMENT)
+    def on_show(ls: HarnessClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        ls.shown_documents.append(params)
+        path = Path(to_fs_path(params.uri) or "")
+        mode, dir_mode = (stat.S_IMODE(p.stat().st_mode) for p in (path, path.parent))
+        ls.opened.append(Opened(path, path.read_text("utf-8"), mode, dir_mode, params.take_focus))
+        ls.tick()
+        return types.ShowDocumentResult(success=True)
+
     return client
 
 
-CONFIG = ClientServerConfig(
-    server_command=SERVER_COMMAND, client_factory=client_factory, server_env=server_env()
-)
+def server_config(
+    *, command: list[str] = SERVER_COMMAND, env: dict[str, str] | None = None
+) -> ClientServerConfig:
+    """The real server started with ``command``, ``env`` (default: ``server_env()``) its
+    environment, driven by a ``HarnessClient``."""
+    return ClientServerConfig(
+        server_command=command,
+        client_factory=client_factory,
+        server_env=server_env() if env is None else env,
+    )
+
+
+CONFIG = server_config()
+
+
+@contextlib.asynccontextmanager
+async def running(config: ClientServerConfig) -> AsyncIterator[HarnessClient]:
+    """A client on a server started from ``config``; closed and stopped however it ends."""
+    client = await config.start()
+    assert isinstance(client, HarnessClient)
+    try:
+        yield client
+    finally:
+        await close(client)
+        with contextlib.suppress(Exception):
+            await client.stop()
 
 
 def settings(fake: FakeLLM, store: Path, **more: Any) -> dict[str, Any]:
@@ -171,29 +223,49 @@ def initialize_params(
     )
 
 
-async def wait_watching(client: HarnessClient) -> None:
-    """Until every workspace folder's watcher is live (changes before that are not seen)."""
-    for _ in range(200):
-        status = await client.command("harness.status")
-        if all(f["watching"] for f in status["workspaceFolders"]):
-            return
-        await asyncio.sleep(0.02)
-    raise TimeoutError("the watchers did not start")
+class Commanding(Protocol):
+    """A client of the real server: ``HarnessClient``, or ``WireServer`` on raw pipes."""
+
+    async def command(self, name: str, *arguments: Any) -> Any: ...
 
 
-async def changes_seen(client: HarnessClient, run_id: int, within_s: float = WAIT_S) -> None:
-    """Until the run ``run_id`` has been told of a change that could invalidate what its
-    model saw (``changesSeen`` in ``harness.status``)."""
+async def status_until(
+    client: Commanding,
+    predicate: Callable[[dict[str, Any]], bool],
+    failure: str,
+    within_s: float = WAIT_S,
+) -> dict[str, Any]:
+    """Ask ``harness.status`` until its answer makes ``predicate`` true (the server has no
+    notification for these); ``TimeoutError(failure)`` after ``within_s``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within_s
     while True:
-        status = await client.command("harness.status")
-        run = next((r for r in status["runs"] if r["runId"] == run_id), None)
-        if run is not None and run["changesSeen"] >= 1:
-            return
+        status: dict[str, Any] = await client.command("harness.status")
+        if predicate(status):
+            return status
         if loop.time() > deadline:
-            raise TimeoutError(f"run {run_id} was never told of the change")
+            raise TimeoutError(failure)
         await asyncio.sleep(0.02)
+
+
+async def wait_watching(client: Commanding) -> None:
+    """Until every workspace folder's watcher is live (changes before that are not seen)."""
+    await status_until(
+        client,
+        lambda status: all(f["watching"] for f in status["workspaceFolders"]),
+        "the watchers did not start",
+    )
+
+
+async def changes_seen(client: Commanding, run_id: int, within_s: float = WAIT_S) -> None:
+    """Until the run ``run_id`` has been told of a change that could invalidate what its
+    model saw (``changesSeen`` in ``harness.status``)."""
+
+    def seen(status: dict[str, Any]) -> bool:
+        run = next((r for r in status["runs"] if r["runId"] == run_id), None)
+        return run is not None and run["changesSeen"] >= 1
+
+    await status_until(client, seen, f"run {run_id} was never told of the change", within_s)
 
 
 async def close(client: LanguageClient) -> None:
@@ -215,6 +287,28 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 def turn(*calls: dict[str, Any]) -> dict[str, Any]:
     return {"tool_calls": list(calls)}
+
+
+def busy_turns(n: int, tag: str = "") -> list[dict[str, Any]]:
+    """``n`` model turns that each read, grep and write (one of seven files under ``out/``)."""
+    return [
+        turn(
+            call("read_file", path="src/a.py"),
+            call("grep", pattern="return"),
+            call("write_file", path=f"out/{tag}{i % 7}.txt", content=f"step {i}\n" * 40),
+        )
+        for i in range(n)
+    ]
+
+
+def held(release: threading.Event, answer: dict[str, Any]) -> Callable[[Any], dict[str, Any]]:
+    """A model turn that answers ``answer`` once the test sets ``release``."""
+
+    def respond(body: Any) -> dict[str, Any]:
+        assert release.wait(WAIT_S), "the test never released the model"
+        return answer
+
+    return respond
 
 
 # -- fixtures: registered for tests/e2e by its conftest.py (and imported by the server
@@ -251,8 +345,16 @@ async def client_fixture(
     await close(lsp_client)
 
 
-@pytest_lsp.fixture(config=CONFIG, name="bare")
-async def bare_fixture(lsp_client: HarnessClient) -> AsyncIterator[None]:
-    """A started server the test initializes itself."""
-    yield
-    await close(lsp_client)
+def started_server(name: str, **env: str) -> Any:
+    """A fixture ``name``: a started server the test initializes itself, with ``env`` in its
+    environment besides ``server_env()``'s."""
+
+    @pytest_lsp.fixture(config=server_config(env=server_env(**env)), name=name)
+    async def started(lsp_client: HarnessClient) -> AsyncIterator[None]:
+        yield
+        await close(lsp_client)
+
+    return started
+
+
+bare_fixture = started_server("bare")

@@ -5,7 +5,6 @@ Structure is asserted, never durations."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -15,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from .cli import ROOT, harness
+
 NUMBER = r"[\d,.]+[kM]?"
 ROW = re.compile(
     rf"^\s*(\d+|total)\s+({NUMBER})\s+({NUMBER})\s+({NUMBER})\s+(re-read|slide|both)?\s*"
@@ -44,18 +44,8 @@ class Demo:
 
 
 def demo(cwd: Path, *args: str, columns: int = 80) -> Demo:
-    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environ["COLUMNS"] = str(columns)
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "demo", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env=environ,
-        stdin=subprocess.DEVNULL,
-    )
-    return Demo(proc.returncode, proc.stdout, proc.stderr, cwd)
+    out = harness("demo", *args, timeout=300, cwd=cwd, COLUMNS=str(columns))
+    return Demo(out.code, out.stdout, out.stderr, cwd)
 
 
 def number(text: str) -> float:

@@ -12,10 +12,8 @@ from .cli import harness, run_args
 
 
 def test_a_note_remembered_in_run_1_is_recalled_by_run_2(
-    tmp_path: Path, fake_llm: MakeFakeLLM
+    ws: Path, tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
     (ws / "Makefile").write_text("test:\n\techo ok\n")
     store = tmp_path / "s.db"
     first = fake_llm(

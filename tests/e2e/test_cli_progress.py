@@ -14,13 +14,14 @@ import socket
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import MakeFakeLLM
 from tests.support.fake_llm import Fault
 
-from .cli import call, calls, harness, harness_pty, run_args, script
+from .cli import Result, call, calls, harness, harness_pty, reading, run_args, script
 
 
 @pytest.fixture
@@ -41,14 +42,17 @@ def home(tmp_path: Path) -> dict[str, str]:
     return {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
 
 
+def exec_rule(home: dict[str, str], effect: str, glob: str) -> None:
+    """The user's policy: one ``exec`` rule."""
+    policy = Path(home["XDG_CONFIG_HOME"]) / "harness" / "policy.toml"
+    policy.parent.mkdir(parents=True)
+    policy.write_text(f'[[rules]]\nact = "exec"\neffect = "{effect}"\nglob = "{glob}"\n')
+
+
 def refusals(tmp_path: Path) -> Path:
     return script(
         tmp_path / "turns.json",
-        calls(
-            call("read_file", path=".env"),
-            call("read_file", path="../../etc/passwd"),
-            said="Looking at the configuration first.",
-        ),
+        reading(".env", "../../etc/passwd", said="Looking at the configuration first."),
         calls(call("edit_file", path="src/pricing.py", old="return y", new="return 2 * y")),
         calls(call("exec", argv=["pytest", "-q"])),
         calls(call("edit_file", path="src/pricing.py", old="return x", new="return 2 * x")),
@@ -233,54 +237,57 @@ def test_the_workspace_is_the_git_root_of_the_current_directory(
     assert out.stderr.splitlines()[0] == f"harness · workspace {outside.resolve()}"
 
 
+def run_verified(
+    shop: Path, tmp_path: Path, home: dict[str, str], turns: list[dict[str, Any]], *more: str
+) -> Result:
+    """``harness run`` in ``shop`` on scripted ``turns``, verified by ``python check.py``."""
+    path = script(tmp_path / "t.json", *turns)
+    return harness(
+        "run", "x", "--script", path, "--store", tmp_path / "s.db", "-w", shop, "--verify",
+        f"{sys.executable} check.py", *more, **home,
+    )  # fmt: skip
+
+
+# What the final line says of a refusal the run met.
+NO_APPROVER = "1 call refused (needs approval — not available: run with --yes)"
+VERIFY_REFUSED = "the verification was refused (user: *check.py*)"
+
+
+def assert_final_line(out: Result, begins: str, says: str) -> None:
+    last = out.stdout.splitlines()[-1]
+    assert last.startswith(begins), last
+    assert says in last, last
+
+
 def test_a_refusal_the_run_met_is_in_its_final_line(
     shop: Path, tmp_path: Path, home: dict[str, str]
 ) -> None:
     # Seen: with no terminal and no --yes, `exec pytest` was refused and the run still
     # printed `success`.
     (shop / "check.py").write_text("print('ok')\n")
-    turns = script(
-        tmp_path / "t.json", calls(call("exec", argv=["pytest", "-q"])), {"content": "Done."}
-    )
-    verify = f"{sys.executable} check.py"
-    out = harness(
-        "run", "x", "--script", turns, "--store", tmp_path / "s.db", "-w", shop, "--verify",
-        verify, **home,
-    )  # fmt: skip
+    turns = [calls(call("exec", argv=["pytest", "-q"])), {"content": "Done."}]
+    out = run_verified(shop, tmp_path, home, turns)
     assert out.code == 0, out.stderr
-    last = out.stdout.splitlines()[-1]
-    assert last.startswith("run 1 success · 2 steps")
-    assert "1 call refused (needs approval — not available: run with --yes)" in last
+    assert_final_line(out, "run 1 success · 2 steps", NO_APPROVER)
 
 
 def test_a_verification_a_rule_refused_says_so_in_the_final_line(
     shop: Path, tmp_path: Path, home: dict[str, str]
 ) -> None:
-    policy = Path(home["XDG_CONFIG_HOME"]) / "harness" / "policy.toml"
-    policy.parent.mkdir(parents=True)
-    policy.write_text('[[rules]]\nact = "exec"\neffect = "deny"\nglob = "*check.py*"\n')
-    turns = script(tmp_path / "t.json", {"content": "Done."}, {"content": "Done."})
-    verify = f"{sys.executable} check.py"
-    out = harness(
-        "run", "x", "--script", turns, "--store", tmp_path / "s.db", "-w", shop, "--verify",
-        verify, "--max-steps", "2", **home,
-    )  # fmt: skip
+    exec_rule(home, "deny", "*check.py*")
+    out = run_verified(shop, tmp_path, home, [{"content": "Done."}] * 2, "--max-steps", "2")
     assert out.code == 1, out.stderr
     assert any(
         "verify" in line and line.endswith("✗ refused (user: *check.py*)")
         for line in out.stderr.splitlines()
     ), out.stderr
-    last = out.stdout.splitlines()[-1]
-    assert last.startswith("run 1 verification_failed · 2 steps")
-    assert "the verification was refused (user: *check.py*)" in last
+    assert_final_line(out, "run 1 verification_failed · 2 steps", VERIFY_REFUSED)
 
 
 def test_an_exec_allowed_by_a_rule_leaves_a_policy_event(
     shop: Path, tmp_path: Path, home: dict[str, str]
 ) -> None:
-    policy = Path(home["XDG_CONFIG_HOME"]) / "harness" / "policy.toml"
-    policy.parent.mkdir(parents=True)
-    policy.write_text('[[rules]]\nact = "exec"\neffect = "allow"\nglob = "*-c*"\n')
+    exec_rule(home, "allow", "*-c*")
     turns = script(
         tmp_path / "t.json", calls(call("exec", argv=[sys.executable, "-c", "print(1)"]))
     )

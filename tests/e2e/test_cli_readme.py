@@ -29,7 +29,7 @@ import pytest
 
 from tests.conftest import MakeFakeLLM
 
-from .cli import ROOT, env, harness
+from .cli import ROOT, harness
 
 README = ROOT / "README.md"
 HOME_SHOWN = "/home/you"
@@ -163,7 +163,7 @@ def test_every_console_example_prints_what_the_readme_shows(
     home = tmp_path / "home"
     shop(home)
     fake = fake_llm(session_turns())
-    world = env(
+    world = dict(
         HOME=str(home),
         COLUMNS="80",
         HARNESS_BASE_URL=fake.url,
@@ -183,15 +183,7 @@ def test_every_console_example_prints_what_the_readme_shows(
             assert cwd.is_dir(), example.command
             continue
         assert argv[0] == "harness", f"the README's examples run harness: {example.command}"
-        proc = subprocess.run(
-            [sys.executable, "-m", "harness", *argv[1:]],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=world,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-        )
+        proc = harness(*argv[1:], timeout=120, cwd=cwd, **world)
         check(example, proc.stderr + proc.stdout, str(home))
 
 

@@ -18,23 +18,13 @@ import pytest
 from tests.conftest import MakeFakeLLM
 from tests.support.transcript import as_trace, request_text
 
-from .cli import ROOT, env, harness, run_args
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
-
-
-def turn(*calls: dict[str, Any]) -> dict[str, Any]:
-    return {"tool_calls": list(calls)}
+from .cli import ROOT, call, calls, env, harness, reading, run_args
+from .lsp import busy_turns
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    (ws / "src").mkdir(parents=True)
-    (ws / "src" / "a.py").write_text("def add(a, b):\n    return a - b  # BUG\n")
-    (ws / "src" / "b.py").write_text("B_VERSION = 1\n")
+def project(ws: Path) -> Path:
+    """The end-to-end workspace (``src/a.py`` with the bug, ``src/b.py``) and its test."""
     (ws / "test_a.py").write_text(
         "import sys\nsys.path.insert(0, 'src')\nfrom a import add\nassert add(2, 3) == 5\n"
     )
@@ -46,9 +36,11 @@ def test_a_multi_step_task_reads_greps_edits_and_verifies(
 ) -> None:
     fake = fake_llm(
         [
-            turn(call("grep", pattern="BUG"), call("list_dir")),
-            turn(call("read_file", path="src/a.py")),
-            turn(call("edit_file", path="src/a.py", old="return a - b  # BUG", new="return a + b")),
+            calls(call("grep", pattern="BUG"), call("list_dir")),
+            calls(call("read_file", path="src/a.py")),
+            calls(
+                call("edit_file", path="src/a.py", old="return a - b  # BUG", new="return a + b")
+            ),
             {"content": "Fixed add()."},
         ]
     )
@@ -115,20 +107,20 @@ def test_requests_drop_superseded_reads_and_carry_fresh_content(
 
     def change_b_on_disk(body: dict[str, Any]) -> dict[str, Any]:
         (project / "src" / "b.py").write_text("B_VERSION = 2  # changed by the user\n")
-        return turn(call("list_dir", path="src"))
+        return calls(call("list_dir", path="src"))
 
     def look_until_the_change_shows(body: dict[str, Any]) -> dict[str, Any]:
         # The CLI's watcher reports the change within a few hundred ms; the model keeps
         # looking (a cheap listing each turn) until a request carries it, then stops.
         if "B_VERSION = 2" in user_text(body):
             return {"content": "done"}
-        return turn(call("list_dir", path="src"))
+        return calls(call("list_dir", path="src"))
 
     fake = fake_llm(
         [
-            turn(call("read_file", path="src/a.py"), call("read_file", path="src/b.py")),
-            turn(call("write_file", path="src/a.py", content="ORIGINAL_A = 'second version'\n")),
-            turn(call("read_file", path="./src/a.py")),
+            reading("src/a.py", "src/b.py"),
+            calls(call("write_file", path="src/a.py", content="ORIGINAL_A = 'second version'\n")),
+            calls(call("read_file", path="./src/a.py")),
             change_b_on_disk,
             *[look_until_the_change_shows] * 390,
         ]
@@ -201,8 +193,10 @@ def test_the_api_key_never_reaches_the_store_or_the_logs(
     secret = "sk-test-NEVER-STORE-THIS-4f9a"
     fake = fake_llm(
         [
-            turn(call("read_file", path="src/a.py")),
-            turn(call("exec", argv=[sys.executable, "-c", "import os; print(sorted(os.environ))"])),
+            calls(call("read_file", path="src/a.py")),
+            calls(
+                call("exec", argv=[sys.executable, "-c", "import os; print(sorted(os.environ))"])
+            ),
             {"content": "done"},
         ]
     )
@@ -222,15 +216,7 @@ def test_the_api_key_never_reaches_the_store_or_the_logs(
 def test_sigkill_mid_run_leaves_whole_steps(
     project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
-    turns = [
-        turn(
-            call("read_file", path="src/a.py"),
-            call("grep", pattern="B"),
-            call("write_file", path=f"out/{i}.txt", content=f"step {i}\n" * 50),
-        )
-        for i in range(200)
-    ]
-    fake = fake_llm(turns, delay_s=0.02)
+    fake = fake_llm(busy_turns(200), delay_s=0.02)
     store = tmp_path / "s.db"
     proc = subprocess.Popen(
         [
@@ -255,14 +241,14 @@ def test_sigkill_mid_run_leaves_whole_steps(
     rows = steps.fetchall()
     assert len(rows) >= 5
     assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
-    for step, calls in rows:
+    for step, made in rows:
         n_obs = conn.execute(
             "SELECT count(*) FROM observations WHERE run_id = 1 AND step = ?", (step,)
         ).fetchone()[0]
         n_edits = conn.execute(
             "SELECT count(*) FROM edits WHERE run_id = 1 AND step = ?", (step,)
         ).fetchone()[0]
-        assert n_obs == len(json.loads(calls)) == 3
+        assert n_obs == len(json.loads(made)) == 3
         assert n_edits == 1
     (recorded,) = conn.execute("SELECT steps FROM runs WHERE id = 1").fetchone()
     assert recorded == len(rows)
@@ -272,7 +258,7 @@ def test_sigkill_mid_run_leaves_whole_steps(
 def test_ctrl_c_cancels_the_run_at_the_next_safe_point(
     project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
-    fake = fake_llm([turn(call("list_dir")) for _ in range(100)], delay_s=0.2)
+    fake = fake_llm([calls(call("list_dir")) for _ in range(100)], delay_s=0.2)
     store = tmp_path / "s.db"
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness", *run_args("x", fake.url, project, store)],

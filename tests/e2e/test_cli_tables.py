@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .cli import call, calls, harness, harness_pty, script
+from .cli import call, calls, harness, harness_pty, reading, script
 
 LONG_GOAL = "Rename calc_total to compute_total everywhere in the shop package and fix the tests"
 LONG_VALUE = "run `make test` from the repository root; it builds the wheel first " * 3
@@ -36,9 +36,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = {"XDG_CONFIG_HOME": str(tmp / "config"), "XDG_DATA_HOME": str(tmp / "data")}
     turns = script(
         tmp / "t.json",
-        calls(
-            call("read_file", path=".env"),
-            call("read_file", path="src/a.py"),
+        reading(
+            ".env",
+            "src/a.py",
             said="I will read the source and the configuration before changing anything.",
         ),
         calls(call("edit_file", path="src/a.py", old="nope", new="B")),

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import pytest
 
 from tests.conftest import MakeFakeLLM
 from tests.e2e.nvim.scenario import call
@@ -18,6 +21,18 @@ from tests.e2e.nvim.session import Nvim, cli, make_workspace, needs_nvim, sessio
 pytestmark = needs_nvim
 
 WRITE_RAN = [sys.executable, "-c", "open('ran.txt', 'w').write('yes')"]
+
+
+class Asked(NamedTuple):
+    nvim: Nvim
+    ws: Path
+    store: Path
+
+
+def first_step_result(store: Path) -> str:
+    """What the trace holds as the result of run 1's first step."""
+    result: str = cli("trace", "step", "1", "1", "--store", str(store))["result"]
+    return result
 
 
 def pending(nvim: Nvim) -> int:
@@ -54,12 +69,24 @@ def exec_after(event: threading.Event) -> Any:
     return turn
 
 
-def start_waiting_run(nvim: Nvim, ws: Path, typing: threading.Event) -> int:
+def start_waiting_run(nvim: Nvim, ws: Path) -> int:
     calc = nvim.edit(ws / "calc.py")
     nvim.wait_attached(calc)
     nvim.type(":HarnessRun run the command<CR>")
     nvim.wait_message("run 1 started")
     return calc
+
+
+@pytest.fixture
+def asked(tmp_path: Path, fake_llm: MakeFakeLLM) -> Iterator[Asked]:
+    """A session whose run 1 waits on the approval of an exec (asked at once)."""
+    ws = make_workspace(tmp_path)
+    store = tmp_path / "store.db"
+    fake = fake_llm([{"tool_calls": [call("exec", argv=WRITE_RAN)]}, {"content": "stopping"}])
+    with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
+        start_waiting_run(nvim, ws)
+        nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
+        yield Asked(nvim, ws, store)
 
 
 def test_keys_typed_in_insert_mode_never_answer_an_approval(
@@ -70,7 +97,7 @@ def test_keys_typed_in_insert_mode_never_answer_an_approval(
     fake = fake_llm([exec_after(typing), {"content": "ran it"}])
     store = tmp_path / "store.db"
     with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
-        calc = start_waiting_run(nvim, ws, typing)
+        calc = start_waiting_run(nvim, ws)
         nvim.type("Gox = 1")
         nvim.wait("vim.api.nvim_get_mode().mode == 'i'")
         typing.set()  # the approval arrives now, mid-typing
@@ -105,52 +132,33 @@ def test_keys_typed_in_insert_mode_never_answer_an_approval(
         nvim.wait_message("run 1 finished")
         assert pending(nvim) == 0 and float_state(nvim)["shown"] is False
         assert (ws / "ran.txt").read_text() == "yes"
-        step = cli("trace", "step", "1", "1", "--store", str(store))
-        assert "exit code: 0" in step["result"]
+        assert "exit code: 0" in first_step_result(store)
 
 
-def test_leaving_the_float_keeps_the_approval_and_d_denies(
-    tmp_path: Path, fake_llm: MakeFakeLLM
-) -> None:
-    ws = make_workspace(tmp_path)
-    typing = threading.Event()
-    typing.set()
-    fake = fake_llm([exec_after(typing), {"content": "denied, stopping"}])
-    store = tmp_path / "store.db"
-    with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
-        start_waiting_run(nvim, ws, typing)
-        nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
-        nvim.type(":HarnessApprove<CR>")
-        nvim.wait("select(2, require('harness.approval').window())")
-        nvim.type("q")  # later
-        nvim.wait("not select(2, require('harness.approval').window())")
-        assert pending(nvim) == 1 and server_waits(nvim)
-        assert float_state(nvim)["shown"] is True
-        nvim.type(":HarnessApprove<CR>")
-        nvim.wait("select(2, require('harness.approval').window())")
-        nvim.type("d")
-        nvim.wait_message("run 1 finished")
-        assert not (ws / "ran.txt").exists()
-        step = cli("trace", "step", "1", "1", "--store", str(store))
-        assert "refused: the user denied exec" in step["result"]
+def test_leaving_the_float_keeps_the_approval_and_d_denies(asked: Asked) -> None:
+    nvim, ws, store = asked
+    nvim.type(":HarnessApprove<CR>")
+    nvim.wait("select(2, require('harness.approval').window())")
+    nvim.type("q")  # later
+    nvim.wait("not select(2, require('harness.approval').window())")
+    assert pending(nvim) == 1 and server_waits(nvim)
+    assert float_state(nvim)["shown"] is True
+    nvim.type(":HarnessApprove<CR>")
+    nvim.wait("select(2, require('harness.approval').window())")
+    nvim.type("d")
+    nvim.wait_message("run 1 finished")
+    assert not (ws / "ran.txt").exists()
+    assert "refused: the user denied exec" in first_step_result(store)
 
 
-def test_an_approval_is_dropped_when_its_run_is_cancelled(
-    tmp_path: Path, fake_llm: MakeFakeLLM
-) -> None:
-    ws = make_workspace(tmp_path)
-    typing = threading.Event()
-    typing.set()
-    fake = fake_llm([exec_after(typing), {"content": "never asked"}])
-    with session(tmp_path, ws, {"settings": settings(fake, tmp_path / "store.db")}) as nvim:
-        start_waiting_run(nvim, ws, typing)
-        nvim.wait("#require('harness.approval').pending() == 1", what="the approval")
-        nvim.type(":HarnessCancel<CR>")
-        nvim.wait_message("run 1 cancelled")
-        nvim.wait("#require('harness.approval').pending() == 0", what="the approval to go")
-        assert float_state(nvim)["shown"] is False
-        assert "⚠" not in nvim.statusline()
-        assert not (ws / "ran.txt").exists()
+def test_an_approval_is_dropped_when_its_run_is_cancelled(asked: Asked) -> None:
+    nvim, ws, _ = asked
+    nvim.type(":HarnessCancel<CR>")
+    nvim.wait_message("run 1 cancelled")
+    nvim.wait("#require('harness.approval').pending() == 0", what="the approval to go")
+    assert float_state(nvim)["shown"] is False
+    assert "⚠" not in nvim.statusline()
+    assert not (ws / "ran.txt").exists()
 
 
 def test_a_long_command_can_be_read_whole_before_answering(

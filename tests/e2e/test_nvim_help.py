@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
-from tests.e2e.nvim.session import NVIM, PLUGIN, needs_nvim
+from tests.e2e.nvim.session import PLUGIN, needs_nvim, run_lua
 
 pytestmark = needs_nvim
 
@@ -16,8 +15,8 @@ pytestmark = needs_nvim
 def test_helptags_and_help_harness(tmp_path: Path) -> None:
     plugin = tmp_path / "harness"
     shutil.copytree(PLUGIN, plugin)  # :helptags writes doc/tags: not into the repository
-    check = tmp_path / "check.lua"
-    check.write_text(
+    proc = run_lua(
+        tmp_path,
         f"vim.opt.rtp:prepend({str(plugin)!r})\n"
         "vim.cmd('runtime plugin/harness.lua')\n"
         f"vim.cmd('helptags ' .. {str(plugin / 'doc')!r})\n"
@@ -36,15 +35,7 @@ def test_helptags_and_help_harness(tmp_path: Path) -> None:
         "  'harness-statusline', 'harness-approvals', 'harness-health', 'harness-keymaps' }) do\n"
         "  if not tags[tag] then table.insert(out.missing, tag) end\n"
         "end\n"
-        "io.stdout:write(vim.json.encode(out))\n"
-    )
-    assert NVIM is not None
-    proc = subprocess.run(
-        [NVIM, "--headless", "--clean", "-l", str(check)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+        "io.stdout:write(vim.json.encode(out))\n",
     )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert json.loads(proc.stdout) == {"file": "harness.txt", "missing": []}

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import MakeFakeLLM
 from tests.e2e.nvim.scenario import FIXED, GOAL, SUMMARY, fix_turns, short
-from tests.e2e.nvim.session import NVIM, PLUGIN, ROOT, make_workspace, needs_nvim, session
+from tests.e2e.nvim.session import PLUGIN, ROOT, make_workspace, needs_nvim, run_lua, session
 
 pytestmark = needs_nvim
 
@@ -72,37 +72,20 @@ def test_the_vim_pack_snippet_installs_the_plugin_and_runs_a_task(
 
 def test_the_lazy_spec_is_this_plugin(tmp_path: Path) -> None:
     spec = block_with("dir = ").strip().rstrip(",")
-    assert NVIM is not None
-    check = tmp_path / "check.lua"
-    check.write_text(
+    proc = run_lua(
+        tmp_path,
         f"vim.opt.rtp:prepend({str(PLUGIN)!r})\n"
         f"local spec = assert(loadstring('return ' .. {spec!r}))()\n"
         "assert(spec.dir:match('/editors/nvim$'), spec.dir)\n"
         "assert(spec.main == 'harness' and spec.name == 'harness')\n"
         "require(spec.main).setup(vim.tbl_extend('force', spec.opts, { enable = false }))\n"
         "assert(require('harness.config').options.settings.provider.name == 'anthropic')\n"
-        "io.stdout:write('ok')\n"
-    )
-    proc = subprocess.run(
-        [NVIM, "--headless", "--clean", "-l", str(check)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+        "io.stdout:write('ok')\n",
     )
     assert proc.stdout == "ok", proc.stderr
 
 
 def test_the_statusline_snippets_are_lua(tmp_path: Path) -> None:
     block = block_with("lualine")
-    assert NVIM is not None
-    check = tmp_path / "check.lua"
-    check.write_text(f"assert(loadstring({block!r}))\nio.stdout:write('ok')\n")
-    proc = subprocess.run(
-        [NVIM, "--headless", "--clean", "-l", str(check)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    proc = run_lua(tmp_path, f"assert(loadstring({block!r}))\nio.stdout:write('ok')\n")
     assert proc.stdout == "ok", proc.stderr

@@ -14,9 +14,9 @@ from pygls.exceptions import JsonRpcException
 
 from tests.e2e.cli import harness
 from tests.e2e.lsp import (
-    WAIT_S,
     HarnessClient,
     call,
+    held,
     turn,
 )
 from tests.support.fake_llm import FakeLLM
@@ -154,12 +154,7 @@ async def test_revert_refuses_a_dirty_buffer_and_an_active_run(
     assert b.read_text() == "agent\n"
 
     release = threading.Event()
-
-    def slow(body: dict[str, Any]) -> dict[str, Any]:
-        assert release.wait(WAIT_S), "the test never released the model"
-        return {"content": "slow"}
-
-    fake.add_turns(slow)
+    fake.add_turns(held(release, {"content": "slow"}))
     busy = (await client.command("harness.run", {"goal": "slow"}))["runId"]
     with pytest.raises(JsonRpcException, match="still in progress"):
         await client.command("harness.run.revert", {"runId": busy})

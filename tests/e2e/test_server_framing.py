@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.lsp import call, server_env, turn
+from tests.e2e.lsp import call, server_env, settings, turn, wait_watching
 from tests.support.fake_llm import FakeLLM
 from tests.support.lsp_wire import JsonRpcError, WireServer, frame
 
@@ -25,14 +25,6 @@ SERVER_NOT_INITIALIZED = -32002
 EXIT_WITHIN_S = 30  # the server's own deadline is 10 s; this only keeps a failure from hanging
 
 STATUS = {"command": "harness.status", "arguments": []}
-
-
-def options(fake: FakeLLM, store: Path, **more: Any) -> dict[str, Any]:
-    return {
-        "provider": {"name": "openai", "baseUrl": fake.url, "model": "m"},
-        "storePath": str(store),
-        **more,
-    }
 
 
 def status_request(msg_id: int) -> dict[str, Any]:
@@ -59,7 +51,7 @@ async def test_a_bad_frame_is_answered_and_the_stream_resynchronised(
     tmp_path: Path, fake: FakeLLM, store: Path, bad: bytes
 ) -> None:
     async with WireServer(server_env()) as server:
-        await server.initialize([tmp_path], options(fake, store))
+        await server.initialize([tmp_path], settings(fake, store))
         # The bad frame and a good request in one write, as a client's buffer would flush.
         server.send_raw(bad + frame(status_request(1001)))
         answer = await server.answer_to(1001)
@@ -79,7 +71,7 @@ async def test_requests_before_initialize_and_after_shutdown_are_refused(
         with pytest.raises(JsonRpcError) as raised:
             await server.command("harness.status")
         assert raised.value.code == SERVER_NOT_INITIALIZED
-        await server.initialize([tmp_path], options(fake, store))
+        await server.initialize([tmp_path], settings(fake, store))
         assert await server.request("shutdown") is None
         for method, params in (("workspace/executeCommand", STATUS), ("shutdown", None)):
             with pytest.raises(JsonRpcError) as raised:
@@ -96,7 +88,7 @@ async def test_did_change_of_a_document_never_opened_is_ignored_with_a_log_line(
     (tmp_path / "a.py").write_text("x = 1\n")
     uri = (tmp_path / "a.py").as_uri()
     async with WireServer(server_env(HARNESS_LOG_LEVEL="INFO")) as server:
-        await server.initialize([tmp_path], options(fake, store))
+        await server.initialize([tmp_path], settings(fake, store))
         await server.command("harness.status")  # initialized: logs reach the client now
         server.notify(
             "textDocument/didChange",
@@ -125,8 +117,8 @@ async def test_exit_ends_the_process_with_a_run_and_a_blocked_command_in_flight(
     fake = fake_llm([turn(call("read_file", path="pipe"), call("exec", argv=["cat", "pipe"]))])
     allow_exec = {"defaults": {"exec": "allow"}}
     async with WireServer(server_env()) as server:
-        await server.initialize([root], options(fake, store, policy=allow_exec))
-        await _wait_watching(server)
+        await server.initialize([root], settings(fake, store, policy=allow_exec))
+        await wait_watching(server)
         run_id = (await server.command("harness.run", {"goal": "read the pipe"}))["runId"]
         await server.wait_for(lambda: _reporting_exec(server))
         status = await server.command("harness.status")
@@ -137,15 +129,6 @@ async def test_exit_ends_the_process_with_a_run_and_a_blocked_command_in_flight(
     with sqlite3.connect(store) as conn:
         (outcome,) = conn.execute("SELECT outcome FROM runs WHERE id = ?", (run_id,)).fetchone()
     assert outcome == "cancelled", "the run was stopped and recorded before the process left"
-
-
-async def _wait_watching(server: WireServer) -> None:
-    for _ in range(500):
-        status = await server.command("harness.status")
-        if all(f["watching"] for f in status["workspaceFolders"]):
-            return
-        await asyncio.sleep(0.02)
-    raise TimeoutError("the watchers did not start")
 
 
 def _reporting_exec(server: WireServer) -> bool:

@@ -17,9 +17,9 @@ from pygls.exceptions import JsonRpcException
 
 from tests.e2e.lsp import (
     CONFIG,
-    WAIT_S,
     HarnessClient,
     close,
+    held,
     initialize_params,
     settings,
 )
@@ -234,12 +234,7 @@ async def test_a_second_run_in_the_same_folder_is_refused(
     client: HarnessClient, fake: FakeLLM
 ) -> None:
     release = threading.Event()
-
-    def slow(body: dict[str, Any]) -> dict[str, Any]:
-        assert release.wait(WAIT_S), "the test never released the model"
-        return {"content": "done"}
-
-    fake.add_turns(slow)
+    fake.add_turns(held(release, {"content": "done"}))
     first = (await client.command("harness.run", {"goal": "first"}))["runId"]
     with pytest.raises(JsonRpcException) as raised:
         await client.command("harness.run", {"goal": "second"})

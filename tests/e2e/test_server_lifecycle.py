@@ -9,17 +9,17 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 
 from tests.e2e.lsp import (
     SERVER_COMMAND,
-    WAIT_S,
     HarnessClient,
+    busy_turns,
     call,
     client_factory,
     close,
+    held,
     initialize_params,
     server_env,
     settings,
@@ -28,22 +28,11 @@ from tests.e2e.lsp import (
 from tests.support.fake_llm import FakeLLM
 
 
-def slow_turns(n: int) -> list[dict[str, Any]]:
-    return [
-        turn(
-            call("read_file", path="src/a.py"),
-            call("grep", pattern="B"),
-            call("write_file", path=f"out/{i}.txt", content=f"step {i}\n" * 20),
-        )
-        for i in range(n)
-    ]
-
-
 async def test_the_progress_cancel_button_cancels_the_run(
     client: HarnessClient, fake: FakeLLM
 ) -> None:
     fake.delay_s = 0.05
-    fake.add_turns(*slow_turns(100))
+    fake.add_turns(*busy_turns(100))
     run_id = (await client.command("harness.run", {"goal": "many steps", "maxSteps": 100}))["runId"]
     await client.wait_for(lambda: len(client.budgets) >= 2)
     (token,) = client.progress_reports
@@ -83,10 +72,7 @@ async def test_one_run_per_folder_and_workspace_folder_picks_one(
 
     release = threading.Event()
 
-    def slow(body: dict[str, Any]) -> dict[str, Any]:
-        assert release.wait(WAIT_S), "the test never released the model"
-        return turn(call("read_file", path="name.txt"))
-
+    slow = held(release, turn(call("read_file", path="name.txt")))
     fake.add_turns(slow, slow, {"content": "done"}, {"content": "done"})
     first = (await bare.command("harness.run", {"goal": "in one"}))["runId"]
     second = (
@@ -111,7 +97,7 @@ async def test_shutdown_during_a_run_records_it_cancelled(
 ) -> None:
     await bare.initialize_session(initialize_params([ws], settings(fake, store)))
     fake.delay_s = 0.05
-    fake.add_turns(*slow_turns(100))
+    fake.add_turns(*busy_turns(100))
     run_id = (await bare.command("harness.run", {"goal": "long", "maxSteps": 100}))["runId"]
     await bare.wait_for(lambda: len(bare.budgets) >= 2)
     await bare.shutdown_session()
@@ -159,7 +145,7 @@ async def test_a_client_that_disconnects_mid_run_leaves_whole_steps(
     try:
         await client.initialize_session(initialize_params([ws], settings(fake, store)))
         fake.delay_s = 0.02
-        fake.add_turns(*slow_turns(200))
+        fake.add_turns(*busy_turns(200))
         run_id = (await client.command("harness.run", {"goal": "long", "maxSteps": 200}))["runId"]
         await client.wait_for(lambda: len(client.budgets) >= 5)
         server.stdin.close()  # the editor is gone: no shutdown, no exit

@@ -15,6 +15,7 @@ from tests.e2e.lsp import (
     call,
     turn,
 )
+from tests.support.e2e_spec import notification_fields
 from tests.support.fake_llm import FakeLLM
 
 
@@ -61,18 +62,7 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
     trace = await client.command("harness.trace.run", {"runId": run_id})
     assert [b["step"] for b in client.budgets] == [1, 2, 3, 4]
     for budget, step in zip(client.budgets, trace["steps"], strict=True):
-        assert set(budget) == {
-            "runId",
-            "step",
-            "maxSteps",
-            "spentTokens",
-            "tokenBudget",
-            "requestTokens",
-            "contextCeiling",
-            "reportedPromptTokens",
-            "cachedPromptTokens",
-            "prefixChars",
-        }
+        assert set(budget) == notification_fields("harness/budget")
         assert budget["runId"] == run_id
         assert budget["step"] == step["step"]
         assert budget["requestTokens"] == step["estTokens"]

@@ -4,36 +4,14 @@ quotes it and the provider echoes it back in an error."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest_lsp
-from pytest_lsp import ClientServerConfig
-
-from tests.e2e.lsp import (
-    SERVER_COMMAND,
-    HarnessClient,
-    client_factory,
-    close,
-    initialize_params,
-    server_env,
-    settings,
-)
+from tests.e2e.lsp import HarnessClient, initialize_params, settings, started_server
 from tests.support.fake_llm import FakeLLM, Fault
 
 SECRET = "sk-test-e2e-never-shown-5be0a1f3"
 
-KEYED = ClientServerConfig(
-    server_command=SERVER_COMMAND,
-    client_factory=client_factory,
-    server_env=server_env(HARNESS_API_KEY=SECRET, HARNESS_LOG_LEVEL="INFO"),
-)
-
-
-@pytest_lsp.fixture(config=KEYED, name="keyed")
-async def keyed_fixture(lsp_client: HarnessClient) -> AsyncIterator[None]:
-    yield
-    await close(lsp_client)
+keyed_fixture = started_server("keyed", HARNESS_API_KEY=SECRET, HARNESS_LOG_LEVEL="INFO")
 
 
 async def test_the_key_is_redacted_from_logs_and_messages(

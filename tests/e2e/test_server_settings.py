@@ -6,25 +6,19 @@ meant for a local server never goes to the provider's hosted API."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig
 
 from harness.contract import DEFAULT_TOKEN_BUDGET
 from tests.e2e.lsp import (
-    SERVER_COMMAND,
     HarnessClient,
     call,
-    client_factory,
-    close,
     initialize_params,
-    server_env,
     settings,
+    started_server,
     turn,
 )
 from tests.support.fake_llm import FakeLLM
@@ -32,18 +26,8 @@ from tests.support.fake_llm import FakeLLM
 INVALID_PARAMS = -32602
 HOSTED_KEY = "sk-test-hosted-key-7d1c55aa90"  # the hosted API would take the run with it
 
-KEYED = ClientServerConfig(
-    server_command=SERVER_COMMAND,
-    client_factory=client_factory,
-    server_env=server_env(OPENAI_API_KEY=HOSTED_KEY),
-)
-
-
-@pytest_lsp.fixture(config=KEYED, name="keyed")
-async def keyed_fixture(lsp_client: HarnessClient) -> AsyncIterator[None]:
-    """A server whose environment holds a key for the hosted OpenAI API."""
-    yield
-    await close(lsp_client)
+# A server whose environment holds a key for the hosted OpenAI API.
+keyed_fixture = started_server("keyed", OPENAI_API_KEY=HOSTED_KEY)
 
 
 async def test_each_bad_setting_is_reported_and_only_it_replaced(

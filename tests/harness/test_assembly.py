@@ -31,7 +31,7 @@ async def run(
         approver=YesApprover(),
         policy=Policy.load(ws, user_config=None),
     )
-    assert (await session.execute()).outcome is Outcome.FINISHED
+    assert (await session.execute()).end.outcome is Outcome.FINISHED
     return provider, session.run_id
 
 
@@ -47,7 +47,7 @@ async def test_the_memory_block_is_chosen_once_and_recalled_every_step(
     store.memory_write(ws.resolve(), "build", "make test", None, None, "decision")
     turns = [{"tool_calls": [call("read_file", path="a.py")]}, {"tool_calls": [call("list_dir")]}]
     provider, run_id = await run(ws, store, [*turns, {"content": "ok"}])
-    assert [r.recalled for r in store.run_steps(run_id)] == [1, 1, 1]
+    assert [r.counts.recalled for r in store.run_steps(run_id)] == [1, 1, 1]
     recall_events = store.context_events(run_id, "memory_recall")
     assert [e["step"] for e in recall_events] == [1], "chosen at the first turn only"
     blocks = [r.messages[0].parts[1] for r in provider.requests]

@@ -73,8 +73,8 @@ async def run_against(
         environ={"HARNESS_API_KEY": "sk-test-fakes"},
     )
     result = await session.execute()
-    assert result.outcome is Outcome.FINISHED, result.error
-    assert result.summary == "Renamed a_3 and b_5." and result.steps == len(TURNS)
+    assert result.end.outcome is Outcome.FINISHED, result.end.error
+    assert result.summary == "Renamed a_3 and b_5." and result.end.steps == len(TURNS)
     return fake, store, session.run_id, observer
 
 

@@ -90,10 +90,10 @@ async def test_finished_when_the_model_stops_calling_tools(ws: Path, tmp_path: P
         observer=rec,
     )
     result = await run.execute()
-    assert (result.outcome, result.steps) == (Outcome.FINISHED, 2)
+    assert (result.end.outcome, result.end.steps) == (Outcome.FINISHED, 2)
     assert rec.labels == ["read a.py"]
     assert [s.step for s in rec.summaries] == [1, 2]
-    assert rec.summaries[-1].spent_tokens == result.spent_tokens > 0
+    assert rec.summaries[-1].spent_tokens == result.end.spent_tokens > 0
     assert rec.summaries[-1].context_ceiling == 24_000
     assert rec.finished == [result]
     assert run.store.get_run(run.run_id).outcome == "finished"  # type: ignore[union-attr]
@@ -103,15 +103,15 @@ async def test_step_cap(ws: Path, tmp_path: Path) -> None:
     turns = [turn(call("list_dir")) for _ in range(10)]
     contract = TaskContract.workspace("loop", ws).with_max_steps(3)
     result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
-    assert (result.outcome, result.steps) == (Outcome.STEP_CAP_REACHED, 3)
+    assert (result.end.outcome, result.end.steps) == (Outcome.STEP_CAP_REACHED, 3)
 
 
 async def test_budget_exhausted(ws: Path, tmp_path: Path) -> None:
     turns = [turn(call("list_dir")) for _ in range(10)]
     contract = TaskContract.workspace("loop", ws).with_token_budget(1_500)
     result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
-    assert result.outcome is Outcome.BUDGET_EXHAUSTED
-    assert result.spent_tokens >= 1_500 and result.steps < 10
+    assert result.end.outcome is Outcome.BUDGET_EXHAUSTED
+    assert result.end.spent_tokens >= 1_500 and result.end.steps < 10
 
 
 async def test_failed_verification_is_an_observation_and_the_run_goes_on(
@@ -132,7 +132,7 @@ async def test_failed_verification_is_an_observation_and_the_run_goes_on(
     )
     run = await make_run(ws, tmp_path, provider, contract=contract, approver=UnavailableApprover())
     result = await run.execute()
-    assert (result.outcome, result.steps) == (Outcome.SUCCESS, 3)
+    assert (result.end.outcome, result.end.steps) == (Outcome.SUCCESS, 3)
     assert "[verify " in provider.requests[1].user and "failed" in provider.requests[1].user
     steps = run.store.run_steps(run.run_id)
     assert [s.decision for s in steps] == [
@@ -148,7 +148,7 @@ async def test_verification_failed_at_the_step_cap(ws: Path, tmp_path: Path) -> 
     ).with_max_steps(2)
     provider = ScriptedProvider([{"content": "done"}, {"content": "done!"}])
     result = await run_to_end(ws, tmp_path, provider, contract=contract)
-    assert (result.outcome, result.steps) == (Outcome.VERIFICATION_FAILED, 2)
+    assert (result.end.outcome, result.end.steps) == (Outcome.VERIFICATION_FAILED, 2)
 
 
 async def test_a_file_changed_by_an_exec_is_reread_as_changed_by_the_exec(
@@ -163,7 +163,7 @@ async def test_a_file_changed_by_an_exec_is_reread_as_changed_by_the_exec(
         ]
     )
     run = await make_run(ws, tmp_path, provider)
-    assert (await run.execute()).outcome is Outcome.FINISHED
+    assert (await run.execute()).end.outcome is Outcome.FINISHED
     third = provider.requests[2].user
     assert "(re-read at step 3; the read at step 1 was invalidated by the exec at step 2)" in third
     assert "x = 1  # formatted" in third
@@ -179,7 +179,7 @@ async def test_unknown_tools_and_bad_arguments_are_observations(ws: Path, tmp_pa
         ]
     )
     run = await make_run(ws, tmp_path, provider)
-    assert (await run.execute()).outcome is Outcome.FINISHED
+    assert (await run.execute()).end.outcome is Outcome.FINISHED
     second = provider.requests[1].user
     assert "teleport" in second and "read_file" in second and "grep" in second
     detail = run.store.step_detail(run.run_id, 1)
@@ -216,7 +216,7 @@ async def test_cancel_during_a_model_call_keeps_whole_steps(ws: Path, tmp_path: 
         await asyncio.sleep(0.01)
     run.cancel()
     result = await asyncio.wait_for(task, 5)
-    assert (result.outcome, result.steps) == (Outcome.CANCELLED, 1)
+    assert (result.end.outcome, result.end.steps) == (Outcome.CANCELLED, 1)
     assert [s.step for s in run.store.run_steps(run.run_id)] == [1]
     assert run.store.get_run(run.run_id).outcome == "cancelled"  # type: ignore[union-attr]
 
@@ -280,7 +280,7 @@ async def test_cancel_during_an_exec_commits_the_step_with_what_ran(
     await until((ws / "started").exists)  # the command is running: cancel it mid-way
     run.cancel()
     result = await asyncio.wait_for(task, 5)
-    assert (result.outcome, result.steps) == (Outcome.CANCELLED, 1)
+    assert (result.end.outcome, result.end.steps) == (Outcome.CANCELLED, 1)
     [edit] = run.store.run_edits(run.run_id)
     assert edit.path == "b.txt"
     detail = run.store.step_detail(run.run_id, 1)
@@ -315,7 +315,7 @@ async def test_a_host_that_stops_mid_step_records_only_whole_steps(
     row = run.store.get_run(run.run_id)
     assert row is not None and (row.outcome, row.steps) == ("cancelled", 1)
     assert [s.step for s in run.store.run_steps(run.run_id)] == [1]
-    assert run.result is not None and run.result.steps == 1
+    assert run.result is not None and run.result.end.steps == 1
 
 
 class Overflowing:
@@ -361,7 +361,7 @@ async def test_context_overflow_retries_once_with_half_the_budget(ws: Path, tmp_
     contract = TaskContract.workspace("x", ws).with_context_budget(ContextBudget(max_tokens=9_000))
     run = await make_run(ws, tmp_path, provider, contract=contract)
     result = await run.execute()
-    assert result.outcome is Outcome.FINISHED
+    assert result.end.outcome is Outcome.FINISHED
     assert len(provider.sizes) == 4  # step 2 was rejected once, then sent at half the budget
     assert provider.sizes[1] > 13_000 >= provider.sizes[2]
     assert provider.sizes[3] <= 13_000, "the halved ceiling holds for the rest of the run"
@@ -378,7 +378,7 @@ async def test_context_overflow_twice_ends_the_run_as_such(ws: Path, tmp_path: P
     provider = Overflowing(limit=10, turns=[{"content": "never"}])
     run = await make_run(ws, tmp_path, provider)
     result = await run.execute()
-    assert (result.outcome, result.steps) == (Outcome.CONTEXT_OVERFLOW, 0)
+    assert (result.end.outcome, result.end.steps) == (Outcome.CONTEXT_OVERFLOW, 0)
     assert len(provider.sizes) == 1, "nothing to shrink: never retried identically"
 
 
@@ -396,9 +396,9 @@ class Failing:
 async def test_a_dead_provider_is_a_provider_error(ws: Path, tmp_path: Path) -> None:
     run = await make_run(ws, tmp_path, Failing())
     result = await run.execute()
-    assert result.outcome is Outcome.PROVIDER_ERROR
-    assert result.error is not None and "auth" in result.error
-    assert run.store.get_run(run.run_id).error == result.error  # type: ignore[union-attr]
+    assert result.end.outcome is Outcome.PROVIDER_ERROR
+    assert result.end.error is not None and "auth" in result.end.error
+    assert run.store.get_run(run.run_id).error == result.end.error  # type: ignore[union-attr]
 
 
 async def test_the_result_carries_the_last_words_and_the_files_written(
@@ -419,7 +419,7 @@ async def test_the_result_carries_the_last_words_and_the_files_written(
         "runId": result.run_id,
         "outcome": "finished",
         "steps": 4,
-        "spentTokens": result.spent_tokens,
+        "spentTokens": result.end.spent_tokens,
         "summary": "Changed a.py and new.txt.",
         "filesChanged": ["new.txt", "a.py"],
     }
@@ -429,7 +429,7 @@ async def test_a_run_whose_last_reply_said_nothing_has_no_summary(ws: Path, tmp_
     contract = TaskContract.workspace("loop", ws).with_max_steps(2)
     turns = [{"content": "Looking.", **turn(call("list_dir"))}, turn(call("list_dir"))]
     result = await run_to_end(ws, tmp_path, ScriptedProvider(turns), contract=contract)
-    assert (result.outcome, result.summary, result.files_changed) == (
+    assert (result.end.outcome, result.summary, result.files_changed) == (
         Outcome.STEP_CAP_REACHED,
         None,
         (),
@@ -494,7 +494,7 @@ async def test_a_turn_of_100_000_calls_runs_32_and_answers_the_rest(
     contract = TaskContract.workspace("remember", ws).with_token_budget(10**9)
     run = await make_run(ws, tmp_path, provider, contract=contract)
     result = await run.execute()
-    assert (result.outcome, result.steps) == (Outcome.FINISHED, 2)
+    assert (result.end.outcome, result.end.steps) == (Outcome.FINISHED, 2)
     notes = run.store.memory_list(ws.resolve())
     assert sorted(n.key for n in notes) == sorted(f"k{i}" for i in range(32))
     detail = run.store.step_detail(run.run_id, 1)
@@ -526,8 +526,8 @@ async def test_an_unexpected_exception_ends_the_run_with_its_error_recorded(
     rec = Recorder()
     run = await make_run(ws, tmp_path, Buggy(), observer=rec)
     result = await run.execute()  # returns: the host only reports
-    assert (result.outcome, result.steps) == (Outcome.CANCELLED, 0)
-    assert result.error == "internal error: KeyError: 'choices'"
+    assert (result.end.outcome, result.end.steps) == (Outcome.CANCELLED, 0)
+    assert result.end.error == "internal error: KeyError: 'choices'"
     row = run.store.get_run(run.run_id)
-    assert row is not None and (row.outcome, row.error) == ("cancelled", result.error)
+    assert row is not None and (row.outcome, row.error) == ("cancelled", result.end.error)
     assert rec.finished == [result]

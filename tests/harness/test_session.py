@@ -144,7 +144,7 @@ async def test_the_provider_is_closed_once_whatever_happens(ws: Path, tmp_path: 
         )
         result = await session.execute()
         await session.aclose()
-        assert result.outcome is outcome
+        assert result.end.outcome is outcome
         assert provider.closed == 1
         row = store.get_run(session.run_id)
         assert row is not None and row.outcome == outcome.value
@@ -165,7 +165,7 @@ async def test_both_assemblies_run_the_same_loop(ws: Path, tmp_path: Path) -> No
             policy=Policy.load(ws, user_config=None),
             assembly=assembly,
         )
-        assert (await session.execute()).outcome is Outcome.FINISHED
+        assert (await session.execute()).end.outcome is Outcome.FINISHED
         sizes[assembly] = provider.requests[-1].chars
         assembled = session.run.store.context_events(session.run_id, "assembled")
         assert [e["detail"]["naive"] for e in assembled] == [assembly == "naive"] * 3
@@ -224,7 +224,7 @@ async def test_an_untrusted_folders_ignored_rules_are_told_once_and_writes_are_a
         "edit", ws, store, turns, tmp_path / "none.toml", observer=seen.observer
     )
     result = await session.execute()
-    assert result.outcome is Outcome.FINISHED
+    assert result.end.outcome is Outcome.FINISHED
     ignored = [m for m in seen.told if "policy.toml" in m]
     assert len(ignored) == 1, seen.told  # once per run, not per call
     assert "not trusted" in ignored[0] or "untrusted" in ignored[0]

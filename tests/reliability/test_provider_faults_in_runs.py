@@ -175,7 +175,7 @@ async def run_in_process(
         result = await asyncio.wait_for(task, 60)
     with sqlite3.connect(tmp_path / "harness.db") as db:
         rows = db.execute("SELECT step, failure FROM provider_calls ORDER BY id").fetchall()
-    return result.outcome, result.error, [(s, f) for s, f in rows], peak - before
+    return result.end.outcome, result.end.error, [(s, f) for s, f in rows], peak - before
 
 
 IN_PROCESS = [

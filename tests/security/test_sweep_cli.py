@@ -18,10 +18,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.cli import ROOT, Result
+from tests.e2e.cli import ROOT, Result, on_a_pty
 from tests.support.fake_llm import FakeLLM, Fault
 from tests.support.planted import Planted, store_files
 
@@ -97,33 +95,16 @@ def env(tmp: Path) -> dict[str, str]:
 
 def on_a_terminal(argv: list[str], environ: dict[str, str], answer: bytes) -> tuple[int, bytes]:
     """Run ``argv`` with stdin, stdout and stderr on a pty; type ``answer`` at each question."""
-    master, slave = os.openpty()
-    proc = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, env=environ, cwd=ROOT, close_fds=True
-    )
-    os.close(slave)
-    screen = bytearray()
     answered = 0
-    deadline = time.monotonic() + TIMEOUT_S
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                raise AssertionError("the run did not finish on the terminal in time")
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # EIO: the program closed the terminal
-                break
-            if not chunk:
-                break
-            screen += chunk
-            if screen.count(QUESTION_END) > answered:
-                answered += 1
-                os.write(master, answer)
-        return proc.wait(timeout=30), bytes(screen)
-    finally:
-        proc.kill()
-        os.close(master)
+
+    def reply(screen: bytes) -> bytes | None:
+        nonlocal answered
+        if screen.count(QUESTION_END) > answered:
+            answered += 1
+            return answer
+        return None
+
+    return on_a_pty(argv, environ, timeout=TIMEOUT_S, reply=reply)
 
 
 def run_args(goal: str, fake: FakeLLM, sweep: Sweep, *more: str) -> list[str]:

@@ -25,17 +25,17 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig
 
 from tests.e2e.lsp import (  # noqa: F401 -- pytest fixtures
     SCRATCH,
     SERVER_COMMAND,
     HarnessClient,
     call,
-    client_factory,
     close,
     fake_fixture,
     initialize_params,
+    running,
+    server_config,
     server_env,
     settings,
     store_fixture,
@@ -109,19 +109,9 @@ def _env(proxy: Proxy, **more: str) -> dict[str, str]:
 
 
 async def _start(proxy: Proxy, **env: str) -> AsyncIterator[HarnessClient]:
-    config = ClientServerConfig(
-        server_command=lsp_tee.command(RECORD, SERVER_COMMAND),
-        client_factory=client_factory,
-        server_env=_env(proxy, **env),
-    )
-    client = await config.start()
-    assert isinstance(client, HarnessClient)
-    try:
+    config = server_config(command=lsp_tee.command(RECORD, SERVER_COMMAND), env=_env(proxy, **env))
+    async with running(config) as client:
         yield client
-    finally:
-        await close(client)
-        with contextlib.suppress(Exception):
-            await client.stop()
 
 
 @pytest_asyncio.fixture(name="recorded")

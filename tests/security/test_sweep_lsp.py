@@ -24,26 +24,20 @@ the store open and after it has gone.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types
-from pygls.uris import to_fs_path
-from pytest_lsp import ClientServerConfig
-from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from tests.e2e.lsp import (
     SERVER_COMMAND,
-    HarnessClient,
+    Opened,
     call,
-    close,
     initialize_params,
-    plain,
+    running,
+    server_config,
     server_env,
     settings,
     turn,
@@ -62,54 +56,6 @@ ARGV_PAD = "x" * 93  # `exec sh -c 'echo ` + 93: the key starts at 110
 TAIL_PAD = "t" * 400  # past the dialog's 300 characters: only in the full view
 
 
-class SweepClient(HarnessClient):
-    def __init__(self) -> None:
-        super().__init__()
-        self.answers: list[str] = []
-        self.opened: list[tuple[Path, str, int]] = []
-
-
-def sweep_client() -> SweepClient:
-    client = SweepClient()
-    mine = (types.WINDOW_SHOW_MESSAGE, types.WINDOW_SHOW_DOCUMENT, types.PROGRESS)
-    register_lsp_features(
-        client, {k: v for k, v in DEFAULT_CLIENT_FEATURES.items() if k not in mine}
-    )
-
-    @client.feature(types.WINDOW_SHOW_MESSAGE)
-    def on_message(ls: SweepClient, params: types.ShowMessageParams) -> None:
-        ls.messages.append(params)
-        ls.tick()
-
-    @client.feature(types.PROGRESS)
-    def on_progress(ls: SweepClient, params: types.ProgressParams) -> None:
-        DEFAULT_CLIENT_FEATURES[types.PROGRESS](ls, params)
-
-    @client.feature("harness/runFinished")
-    def on_finished(ls: SweepClient, params: Any) -> None:
-        ls.finished.append(plain(params))
-        ls.tick()
-
-    @client.feature("harness/budget")
-    def on_budget(ls: SweepClient, params: Any) -> None:
-        ls.budgets.append(plain(params))
-
-    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
-    def on_dialog(
-        ls: SweepClient, params: types.ShowMessageRequestParams
-    ) -> types.MessageActionItem:
-        ls.approvals.append(params)
-        return types.MessageActionItem(title=ls.answers.pop(0) if ls.answers else "Allow")
-
-    @client.feature(types.WINDOW_SHOW_DOCUMENT)
-    def on_show(ls: SweepClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
-        path = Path(to_fs_path(params.uri) or "")
-        ls.opened.append((path, path.read_text(encoding="utf-8"), path.stat().st_mode))
-        return types.ShowDocumentResult(success=True)
-
-    return client
-
-
 @dataclass
 class Sweep:
     """What two runs made the server write, by channel."""
@@ -120,7 +66,7 @@ class Sweep:
     stdin: bytes
     store_open: dict[str, bytes]
     store_after: dict[str, bytes]
-    opened: list[tuple[Path, str, int]]
+    opened: list[Opened]
     outcomes: list[str]
     approvals: int
     trace_step_1: dict[str, Any]
@@ -175,16 +121,13 @@ async def two_runs(tmp: Path, fake: FakeLLM) -> Sweep:
     fake.add_turns(*busy_turns())
     fake.inject(Fault.http(500, body=error_body(195)))  # retried; the first turn follows
     fake.inject_at(3, Fault.bad_arguments('{"path": "' + "p" * 180 + KEY))
-    config = ClientServerConfig(
-        server_command=lsp_tee.command(record, SERVER_COMMAND),
-        client_factory=sweep_client,
-        server_env=server_env(
+    config = server_config(
+        command=lsp_tee.command(record, SERVER_COMMAND),
+        env=server_env(
             HARNESS_API_KEY=KEY, HARNESS_LOG_LEVEL="DEBUG", XDG_CONFIG_HOME=str(tmp / "config")
         ),
     )
-    client = await config.start()
-    assert isinstance(client, SweepClient)
-    try:
+    async with running(config) as client:
         await client.initialize_session(initialize_params([ws], settings(fake, store)))
         await wait_watching(client)
         client.answers = [SHOW_FULL, "Allow"]
@@ -207,10 +150,6 @@ async def two_runs(tmp: Path, fake: FakeLLM) -> Sweep:
         await client.command("harness.status")
         step_1 = await client.command("harness.trace.step", {"runId": first, "step": 1})
         store_open = {p.name: p.read_bytes() for p in store_files(store)}
-    finally:
-        await close(client)
-        with contextlib.suppress(Exception):
-            await client.stop()
     return Sweep(
         messages=lsp_tee.lsp_messages((record / "stdout.bin").read_bytes()),
         stdout=(record / "stdout.bin").read_bytes(),
@@ -285,9 +224,9 @@ def test_the_approval_dialog_never_shows_the_key(sweep: Sweep) -> None:
 
 
 def test_the_full_command_file_never_holds_the_key(sweep: Sweep) -> None:
-    (path, text, mode) = sweep.opened[0]
-    assert stat.S_IMODE(mode) == 0o600 and "cat notes.txt" in text
-    PLANTED.assert_absent(f"the file {path.name} the dialog opened", text)
+    opened = sweep.opened[0]
+    assert opened.mode == 0o600 and "cat notes.txt" in opened.text
+    PLANTED.assert_absent(f"the file {opened.path.name} the dialog opened", opened.text)
 
 
 def test_run_finished_never_shows_the_key(sweep: Sweep) -> None:

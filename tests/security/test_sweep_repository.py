@@ -24,17 +24,16 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from pytest_lsp import ClientServerConfig
 
 from tests.e2e.cli import ROOT
 from tests.e2e.lsp import (
     SCRATCH,
     SERVER_COMMAND,
     HarnessClient,
-    client_factory,
     close,
     initialize_params,
-    server_env,
+    running,
+    server_config,
     wait_watching,
 )
 from tests.support import lsp_tee
@@ -122,18 +121,9 @@ RECORD = SCRATCH / "sweep-repository-record"
 @pytest_asyncio.fixture(name="limited_server")
 async def limited_server_fixture() -> AsyncIterator[HarnessClient]:
     shutil.rmtree(RECORD, ignore_errors=True)
-    config = ClientServerConfig(
-        server_command=lsp_tee.command(RECORD, limited(SERVER_COMMAND)),
-        client_factory=client_factory,
-        server_env=server_env(),
-    )
-    client = await config.start()
-    assert isinstance(client, HarnessClient)
-    try:
+    config = server_config(command=lsp_tee.command(RECORD, limited(SERVER_COMMAND)))
+    async with running(config) as client:
         yield client
-    finally:
-        await close(client)
-        await client.stop()
 
 
 async def test_the_server_watches_a_folder_whose_gitignore_never_ends(

@@ -11,13 +11,13 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from harness import redact
 from harness.tools.exec import exec_environment
+from harness.types import SandboxMode
 from tests.support.sandbox_check import require_sandbox
 
 PLANTED = "planted-4b1e9d7c2a6f8e3d"
@@ -68,32 +68,38 @@ def test_a_value_equal_to_a_registered_key_is_removed_whatever_its_name() -> Non
     assert scrubbed == KEPT
 
 
-def _run_exec_in_a_harness_process(tmp_path: Path, mode: str) -> dict[str, object]:
-    """A harness process whose own environment holds a planted key runs ``exec`` and
-    reports the result: the attack reads its parent's environment from /proc."""
+# A harness process that runs one ``exec`` (argv: its first argument, JSON) with the sandbox
+# mode its second argument names, and prints the result as JSON.
+EXEC_IN_A_HARNESS = """
+import asyncio, json, sys
+from harness.policy import Gate, Policy, YesApprover
+from harness.tools import all_tools, dispatch
+from harness.tools.base import ToolContext
+from harness.types import ExecConfig, SandboxMode, ToolCall
+from harness.workspace import Workspace
+
+ws = Workspace(sys.argv[3])
+ctx = ToolContext(ws, Gate(Policy(), YesApprover(), 1), 1, 1, 12000,
+                  exec_config=ExecConfig(sandbox=SandboxMode(sys.argv[2])))
+call = ToolCall("c", "exec", {"argv": json.loads(sys.argv[1])})
+r = asyncio.run(dispatch(call, all_tools(), ctx))
+print(json.dumps({"ok": r.ok, "text": r.text}))
+"""
+
+
+def exec_in_a_harness(
+    tmp_path: Path, mode: SandboxMode, argv: list[str], **planted: str
+) -> dict[str, object]:
+    """A harness process whose own environment holds ``planted`` runs ``exec argv`` in a
+    fresh workspace: the tool's result."""
     ws = tmp_path / "ws"
     ws.mkdir()
-    script = textwrap.dedent(
-        f"""
-        import asyncio, json
-        from harness.policy import Gate, Policy, YesApprover
-        from harness.tools import all_tools, dispatch
-        from harness.tools.base import ToolContext
-        from harness.types import ExecConfig, SandboxMode, ToolCall
-        from harness.workspace import Workspace
-
-        ws = Workspace({str(ws)!r})
-        ctx = ToolContext(ws, Gate(Policy(), YesApprover(), 1), 1, 1, 12000,
-                          exec_config=ExecConfig(sandbox=SandboxMode({mode!r})))
-        argv = ["sh", "-c", "tr '\\\\0' '\\\\n' < /proc/$PPID/environ; echo END"]
-        call = ToolCall("c", "exec", {{"argv": argv}})
-        r = asyncio.run(dispatch(call, all_tools(), ctx))
-        print(json.dumps({{"ok": r.ok, "text": r.text}}))
-        """
-    )
-    env = {**os.environ, "OPENAI_API_KEY": f"sk-{PLANTED}", "HARNESS_API_KEY": PLANTED}
     out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+        [sys.executable, "-c", EXEC_IN_A_HARNESS, json.dumps(argv), mode.value, str(ws)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **planted},
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -102,7 +108,15 @@ def _run_exec_in_a_harness_process(tmp_path: Path, mode: str) -> dict[str, objec
 
 def test_in_the_sandbox_proc_ppid_environ_shows_nothing_of_the_harness(tmp_path: Path) -> None:
     require_sandbox()
-    result = _run_exec_in_a_harness_process(tmp_path, "required")
+    # the attack reads its parent's environment from /proc
+    argv = ["sh", "-c", "tr '\\0' '\\n' < /proc/$PPID/environ; echo END"]
+    result = exec_in_a_harness(
+        tmp_path,
+        SandboxMode.REQUIRED,
+        argv,
+        OPENAI_API_KEY=f"sk-{PLANTED}",
+        HARNESS_API_KEY=PLANTED,
+    )
     text = str(result["text"])
     assert result["ok"], text
     assert "END" in text and "PATH=" in text  # the attack ran and read an environment
@@ -112,33 +126,12 @@ def test_in_the_sandbox_proc_ppid_environ_shows_nothing_of_the_harness(tmp_path:
 def test_without_a_sandbox_the_command_gets_no_key_in_its_own_environment(
     tmp_path: Path,
 ) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    script = textwrap.dedent(
-        f"""
-        import asyncio, json
-        from harness.policy import Gate, Policy, YesApprover
-        from harness.tools import all_tools, dispatch
-        from harness.tools.base import ToolContext
-        from harness.types import ExecConfig, SandboxMode, ToolCall
-        from harness.workspace import Workspace
-
-        ws = Workspace({str(ws)!r})
-        ctx = ToolContext(ws, Gate(Policy(), YesApprover(), 1), 1, 1, 12000,
-                          exec_config=ExecConfig(sandbox=SandboxMode.OFF))
-        call = ToolCall("c", "exec", {{"argv": ["env"]}})
-        r = asyncio.run(dispatch(call, all_tools(), ctx))
-        print(json.dumps({{"ok": r.ok, "text": r.text}}))
-        """
+    result = exec_in_a_harness(
+        tmp_path,
+        SandboxMode.OFF,
+        ["env"],
+        OPENAI_API_KEY=f"sk-{PLANTED}",
+        DATABASE_URL=f"postgres://u:{PLANTED}@h/db",
     )
-    env = {
-        **os.environ,
-        "OPENAI_API_KEY": f"sk-{PLANTED}",
-        "DATABASE_URL": f"postgres://u:{PLANTED}@h/db",
-    }
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert out.returncode == 0, out.stderr
-    text = json.loads(out.stdout.strip().splitlines()[-1])["text"]
+    text = str(result["text"])
     assert "PATH=" in text and PLANTED not in text

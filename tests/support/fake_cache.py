@@ -27,7 +27,6 @@ breakpoint minus what was read (0 when it was read whole or is under the minimum
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import json
 import math
@@ -56,33 +55,31 @@ def openai_prompt(body: Mapping[str, Any]) -> str:
     return dump(body.get("tools") or []) + "".join(dump(m) for m in body.get("messages") or [])
 
 
-def shared_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix: the first length at which the prefixes
-    differ, found by bisection over slice comparisons (each one at C speed: a character loop
-    in Python would slow every fake answer down)."""
-    lengths = range(min(len(a), len(b)))
-    return bisect.bisect_left(lengths, True, key=lambda n: a[: n + 1] != b[: n + 1])
-
-
 class OpenAIPrefixCache:
-    """Automatic prefix caching: ≥ 1,024 tokens, 128-token steps, the longest shared prefix."""
+    """Automatic prefix caching: ≥ 1,024 tokens, 128-token steps, the longest shared prefix.
+    Kept as a real cache keeps it: a digest of every prefix that ends on a 128-token block
+    boundary; a request's cached tokens are its leading blocks whose prefix was seen."""
 
     def __init__(self) -> None:
-        self._prompts: dict[str, None] = {}  # distinct prompts processed, in order
+        self._prefixes: set[bytes] = set()  # sha256 of each processed prompt's block prefixes
 
     def process(self, body: Mapping[str, Any]) -> tuple[int, int]:
-        """``(prompt_tokens, cached_tokens)`` for this request; remembers its prompt."""
+        """``(prompt_tokens, cached_tokens)`` for this request; remembers its prefixes."""
         prompt = openai_prompt(body)
         total = prompt_tokens(len(prompt))
-        if prompt in self._prompts:
-            shared = len(prompt)
-        else:
-            shared = max((shared_prefix(prompt, p) for p in self._prompts), default=0)
-            self._prompts[prompt] = None
+        block = 4 * OPENAI_STEP_TOKENS  # characters in a 128-token step
+        running = hashlib.sha256()
+        digests = []
+        for start in range(0, len(prompt) - block + 1, block):
+            running.update(prompt[start : start + block].encode("utf-8"))
+            digests.append(running.copy().digest())
+        hits = 0
+        while hits < len(digests) and digests[hits] in self._prefixes:
+            hits += 1
+        self._prefixes.update(digests)
         if total < MIN_CACHED_TOKENS:
             return total, 0
-        steps = prefix_tokens(shared) // OPENAI_STEP_TOKENS
-        return total, min(total, steps * OPENAI_STEP_TOKENS)
+        return total, min(total, hits * OPENAI_STEP_TOKENS)
 
 
 def _without_marker(block: Any) -> Any:

@@ -1,6 +1,6 @@
-"""Step records for tests that commit steps without running a model: a bare step (for what a
-step carries: recall rows, events, edits) committed the way the loop does, and the token
-fields of a run of equal steps."""
+"""Committing a bare step the way the loop does, for tests of what a step carries (recall
+rows, events, edits) without running a model; ``bare_step`` builds one for tests that fill
+in more of it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from harness.types import FileWrite, TraceEvent
 
 
 def bare_step(run_id: int, step: int, **fields: Any) -> StepRecord:
-    """A ``finish`` step with no prompt, calls, result or reported tokens, but the ``fields``
+    """A ``finish`` step with no prompt, calls, result or reported usage, but the ``fields``
     given."""
     bare: dict[str, Any] = dict(
         run_id=run_id,
@@ -24,29 +24,10 @@ def bare_step(run_id: int, step: int, **fields: Any) -> StepRecord:
         result="",
         effective_tokens=1,
         est_tokens=1,
-        reported_prompt_tokens=None,
-        completion_tokens=None,
-        total_tokens=None,
         started_at="2026-01-01T00:00:00Z",
         spent_tokens=0,
     )
     return StepRecord(**(bare | fields))
-
-
-def token_fields(
-    step: int, *, est: int, reported: int, completion: int, budget: int = 24_000
-) -> dict[str, Any]:
-    """The token fields of the ``step``-th of equal steps: each reports ``reported`` prompt
-    and ``completion`` tokens, so the run has spent ``step`` times their total."""
-    total = reported + completion
-    return dict(
-        effective_tokens=budget,
-        est_tokens=est,
-        reported_prompt_tokens=reported,
-        completion_tokens=completion,
-        total_tokens=total,
-        spent_tokens=total * step,
-    )
 
 
 def commit_bare_step(

@@ -281,3 +281,18 @@ def cli(*args: str, env: dict[str, str] | None = None) -> Any:
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def run_lua(tmp: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """``source`` run as a script by a clean headless Neovim (``nvim -l``), no session: what
+    it wrote to stdout and stderr, and its exit code."""
+    assert NVIM is not None
+    check = tmp / "check.lua"
+    check.write_text(source)
+    return subprocess.run(
+        [NVIM, "--headless", "--clean", "-l", str(check)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )

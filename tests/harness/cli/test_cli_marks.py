@@ -14,7 +14,17 @@ from harness.policy import Gate, Layer, Policy, Rule, UnavailableApprover
 from harness.report import RunResult, StepSummary
 from harness.tools import all_tools, dispatch
 from harness.tools.base import ToolContext
-from harness.types import Act, Effect, Notice, NoticeKind, Outcome, ToolCall, ToolResult
+from harness.types import (
+    Act,
+    ContextCounts,
+    Effect,
+    Notice,
+    NoticeKind,
+    Outcome,
+    RunEnd,
+    ToolCall,
+    ToolResult,
+)
 from harness.workspace import Workspace
 
 
@@ -120,18 +130,18 @@ def test_verification_marks() -> None:
 
 
 def summary(step: int, reported: int | None, cached: int | None) -> StepSummary:
-    return StepSummary(1, step, 10, 100, 1000, 50, 24_000, reported, 0, 0, 0, cached)
+    return StepSummary(1, step, 10, 100, 1000, 50, 24_000, reported, ContextCounts(), cached)
 
 
 def test_the_final_line_counts_in_words_and_the_cached_share() -> None:
     tally = RunTally()
-    result = RunResult(3, Outcome.FINISHED, 1, 1_234, files_changed=("a.py",))
+    result = RunResult(3, RunEnd(Outcome.FINISHED, 1, 1_234), files_changed=("a.py",))
     assert final_line(result, tally).plain == (
         "run 3 finished · 1 step · 1,234 tokens, no cache figures · 1 file changed"
     )
     tally.stepped(summary(1, 1_000, 0))
     tally.stepped(summary(2, 1_000, 500))
-    two = RunResult(3, Outcome.SUCCESS, 2, 2_000)
+    two = RunResult(3, RunEnd(Outcome.SUCCESS, 2, 2_000))
     assert final_line(two, tally).plain == (
         "run 3 success · 2 steps · 2,000 tokens, 25% cached · no files changed"
     )

@@ -18,7 +18,7 @@ from harness.errors import StoreError
 from harness.store import Store
 from harness.store.owner import current_owner, is_gone
 from harness.store.schema import MIGRATIONS, migrate
-from harness.types import FileWrite
+from harness.types import FileWrite, Outcome, RunEnd
 from tests.support.steps import commit_bare_step
 
 
@@ -204,7 +204,7 @@ def test_a_finished_run_is_never_marked(tmp_path: Path, ws: Path) -> None:
     path = tmp_path / "s.db"
     with Store(path) as store:
         run = new_run(store, ws)
-        store.finish_run(run, outcome="finished", steps=0, spent_tokens=0, error=None)
+        store.finish_run(run, RunEnd(Outcome.FINISHED, 0, 0))
     set_owner(path, run, 2**22 + 12_345, None, current_owner().host)
     with Store(path) as store:
         assert store.interrupted == ()

@@ -9,8 +9,18 @@ import pytest
 
 from harness.store import ObservationRecord, StepRecord, Store
 from harness.store.schema import MIGRATIONS, migrate, schema_version
-from harness.types import Act, Attempt, Effect, FileWrite, PolicyEvent, TraceEvent, Usage
-from tests.support.steps import token_fields
+from harness.types import (
+    Act,
+    Attempt,
+    ContextCounts,
+    Effect,
+    FileWrite,
+    Outcome,
+    PolicyEvent,
+    RunEnd,
+    TraceEvent,
+    Usage,
+)
 
 
 def raw_one(store: Store, sql: str) -> sqlite3.Row:
@@ -33,9 +43,12 @@ def step_record(run_id: int, step: int, **overrides: object) -> StepRecord:
         prompt=[{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
         tool_calls=[{"name": "read_file", "arguments": {"path": "a.py"}}],
         result="[read a.py]\nprint(1)",
-        **token_fields(step, est=120, reported=131, completion=9),
+        effective_tokens=24_000,
+        est_tokens=120,
         started_at="2026-01-01T00:00:00Z",
-        carried=1,
+        spent_tokens=140 * step,
+        usage=Usage(131, 9, 140),
+        counts=ContextCounts(carried=1),
         observations=[
             ObservationRecord(step - 1, "read_file", "a.py", True, "[read a.py]\nx", "h")
         ],
@@ -94,7 +107,7 @@ def test_a_step_lands_whole_and_reads_back(tmp_path: Path) -> None:
     run = store.create_run(goal="g", workspace="/w", provider="scripted", model="m", contract="{}")
     store.record_attempt(run, 1, Attempt("scripted", "m", 1, 3.5, usage=Usage(131, 9, 140)))
     store.commit_step(step_record(run, 1))
-    store.finish_run(run, outcome="finished", steps=1, spent_tokens=140, error=None)
+    store.finish_run(run, RunEnd(Outcome.FINISHED, 1, 140))
     row = store.get_run(run)
     assert row is not None and row.to_json()["outcome"] == "finished"
     [s] = store.run_steps(run)

@@ -29,30 +29,43 @@ const budget: Budget = {
   prefixChars: 31_220,
 };
 
+/** Each `[input, text]` case of `format`, asserted with the call it makes in the message. */
+function formats<T>(format: (value: T) => string, cases: [T, string][]): void {
+  for (const [value, text] of cases) {
+    assert.equal(format(value), text, `${format.name}(${String(value)})`);
+  }
+}
+
 test("short counts: the SPEC's example and the unit boundaries", () => {
-  assert.equal(short(0), "0");
-  assert.equal(short(950), "950");
-  assert.equal(short(999), "999");
-  assert.equal(short(1000), "1k");
-  assert.equal(short(9120), "9.1k");
-  assert.equal(short(24_000), "24k");
-  assert.equal(short(48_210), "48.2k");
-  assert.equal(short(999_960), "1M", "rounding up to 1000k becomes 1M");
-  assert.equal(short(2_000_000), "2M");
-  assert.equal(short(1_250_000), "1.3M");
-  assert.equal(short(3_400_000_000), "3.4B");
-  assert.equal(short(-1500), "-1.5k");
-  assert.equal(short(Number.NaN), "?");
+  formats(short, [
+    [0, "0"],
+    [950, "950"],
+    [999, "999"],
+    [1000, "1k"],
+    [9120, "9.1k"],
+    [24_000, "24k"],
+    [48_210, "48.2k"],
+    [999_960, "1M"], // rounding up to 1000k becomes 1M
+    [2_000_000, "2M"],
+    [1_250_000, "1.3M"],
+    [3_400_000_000, "3.4B"],
+    [-1500, "-1.5k"],
+    [Number.NaN, "?"],
+  ]);
 });
 
 test("exact counts are grouped the same on every locale", () => {
-  assert.equal(exact(0), "0");
-  assert.equal(exact(999), "999");
-  assert.equal(exact(48_210), "48,210");
-  assert.equal(exact(2_000_000), "2,000,000");
-  assert.equal(percent(0.0241), "2.4%");
-  assert.equal(percent(0.856), "86%");
-  assert.equal(percent(0), "0%");
+  formats(exact, [
+    [0, "0"],
+    [999, "999"],
+    [48_210, "48,210"],
+    [2_000_000, "2,000,000"],
+  ]);
+  formats(percent, [
+    [0.0241, "2.4%"],
+    [0.856, "86%"],
+    [0, "0%"],
+  ]);
 });
 
 test("status bar text: spent/budget · request/ceiling, the outcome after the run", () => {
