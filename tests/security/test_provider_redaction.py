@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import sqlite3
 import subprocess
 import sys
@@ -119,7 +120,7 @@ async def test_a_key_in_tool_arguments_never_leaks_into_the_arguments_error(
 
 
 async def test_a_provider_built_with_a_key_registers_it() -> None:
-    other = "sk-registered-" + "9" * 30
+    other = "sk-registered-" + secrets.token_hex(15)  # no run of one digit a test could hit
     provider = make_provider(FakeLLM().config(base_url="http://127.0.0.1:9/v1"), other)
     await provider.aclose()
     assert other in redact.registered()

@@ -14,21 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from harness import types as t
 from harness.contract import MemoryLimits
 from harness.memory import RunMemory
 from harness.redact import REDACTED, register
 from harness.store import ObservationRecord, StepRecord, Store
-from harness.types import (
-    Act,
-    Attempt,
-    Effect,
-    FileWrite,
-    Outcome,
-    PolicyEvent,
-    RunEnd,
-    TraceEvent,
-    Usage,
-)
 
 PREFIX_CHARS = 12  # a cut key is a leak too: no 12-character piece of it may survive
 
@@ -71,14 +61,16 @@ def step_with(secret: str, run_id: int) -> StepRecord:
         spent_tokens=10,
         observations=[ObservationRecord(0, "exec", f"curl {secret}", False, f"echo {secret}")],
         events=[
-            TraceEvent(
+            t.TraceEvent(
                 "assembled", {"note": secret, "nested": {"k": [secret]}, "obj": Path(secret)}
             )
         ],
         policy=[
-            PolicyEvent(Act.EXEC, f"curl {secret}", Effect.ASK, None, "default", False, secret)
+            t.PolicyEvent(
+                t.Act.EXEC, f"curl {secret}", t.Effect.ASK, None, "default", False, secret
+            )
         ],
-        edits=[FileWrite("notes.txt", None, b"no secret in here")],
+        edits=[t.FileWrite("notes.txt", None, b"no secret in here")],
     )
 
 
@@ -94,16 +86,16 @@ def test_a_planted_key_reaches_no_file_of_the_store(tmp_path: Path, secret: str)
             model="m",
             contract=f'{{"goal": "deploy with {secret}"}}',
         )
-        failed = Attempt("openai", "m", 1, 12.0, status=401, failure="auth", error=f"no {secret}")
+        failed = t.Attempt("openai", "m", 1, 12.0, status=401, failure="auth", error=f"no {secret}")
         store.record_attempt(run, 1, failed)
-        store.record_attempt(run, 1, Attempt("openai", "m", 2, 9.0, usage=Usage(1, 1, 2)))
+        store.record_attempt(run, 1, t.Attempt("openai", "m", 2, 9.0, usage=t.Usage(1, 1, 2)))
         store.commit_step(step_with(secret, run))
-        store.add_events(run, None, [TraceEvent("run_end", {"error": f"gave up: {secret}"})])
+        store.add_events(run, None, [t.TraceEvent("run_end", {"error": f"gave up: {secret}"})])
         memory = RunMemory(store, ws, run, MemoryLimits())
         assert memory.remember("api-key", f"the key is {secret}", "workspace", 1).ok
         assert memory.remember(f"key-{secret}", "value", "global", 1).ok
         store.memory_write(ws, "operator", f"use {secret}", None, None, "decision")
-        store.finish_run(run, RunEnd(Outcome.PROVIDER_ERROR, 1, 10, secret))
+        store.finish_run(run, t.RunEnd(t.Outcome.PROVIDER_ERROR, 1, 10, secret))
         while_open = raw_bytes(path)
         assert Path(f"{path}-wal").exists()
         detail = store.step_detail(run, 1)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.redact import MIN_PIECE_CHARS, REDACTED, clip, redact, register
+from harness.redact import MIN_PIECE_CHARS, REDACTED, clip, redact, register, registered
 from tests.support.planted import Planted
 
 PLANTED = Planted.new("redsweep")
@@ -48,6 +48,9 @@ def test_a_key_cut_anywhere_then_clipped_leaves_no_piece(pad: str, at: int, limi
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_text_without_a_piece_is_left_alone(text: str) -> None:
-    if PLANTED.pieces_in(text):
+    # Of any key: the registry is process-wide, so keys other tests registered count too
+    # (a head or tail of 8 characters is in every longer piece).
+    n = MIN_PIECE_CHARS
+    if any(k[:n] in text or k[-n:] in text for k in registered()):
         return
     assert redact(text) == text
