@@ -7,9 +7,10 @@ tree cannot be handed every key, and a key registered once must be redacted ever
 
 What is left of a key that something upstream cut before it reached here is redacted too:
 a run of ``MIN_PIECE_CHARS`` or more characters that is the start of a key (a cut kept the
-head) or its end (an elision kept the tail). The price is that a text quoting a key's
-first characters on their own (``sk-proj-`` of every OpenAI project key) shows
-``[redacted]`` there: over-redacting a log line costs nothing, a leaked half key does.
+head) or its end (an elision kept the tail) — for a real key, ``MIN_PIECE_KEY_CHARS`` or
+more characters long. A shorter key is a placeholder (``sk-no-key-required`` for a local
+server): it is redacted whole, never in pieces, or every "required" in a note, an approval
+or a path would be eaten.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from collections.abc import Iterable
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 8  # shorter values are not treated as keys (they would redact words)
-MIN_PIECE_CHARS = 8  # a key's head or tail this long is a leak, not a coincidence
+MIN_PIECE_CHARS = 12  # a key's head or tail this long is a leak, not a coincidence
+MIN_PIECE_KEY_CHARS = 32  # shorter keys are placeholders: redacted whole only (§6.7)
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
@@ -49,8 +51,9 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
     for secret in found:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    for secret in found:  # then what a cut upstream left of one
-        text = _redact_pieces(text, secret)
+    for secret in found:  # then what a cut upstream left of a real (long) one
+        if len(secret) >= MIN_PIECE_KEY_CHARS:
+            text = _redact_pieces(text, secret)
     return text
 
 
@@ -128,4 +131,13 @@ class RedactingFilter(logging.Filter):
 _TRACEBACKS = logging.Formatter()
 
 
-__all__ = ["REDACTED", "RedactingFilter", "clip", "redact", "register", "registered"]
+__all__ = [
+    "MIN_PIECE_CHARS",
+    "MIN_PIECE_KEY_CHARS",
+    "REDACTED",
+    "RedactingFilter",
+    "clip",
+    "redact",
+    "register",
+    "registered",
+]

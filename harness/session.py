@@ -134,7 +134,11 @@ async def open_session(
             model=model.model,
             contract=contract.model_dump_json(),
         )
-        notes = RunMemory(store, workspace.root, run_id, contract.memory_limits) if memory else None
+        notes = (
+            RunMemory(store, workspace.root, run_id, contract.memory_limits, trusted=policy.trusted)
+            if memory
+            else None
+        )
         toolbox = _toolbox(
             workspace,
             Gate(policy, approver, run_id),

@@ -65,13 +65,23 @@ def agent_text(text: str) -> str:
     return inline(text).replace("[", "\\[").replace("]", "\\]")
 
 
-def render_line(key: str, value: str, *, kind: str, pinned: bool) -> str:
+def render_line(key: str, value: str, *, kind: str, pinned: bool, origin: str | None = None) -> str:
     """One note on one line: ``- [decision, pinned] key: value`` for the user's
-    (``is_operator_note``), ``- key: value`` (escaped, ``agent_text``) for the agent's own."""
+    (``is_operator_note``), ``- key: value`` (escaped, ``agent_text``) for the agent's own.
+    A global note a run wrote names the workspace of that run (``origin``, §4): a note
+    that reads like the user's word came from some repository's run, and says which."""
+    said = origin_text(origin)
     if not is_operator_note(kind, pinned):
-        return f"- {agent_text(key)}: {agent_text(value)}"
+        return f"- {agent_text(key)}: {agent_text(value)}{said}"
     tags = [t for t, on in (("decision", kind == "decision"), ("pinned", pinned)) if on]
-    return f"- [{', '.join(tags)}] {inline(key)}: {inline(value)}"
+    return f"- [{', '.join(tags)}] {inline(key)}: {inline(value)}{said}"
+
+
+def origin_text(origin: str | None) -> str:
+    """What a note line says of where it came from: nothing, or the run's workspace."""
+    if origin is None:
+        return ""
+    return f" (global, written by a run in {agent_text(origin)})"
 
 
 def omitted_line(count: int) -> str:

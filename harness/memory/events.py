@@ -54,8 +54,9 @@ def evict_event(note: MemoryNote, reason: str, written: str) -> TraceEvent:
     return TraceEvent("memory_evict", detail)
 
 
-def refused_event(note: MemoryNote, action: str) -> TraceEvent:
-    detail = {**note_detail(note), "action": action, "reason": "pinned"}
+def refused_event(note: MemoryNote, action: str, reason: str) -> TraceEvent:
+    """A run's ``remember``/``forget`` of the user's note (``reason``: pinned, user's note)."""
+    detail = {**note_detail(note), "action": action, "reason": reason}
     return TraceEvent("memory_refused", detail)
 
 

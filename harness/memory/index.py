@@ -34,9 +34,10 @@ class NoteRow(NamedTuple):
     pinned: bool
     seq: int
     recall_runs: int
+    origin: str | None = None  # a global note: the workspace whose run wrote it
 
 
-INDEX_COLUMNS = "id, key, value, kind, pinned, seq, recall_runs"
+INDEX_COLUMNS = "id, key, value, kind, pinned, seq, recall_runs, origin"
 
 
 class WordCache:
@@ -87,7 +88,7 @@ class IndexedNote:
         return cls(
             value_words=value_words,
             words=value_words | cache(row.key),
-            line=render_line(row.key, row.value, kind=row.kind, pinned=pinned),
+            line=render_line(row.key, row.value, kind=row.kind, pinned=pinned, origin=row.origin),
             operator=is_operator_note(row.kind, pinned),
             # and what is stored as it is
             id=row.id,

@@ -46,6 +46,7 @@ class MemoryNote:
     recall_runs: int = 0
     seq: int = 0  # write order across the store: larger is more recent
     last_recall: int = 0  # the recall mark of the step that last carried it (0: never)
+    origin: str | None = None  # a global note: the workspace whose run wrote it (§4)
 
     @property
     def by_operator(self) -> bool:
@@ -61,7 +62,7 @@ class MemoryNote:
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §8.1 memory note."""
-        return camel_json(self, leave_out=("id", "recall_runs", "seq", "last_recall"))
+        return camel_json(self, leave_out=("id", "recall_runs", "seq", "last_recall", "origin"))
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,14 @@ class RecallIndex:
     def entry(self, note: MemoryNote) -> IndexedNote:
         return self._entry(
             NoteRow(
-                note.id, note.key, note.value, note.kind, note.pinned, note.seq, note.recall_runs
+                note.id,
+                note.key,
+                note.value,
+                note.kind,
+                note.pinned,
+                note.seq,
+                note.recall_runs,
+                note.origin,
             )
         )
 

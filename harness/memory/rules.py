@@ -23,7 +23,10 @@ its candidate rows by these columns; ``eviction_key`` is the same order in Pytho
 
 eviction_key = attrgetter(*EVICTION_ORDER)
 
-PINNED = "pinned"  # why a run's write or forget was refused
+# Why a run's write or forget was refused (the ``reason`` of its ``memory_refused`` event).
+PINNED = "pinned"  # the user pinned the note
+USERS = "user's note"  # the user wrote it (kind ``decision``, from the CLI or an editor)
+UNTRUSTED = "untrusted"  # a global note, from a folder the user has not trusted (§6.3)
 
 
 @dataclass(frozen=True)
@@ -76,10 +79,15 @@ def note_write(  # noqa: PLR0917 -- the arguments of the §4 memory_write, in it
 
 
 def refusal(existing: MemoryNote | None, *, operator: bool) -> str | None:
-    """Why a write or forget of ``existing`` must not happen, or None: a pinned note is the
-    operator's, and a run can neither change nor forget it."""
-    if existing is not None and existing.pinned and not operator:
+    """Why a write or forget of ``existing`` must not happen, or None: a pinned note and a
+    note the user wrote (``decision``) are the user's, and a run can neither change nor
+    forget them (§4)."""
+    if existing is None or operator:
+        return None
+    if existing.pinned:
         return PINNED
+    if existing.by_operator:
+        return USERS
     return None
 
 
@@ -105,8 +113,9 @@ def plan_evictions(
     written included) is within both caps.
 
     ``candidates`` come in ``eviction_key`` order and are consumed only as far as needed;
-    the note just written (``keep_id``) and pinned notes are never evicted, whatever the
-    candidates hold."""
+    the note just written (``keep_id``) and the user's notes (pinned, or written by the
+    user: a run's write must not remove what it may not forget) are never evicted, whatever
+    the candidates hold."""
     evicted: list[MemoryNote] = []
     reasons: dict[int, str] = {}
     pending = iter(candidates)
@@ -114,7 +123,7 @@ def plan_evictions(
         note = next(pending, None)
         if note is None:
             break
-        if note.pinned or note.id == keep_id:
+        if note.by_operator or note.id == keep_id:
             continue
         reasons[note.id] = "max_entries" if entries > limits.max_entries else "max_chars"
         evicted.append(note)
@@ -141,6 +150,8 @@ def restatements(
 __all__ = [
     "EVICTION_ORDER",
     "PINNED",
+    "UNTRUSTED",
+    "USERS",
     "EvictionPlan",
     "NoteWrite",
     "eviction_key",

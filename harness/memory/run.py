@@ -23,6 +23,7 @@ from harness.errors import MemoryInputError
 from harness.memory.block import Line, fill, full_chars, render, selection_reserve, split
 from harness.memory.index import IndexedNote, ScopeIndex, WordCache
 from harness.memory.notes import MemoryForgetResult, MemoryNote, MemoryWriteResult
+from harness.memory.rules import UNTRUSTED
 from harness.memory.text import (
     GLOBAL,
     MAX_KEY_CHARS,
@@ -93,15 +94,24 @@ class NoteStore(Protocol):
 
 class RunMemory:
     """Durable memory as one run uses it. ``scope`` arguments are ``"workspace"`` (this
-    run's workspace) or ``"global"``."""
+    run's workspace) or ``"global"``. ``trusted``: whether the user trusts the workspace
+    (§6.3); a run in a folder the user has not trusted cannot write or forget global
+    notes, which every workspace reads (§4)."""
 
     def __init__(
-        self, store: NoteStore, workspace: Path | str, run_id: int, limits: MemoryLimits
+        self,
+        store: NoteStore,
+        workspace: Path | str,
+        run_id: int,
+        limits: MemoryLimits,
+        *,
+        trusted: bool = False,
     ) -> None:
         self.store = store
         self.workspace_key = scope_key(Path(workspace))
         self.run_id = run_id
         self.limits = limits
+        self.trusted = trusted
         self._turn_words = WordCache(TURN_WORD_CACHE_LIMIT, topic_words)
         self._layout_key: tuple[int, ...] = ()
         self._layout: _Layout | None = None
@@ -112,6 +122,8 @@ class RunMemory:
     # -- the tools ------------------------------------------------------------------------
 
     def remember(self, key: str, value: str, scope: str, step: int) -> MemoryOutcome:
+        if scope == "global" and not self.trusted:
+            return _untrusted("remember", key)
         try:
             target = scope_for(self.workspace_key, scope)
             result = self.store.memory_write(
@@ -122,15 +134,13 @@ class RunMemory:
         if result.refused is not None:
             existing = result.existing
             assert existing is not None
-            text = (
-                f"`{existing.key}` is pinned by the operator; a run cannot change it, so"
-                f' nothing was stored. It stays: "{quote(existing.value)}". If it is wrong,'
-                " say so in your final answer so the operator can update it."
-            )
+            text = _users_note(existing, "change it, so nothing was stored")
             return MemoryOutcome(ok=False, text=text, events=result.events)
         return MemoryOutcome(ok=True, text=self._stored_text(result), events=result.events)
 
     def forget(self, key: str, scope: str, step: int) -> MemoryOutcome:
+        if scope == "global" and not self.trusted:
+            return _untrusted("forget", key)
         try:
             target = scope_for(self.workspace_key, scope)
             result = self.store.memory_forget(target, key, self.run_id, step)
@@ -145,11 +155,7 @@ class RunMemory:
                 text += f' There is one in {_where(other)}: forget it with scope="{other}".'
             return MemoryOutcome(ok=False, text=text, events=result.events)
         if result.refused is not None:
-            text = (
-                f"`{note.key}` is pinned by the operator; a run cannot forget it. It stays:"
-                f' "{quote(note.value)}". If it is wrong, say so in your final answer so the'
-                " operator can update it."
-            )
+            text = _users_note(note, "forget it")
             return MemoryOutcome(ok=False, text=text, events=result.events)
         text = f'forgot `{note.key}` from {where} (it said: "{quote(note.value)}").'
         return MemoryOutcome(ok=True, text=text, events=result.events)
@@ -178,8 +184,8 @@ class RunMemory:
             )
         if result.over_cap:
             lines.append(
-                f"{where.capitalize()} is still over its cap: every other note is pinned by"
-                " the operator."
+                f"{where.capitalize()} is still over its cap: every other note is the user's"
+                " (pinned, or written by the user), and those are never evicted."
             )
         for other in result.similar[:SIMILAR_SHOWN]:
             lines.append(
@@ -299,8 +305,37 @@ def _where(scope: str) -> str:
     return "global memory" if scope == "global" else "this workspace's memory"
 
 
+def _users_note(note: MemoryNote, cannot: str) -> str:
+    """What the model is told when it reached for the user's note (§4)."""
+    how = "pinned" if note.pinned else "written"
+    return (
+        f"`{inline(note.key)}` is the user's note ({how} by the user); a run cannot {cannot}."
+        f' It stays: "{quote(note.value)}". If it is wrong, say so in your final answer so the'
+        " user can update it."
+    )
+
+
+def _untrusted(action: str, key: str) -> MemoryOutcome:
+    """A global ``remember``/``forget`` from a folder the user has not trusted (§4, §6.3):
+    refused, recorded and told to the model."""
+    shown = _shown(key)
+    detail = {"action": action, "key": shown, "scope": "global", "reason": UNTRUSTED}
+    done = "write" if action == "remember" else "forget"
+    text = (
+        f"refused: global notes are read by every workspace, and the user has not trusted"
+        f" this folder, so a run here cannot {done} one; nothing changed in global memory."
+    )
+    if action == "remember":
+        text += ' Keep the note in this workspace\'s memory (scope="workspace") instead.'
+    return MemoryOutcome(ok=False, text=text, events=(TraceEvent("memory_refused", detail),))
+
+
+def _shown(key: str) -> str:
+    return inline(key)[:MAX_KEY_CHARS] if isinstance(key, str) else repr(key)
+
+
 def _invalid(action: str, key: str, scope: str, message: str) -> MemoryOutcome:
-    shown = inline(key)[:MAX_KEY_CHARS] if isinstance(key, str) else repr(key)
+    shown = _shown(key)
     detail = {
         "action": action,
         "key": shown,

@@ -130,8 +130,9 @@ def parse_layer(
 
 class Policy(RuleSet):
     """The rules in force for one workspace (``RuleSet``: layers, defaults, ``explain``),
-    how commands run (``exec_config``), and what the user must be told about the
-    workspace's own policy file (``warnings``)."""
+    how commands run (``exec_config``), what the user must be told about the workspace's
+    own policy file (``warnings``), and whether the user trusts the workspace (``trusted``:
+    the trusted list or the client's verdict; a policy built without one is not)."""
 
     def __init__(
         self,
@@ -140,10 +141,12 @@ class Policy(RuleSet):
         *,
         exec_config: ExecConfig | None = None,
         warnings: tuple[str, ...] = (),
+        trusted: bool = False,
     ) -> None:
         super().__init__(layers, defaults)
         self.exec_config = exec_config if exec_config is not None else ExecConfig()
         self.warnings = warnings
+        self.trusted = trusted
 
     @classmethod
     def load(
@@ -224,7 +227,9 @@ def _combine(
         *(c.layer() for c in own if c.name == EDITOR_LAYER),
     ]
     warnings = _warnings(ws_path, ignored, trust, user_path)
-    return Policy(layers, defaults, exec_config=exec_config, warnings=warnings)
+    return Policy(
+        layers, defaults, exec_config=exec_config, warnings=warnings, trusted=trust.trusted
+    )
 
 
 def _defaults(

@@ -27,14 +27,13 @@ from harness.memory.index import ScopeIndex
 from harness.memory.notes import MemoryForgetResult, MemoryNote, MemoryWriteResult, SimilarNote
 from harness.memory.recall import RecallIndex
 from harness.memory.rules import (
-    PINNED,
     EvictionPlan,
     NoteWrite,
     plan_evictions,
     refusal,
     restatements,
 )
-from harness.memory.text import check_key
+from harness.memory.text import GLOBAL, check_key
 from harness.redact import redact
 from harness.store.base import Database
 from harness.store.notes import (
@@ -42,6 +41,7 @@ from harness.store.notes import (
     delete_scope,
     eviction_candidates,
     index_rows,
+    run_workspace,
     select_note,
     set_pin,
     size,
@@ -60,15 +60,18 @@ def write_note(
     db: Database, recall: RecallIndex, w: NoteWrite, *, limits: MemoryLimits, similar: bool
 ) -> MemoryWriteResult:
     """Write (or replace) a checked note, evict over the caps, report restatements; a run's
-    write of a pinned key is refused (nothing changes)."""
+    write of the user's key (pinned, or written by the user) is refused (nothing changes).
+    A run's global note records the run's workspace as its origin (§4)."""
     with db.lock, db.transaction() as conn:
         index = scope_index(db, recall, w.scope_key)
         existing = select_note(conn, w.scope_key, w.key)
-        if refusal(existing, operator=w.operator) is not None:
+        refused = refusal(existing, operator=w.operator)
+        if refused is not None:
             assert existing is not None
-            event = refused_event(existing, "remember")
-            return MemoryWriteResult(note=None, refused=PINNED, existing=existing, events=(event,))
-        note = upsert(conn, w, existing)
+            event = refused_event(existing, "remember", refused)
+            return MemoryWriteResult(note=None, refused=refused, existing=existing, events=(event,))
+        origin = run_workspace(conn, w.run_id) if w.scope_key == GLOBAL else None
+        note = upsert(conn, w, existing, origin)
         plan = _evict(conn, w.scope_key, note.id, limits)
         found: tuple[SimilarNote, ...] = ()
         if similar:
@@ -118,16 +121,18 @@ def _evict(
 
 
 def forget_note(db: Database, recall: RecallIndex, scope: str, key: str) -> MemoryForgetResult:
-    """A run withdraws a note: refused for a pinned note; says so for a missing one."""
+    """A run withdraws a note: refused for the user's note (pinned, or written by the
+    user); says so for a missing one."""
     key = check_key(redact(key))
     with db.lock, db.transaction() as conn:
         recall.sync(db.data_version())
         note = select_note(conn, scope, key)
         if note is None:
             return MemoryForgetResult(note=None, events=(forget_missing_event(scope, key),))
-        if refusal(note, operator=False) is not None:
-            event = refused_event(note, "forget")
-            return MemoryForgetResult(note=note, refused=PINNED, events=(event,))
+        refused = refusal(note, operator=False)
+        if refused is not None:
+            event = refused_event(note, "forget", refused)
+            return MemoryForgetResult(note=note, refused=refused, events=(event,))
         delete_notes(conn, [note.id])
         recall.removed(scope, key)
     return MemoryForgetResult(note=note, events=(forget_event(note),))

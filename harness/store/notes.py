@@ -15,7 +15,7 @@ from harness.store.base import now_iso
 
 NOTE_COLUMNS = (
     "id, scope, key, value, kind, pinned, run_id, step, seq, recalls, recall_runs,"
-    " last_recall, created_at, updated_at"
+    " last_recall, created_at, updated_at, origin"
 )
 
 
@@ -66,15 +66,26 @@ def size(conn: sqlite3.Connection, scope: str) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def upsert(conn: sqlite3.Connection, w: NoteWrite, existing: MemoryNote | None) -> MemoryNote:
+def run_workspace(conn: sqlite3.Connection, run_id: int | None) -> str | None:
+    """The workspace of run ``run_id`` as its row names it (None for none, or no such run)."""
+    if run_id is None:
+        return None
+    row = conn.execute("SELECT workspace FROM runs WHERE id = ?", (run_id,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def upsert(
+    conn: sqlite3.Connection, w: NoteWrite, existing: MemoryNote | None, origin: str | None
+) -> MemoryNote:
     """Insert the note or replace the existing one in place (it keeps its id, so its place
-    in store order; its write order ``seq`` moves to the newest)."""
+    in store order; its write order ``seq`` moves to the newest). ``origin``: the workspace
+    whose run wrote it (global notes), replaced with the writer."""
     seq = int(conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memory").fetchone()[0])
     now = now_iso()
     if existing is None:
         conn.execute(
             "INSERT INTO memory (scope, key, value, kind, pinned, run_id, step, seq,"
-            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_at, updated_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 w.scope_key,
                 w.key,
@@ -86,14 +97,15 @@ def upsert(conn: sqlite3.Connection, w: NoteWrite, existing: MemoryNote | None) 
                 seq,
                 now,
                 now,
+                origin,
             ),
         )
     else:
         keep_pin = existing.pinned if w.pinned is None else w.pinned
         conn.execute(
             "UPDATE memory SET value = ?, kind = ?, pinned = ?, run_id = ?, step = ?, seq = ?,"
-            " updated_at = ? WHERE id = ?",
-            (w.value, w.kind, int(keep_pin), w.run_id, w.step, seq, now, existing.id),
+            " updated_at = ?, origin = ? WHERE id = ?",
+            (w.value, w.kind, int(keep_pin), w.run_id, w.step, seq, now, origin, existing.id),
         )
     note = select_note(conn, w.scope_key, w.key)
     assert note is not None
@@ -103,10 +115,12 @@ def upsert(conn: sqlite3.Connection, w: NoteWrite, existing: MemoryNote | None) 
 def eviction_candidates(
     conn: sqlite3.Connection, scope: str, keep_id: int
 ) -> Generator[MemoryNote, None, None]:
-    """The scope's unpinned notes but ``keep_id``, in eviction order, read lazily (served by
-    the ``memory_evict`` index: no sort)."""
+    """The scope's notes that may be evicted — the agent's: unpinned, kind ``fact`` — but
+    ``keep_id``, in eviction order, read lazily (served by the ``memory_evict`` index: no
+    sort)."""
     cursor = conn.execute(
-        f"SELECT {NOTE_COLUMNS} FROM memory WHERE scope = ? AND pinned = 0 AND id != ?"
+        f"SELECT {NOTE_COLUMNS} FROM memory WHERE scope = ? AND pinned = 0 AND kind = 'fact'"
+        " AND id != ?"
         f" ORDER BY {', '.join(EVICTION_ORDER)}",
         (scope, keep_id),
     )
@@ -203,6 +217,7 @@ __all__ = [
     "index_rows",
     "insert_recalls",
     "note_from_row",
+    "run_workspace",
     "select_note",
     "select_notes",
     "select_recalls",

@@ -189,6 +189,14 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE steps ADD COLUMN prefix_chars INTEGER;
     """,
+    # 5: where a global note came from (§4): the workspace of the run that wrote it, named
+    # when the note is recalled in any workspace; NULL for the user's notes. Notes written
+    # before take it from their run's row, while that run is still in the store.
+    """
+    ALTER TABLE memory ADD COLUMN origin TEXT;
+    UPDATE memory SET origin = (SELECT workspace FROM runs WHERE runs.id = memory.run_id)
+        WHERE scope = 'global' AND run_id IS NOT NULL;
+    """,
 ]
 
 

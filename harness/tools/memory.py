@@ -39,7 +39,9 @@ class Remember(BaseTool, name="remember", args=RememberArgs):
     scope="global", runs over every workspace). Use it for what took effort to learn and
     will still hold: the build or test command, a convention, a decision and its reason.
     Writing a key again replaces its note. Notes are capped in size and number; the
-    least-recalled notes are evicted first. Notes pinned by the operator cannot be changed."""
+    least-recalled notes are evicted first. The user's notes (pinned, or written by the user)
+    cannot be changed; where the user has not trusted the folder, global notes cannot be
+    written."""
 
     async def run(self, args: RememberArgs, ctx: ToolContext) -> ToolResult:
         return _noted(
@@ -52,7 +54,8 @@ class Remember(BaseTool, name="remember", args=RememberArgs):
 
 class Forget(BaseTool, name="forget", args=ForgetArgs):
     """Remove a note you wrote earlier with `remember`, when it is wrong or no longer true.
-    Notes pinned by the operator cannot be forgotten."""
+    The user's notes (pinned, or written by the user) cannot be forgotten; where the user has
+    not trusted the folder, neither can global notes."""
 
     async def run(self, args: ForgetArgs, ctx: ToolContext) -> ToolResult:
         return _noted(self.name, args.key, ctx, lambda m: m.forget(args.key, args.scope, ctx.step))

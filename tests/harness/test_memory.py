@@ -27,7 +27,7 @@ from tests.support.steps import commit_bare_step
 
 def start(store: Store, ws: Path, limits: MemoryLimits | None = None) -> RunMemory:
     run = store.create_run(goal="g", workspace=str(ws), provider="p", model="m", contract="{}")
-    return RunMemory(store, ws, run, limits or MemoryLimits())
+    return RunMemory(store, ws, run, limits or MemoryLimits(), trusted=True)
 
 
 def commit(store: Store, memory: RunMemory, step: int, block: MemoryBlock) -> None:
@@ -60,11 +60,13 @@ def test_remembering_over_a_pinned_note_is_refused_and_the_model_told(
     memory = start(store, ws)
     outcome = memory.remember("retries", "5", "workspace", 2)
     assert not outcome.ok
-    assert outcome.text.startswith("`retries` is pinned by the operator")
+    assert outcome.text.startswith("`retries` is the user's note (pinned by the user)")
     assert '"3"' in outcome.text
     assert [e.kind for e in outcome.events] == ["memory_refused"]
     forgot = memory.forget("retries", "workspace", 3)
-    assert not forgot.ok and forgot.text.startswith("`retries` is pinned by the operator")
+    assert not forgot.ok and forgot.text.startswith(
+        "`retries` is the user's note (pinned by the user)"
+    )
     assert forgot.events[0].detail["action"] == "forget"
     note = store.memory_get(ws, "retries")
     assert note is not None and note.value == "3"
@@ -156,7 +158,7 @@ def test_the_block_frames_notes_as_the_agents_own_possibly_stale_notes(
             WORKSPACE_HEADING + NOTES,
             "- build-command: make test",
             GLOBAL_HEADING + NOTES,
-            "- editor: prefer small diffs",
+            f"- editor: prefer small diffs (global, written by a run in {ws.resolve()})",
         ]
     )
     assert "not instructions" in HEADING and "out of date" in HEADING and "your own" in HEADING

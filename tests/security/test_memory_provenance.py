@@ -49,7 +49,7 @@ MARKERS = [
 
 def _run_memory(store: Store, ws: Path) -> RunMemory:
     run = store.create_run(goal="g", workspace=str(ws), provider="p", model="m", contract="{}")
-    return RunMemory(store, ws, run, MemoryLimits(max_entries=64, max_chars=64_000))
+    return RunMemory(store, ws, run, MemoryLimits(max_entries=64, max_chars=64_000), trusted=True)
 
 
 def _sections(text: str) -> dict[str, list[str]]:

@@ -1,6 +1,6 @@
 """Attack: a hostile provider endpoint echoes the API key in its error text, placed to straddle
 every point where text is cut (SPEC §6.7, §9; issue 9 seen 6: 26 of 55 key characters leaked
-because the text was cut before the key was redacted). No piece of the key of 8 characters or
+because the text was cut before the key was redacted). No piece of the key of 12 characters or
 more may reach ``provider_calls.error``, ``runs.error``, stderr, stdout, an attempt, an
 exception, a tool call's arguments error, or any byte of the store's files."""
 
@@ -26,7 +26,7 @@ from tests.support.fake_llm import FakeLLM, Fault
 from tests.support.provider_store import complete_recorded
 
 KEY = "sk-" + hashlib.sha256(b"provider-redaction-attack").hexdigest()[:52]  # 55 characters
-WINDOW = 8
+WINDOW = 12  # §6.7: a piece of 12+ characters of a key is a leak
 # Around every cut the code has had or has: 200-char previews, 500-char messages, and more.
 OFFSETS = [0, 7, 150, 180, 195, 199, 200, 210, 480, 495, 499, 500, 600, 1000, 5000]
 REQUEST = Request.flat("system", ("question",))

@@ -91,7 +91,7 @@ def test_a_planted_key_reaches_no_file_of_the_store(tmp_path: Path, secret: str)
         store.record_attempt(run, 1, t.Attempt("openai", "m", 2, 9.0, usage=t.Usage(1, 1, 2)))
         store.commit_step(step_with(secret, run))
         store.add_events(run, None, [t.TraceEvent("run_end", {"error": f"gave up: {secret}"})])
-        memory = RunMemory(store, ws, run, MemoryLimits())
+        memory = RunMemory(store, ws, run, MemoryLimits(), trusted=True)
         assert memory.remember("api-key", f"the key is {secret}", "workspace", 1).ok
         assert memory.remember(f"key-{secret}", "value", "global", 1).ok
         store.memory_write(ws, "operator", f"use {secret}", None, None, "decision")

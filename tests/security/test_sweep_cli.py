@@ -10,7 +10,7 @@ The run happens on a pseudo-terminal (live progress, the approval prompt answere
 every byte the terminal received is kept), then piped with ``--json``; afterwards the
 operator's commands (``trace runs|show|step``, ``memory list|get``, human and ``--json``)
 print what was stored. Every byte of every stdout and stderr, and the store's file,
-``-wal`` and ``-shm``, are searched for the key and every 8-character piece of it.
+``-wal`` and ``-shm``, are searched for the key and every 12-character piece of it.
 """
 
 from __future__ import annotations

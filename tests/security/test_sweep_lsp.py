@@ -15,7 +15,7 @@ the real server (pytest-lsp's client over stdio, the model a real HTTP server on
 
 The server's stdin, stdout and stderr pass through ``tests/support/lsp_tee.py``: every byte
 it sent — every notification, request and response — is kept. Each channel is then
-searched, raw and JSON-decoded, for the key and every 8-character piece of it; so are its
+searched, raw and JSON-decoded, for the key and every 12-character piece of it; so are its
 stderr (logging at DEBUG, so every log line it can write is written), the file the
 approval dialog opened, and the store's file, ``-wal`` and ``-shm`` while the server holds
 the store open and after it has gone.

@@ -1,7 +1,7 @@
 """Sweep: ``harness.redact`` against what a cut upstream leaves of a key (issue 9, seen 6:
 "26 of 55 characters of a key … land in runs.error"). Whatever cut a text went through
 before it reached redaction — its head kept, its tail kept, both, around any text — no
-piece of the key of 8 characters or more survives; a text holding no piece of the key is
+piece of the key of 12 characters or more survives; a text holding no piece of the key is
 left exactly as it was."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_a_key_cut_anywhere_then_clipped_leaves_no_piece(pad: str, at: int, limi
 @given(st.text(max_size=200))
 def test_text_without_a_piece_is_left_alone(text: str) -> None:
     # Of any key: the registry is process-wide, so keys other tests registered count too
-    # (a head or tail of 8 characters is in every longer piece).
+    # (a head or tail of 12 characters is in every longer piece).
     n = MIN_PIECE_CHARS
     if any(k[:n] in text or k[-n:] in text for k in registered()):
         return

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PIECE_CHARS = 8
+PIECE_CHARS = 12  # §6.7: a piece of 12+ characters of a key (of 32+) is a leak
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,9 @@ class Planted:
     def new(cls, label: str = "planted") -> Planted:
         key = f"sk-{label[:8]}-" + secrets.token_hex(32)
         key = key[:55]
-        return cls(key, frozenset(key[i : i + PIECE_CHARS] for i in range(len(key) - 7)))
+        return cls(
+            key, frozenset(key[i : i + PIECE_CHARS] for i in range(len(key) - PIECE_CHARS + 1))
+        )
 
     def pieces_in(self, text: str | bytes) -> list[str]:
         """The pieces of the key found in ``text`` (bytes are read as UTF-8)."""

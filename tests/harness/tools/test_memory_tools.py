@@ -19,7 +19,7 @@ def with_memory(env: ToolEnv, tmp_path: Path) -> Store:
         goal="g", workspace=str(env.root), provider="p", model="m", contract="{}"
     )
     env.ctx.run_id = run
-    env.ctx.memory = RunMemory(store, env.root, run, MemoryLimits())
+    env.ctx.memory = RunMemory(store, env.root, run, MemoryLimits(), trusted=True)
     return store
 
 
@@ -57,9 +57,11 @@ async def test_remember_and_forget_of_a_pinned_note_tell_the_model(
     store.memory_write(env.root, "retries", "3", None, None, "decision", pinned=True)
     remembered = await env.call("remember", key="retries", value="5")
     assert not remembered.ok
-    assert "`retries` is pinned by the operator" in remembered.text
+    assert "`retries` is the user's note (pinned by the user)" in remembered.text
     forgotten = await env.call("forget", key="retries")
-    assert not forgotten.ok and "`retries` is pinned by the operator" in forgotten.text
+    assert (
+        not forgotten.ok and "`retries` is the user's note (pinned by the user)" in forgotten.text
+    )
     assert [e.kind for e in forgotten.events] == ["memory_refused"]
 
 
