@@ -31,6 +31,8 @@ async def cli(*args: str | Path) -> Any:
 
 
 async def a_run_that_remembers(client: HarnessClient, fake: FakeLLM) -> int:
+    # Only a folder the user trusts may write global notes (§4).
+    assert (await client.command("harness.trust", {"trusted": True}))["trusted"]
     fake.add_turns(
         turn(call("remember", key="build", value="make test runs the suite")),
         turn(call("remember", key="style", value="tabs, not spaces", scope="global")),

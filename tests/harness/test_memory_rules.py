@@ -19,6 +19,7 @@ from harness.memory.recall import RecallIndex
 from harness.memory.rules import (
     EVICTION_ORDER,
     PINNED,
+    USERS,
     eviction_key,
     note_write,
     plan_evictions,
@@ -95,6 +96,13 @@ def test_a_pinned_note_refuses_a_run_but_not_the_operator() -> None:
     assert refusal(None, operator=False) is None
 
 
+def test_a_note_the_user_wrote_refuses_a_run_pinned_or_not() -> None:
+    written, both = note(1, kind="decision"), note(2, kind="decision", pinned=True)
+    assert refusal(written, operator=False) == USERS
+    assert refusal(both, operator=False) == PINNED
+    assert refusal(written, operator=True) is None
+
+
 # -- eviction -----------------------------------------------------------------------------
 
 
@@ -129,32 +137,42 @@ def test_never_the_note_just_written_never_a_pinned_one() -> None:
     assert plan.evicted == () and plan.over_cap, "everything else is pinned: still over"
 
 
+def test_never_a_note_the_user_wrote() -> None:
+    limits = MemoryLimits(max_entries=1)
+    candidates = [note(1, kind="decision"), note(2), note(3, kind="decision")]
+    plan = plan_evictions(iter(candidates), entries=3, chars=3, limits=limits, keep_id=2)
+    assert plan.evicted == () and plan.over_cap, "everything else is the user's: still over"
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.integers(0, 3), st.integers(0, 5), st.booleans()), min_size=1, max_size=30
+        st.tuples(st.integers(0, 3), st.integers(0, 5), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=30,
     )
 )
 def test_the_stores_query_reads_candidates_in_the_rules_order(
-    rows: list[tuple[int, int, bool]],
+    rows: list[tuple[int, int, bool, bool]],
 ) -> None:
     """``eviction_key`` and the SQL ``ORDER BY`` are one order (fewest distinct runs, least
-    recently recalled, oldest written), so the rule and the store cannot drift apart."""
+    recently recalled, oldest written), so the rule and the store cannot drift apart; the
+    user's notes (pinned, or kind ``decision``) are never candidates."""
     conn = sqlite3.connect(":memory:", isolation_level=None)
     conn.row_factory = sqlite3.Row
     migrate(conn)
-    for i, (runs, last, pinned) in enumerate(rows, start=1):
+    for i, (runs, last, pinned, users) in enumerate(rows, start=1):
         conn.execute(
             "INSERT INTO memory (scope, key, value, kind, pinned, seq, recall_runs, last_recall,"
-            " created_at, updated_at) VALUES ('/w', ?, 'v', 'fact', ?, ?, ?, ?, 't', 't')",
-            (f"k{i}", int(pinned), len(rows) - i, runs, last),
+            " created_at, updated_at) VALUES ('/w', ?, 'v', ?, ?, ?, ?, ?, 't', 't')",
+            (f"k{i}", "decision" if users else "fact", int(pinned), len(rows) - i, runs, last),
         )
     from_sql = [n.id for n in eviction_candidates(conn, "/w", keep_id=1)]
     by_rule = sorted(
         (
             note(i, runs=r, last=last, seq=len(rows) - i)
-            for i, (r, last, p) in enumerate(rows, 1)
-            if not p and i != 1
+            for i, (r, last, p, users) in enumerate(rows, 1)
+            if not p and not users and i != 1
         ),
         key=eviction_key,
     )

@@ -93,6 +93,7 @@ def test_on_the_command_line_notes_and_the_approval_keep_the_word(
     question = screen.stream[: screen.stream.index("(default: deny)?")]
     assert COMMAND in question, question
     assert REDACTED not in question
+    assert f"write {WRITTEN}" in screen.stream, "the progress line keeps the word too"
     assert PLACEHOLDER not in screen.raw
     assert_notes_keep_the_word(store, ws)
     [run] = json.loads(harness("trace", "runs", "--store", store, "--json").stdout)
