@@ -134,11 +134,7 @@ async def open_session(
             model=model.model,
             contract=contract.model_dump_json(),
         )
-        notes = (
-            RunMemory(store, workspace.root, run_id, contract.memory_limits, trusted=policy.trusted)
-            if memory
-            else None
-        )
+        notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
         toolbox = _toolbox(
             workspace,
             Gate(policy, approver, run_id),
@@ -161,6 +157,14 @@ async def open_session(
         await model.aclose()
         raise
     return Session(run, model)
+
+
+def _run_memory(
+    store: Store, workspace: Workspace, run_id: int, contract: TaskContract, policy: Policy
+) -> RunMemory:
+    """The run's durable memory; global notes only from a folder the user trusts (§4)."""
+    limits = contract.memory_limits
+    return RunMemory(store, workspace.root, run_id, limits, trusted=policy.trusted)
 
 
 def _toolbox(

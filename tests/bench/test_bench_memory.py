@@ -139,7 +139,7 @@ def naive_block(
         operator: bool
 
     def line(n: MemoryNote) -> L:
-        text = render_line(n.key, n.value, kind=n.kind, pinned=n.pinned)
+        text = render_line(n.key, n.value, kind=n.kind, pinned=n.pinned, origin=n.origin)
         return L(n.id, n.key, text, n.by_operator)
 
     ws_lines = {n.id: line(n) for n in ws_notes}
