@@ -4,14 +4,15 @@ store, capped, evicted by evidence, and recalled into each turn as its own notes
     text.py    scope keys, key checks, value caps, word normalisation, Jaccard, escaping
     notes.py   the value types (``MemoryNote``, ``MemoryWriteResult``, …), their JSON, and
                whose note is whose (``is_operator_note``)
-    rules.py   a write's rules on plain values: checks, caps, the pinned refusal, the
-               eviction order and plan, the restatement check
+    rules.py   a write's rules on plain values: checks, caps, the refusal of the user's
+               notes, the eviction order and plan, the restatement check
     index.py   word sets cached by content and the per-scope inverted index
     recall.py  ``RecallIndex``: every scope's index, built from rows, kept current
     block.py   the recall block's text (the user's decisions apart from the agent's notes)
                and the greedy fill under its share
     events.py  the trace events of writes, evictions, refusals, withdrawals, operator acts
-    run.py     ``RunMemory``: remember, forget and the block, as one run uses them
+    run.py     ``RunMemory``: remember, forget and the block, as one run uses them (global
+               notes only from a folder the user trusts)
 
 Nothing here runs SQL: ``harness.store`` reads the rows, applies these rules and keeps the
 recall index current (``Store.memory_*``); the model's tools are in ``harness.tools.memory``,

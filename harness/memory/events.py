@@ -12,7 +12,8 @@ from harness.types import TraceEvent
 
 
 def note_detail(note: MemoryNote) -> dict[str, object]:
-    return {
+    """The note as its events name it; a global note a run wrote, with that run's workspace."""
+    detail: dict[str, object] = {
         "scope": note.scope,
         "scopeKey": note.scope_key,
         "key": note.key,
@@ -20,6 +21,9 @@ def note_detail(note: MemoryNote) -> dict[str, object]:
         "kind": note.kind,
         "pinned": note.pinned,
     }
+    if note.origin is not None:
+        detail["origin"] = note.origin
+    return detail
 
 
 def write_event(

@@ -1,7 +1,8 @@
 """The rules of a memory write (§4), over plain values: what a write may ask for, what it
-stores, whether a pinned note refuses it, which notes it evicts and in what order, and which
-other notes it restates. No SQL and no store: the store reads rows, asks these rules, and
-applies their verdicts inside its transaction.
+stores, whether the note is the user's (pinned or written by the user) and so refuses a
+run, which notes it evicts and in what order, and which other notes it restates. No SQL and
+no store: the store reads rows, asks these rules, and applies their verdicts inside its
+transaction.
 """
 
 from __future__ import annotations

@@ -243,7 +243,8 @@ class Store(Closing):
     ) -> MemoryWriteResult:
         """Write (or replace) a note, cap it, evict over the caps, report restatements.
 
-        ``run_id=None`` is an operator write; a run's write of a pinned key is refused.
+        ``run_id=None`` is an operator write; a run's write of the user's key (pinned, or
+        kind ``decision``) is refused; a run's global note records the run's workspace.
         ``pinned`` (operator only) sets the pin; None keeps it (new notes are unpinned).
         ``similar=False`` skips the restatement check. A bad key, value or kind, or a run
         asking to pin, raises ``MemoryInputError``; key and value are redacted first.
@@ -256,7 +257,7 @@ class Store(Closing):
         return write_note(self._db, self._recall, checked, limits=limits, similar=similar)
 
     def memory_forget(self, ws: Path | str, key: str, run_id: int, step: int) -> MemoryForgetResult:
-        """A run withdraws a note: refused for a pinned note; says so for a missing one."""
+        """A run withdraws a note: refused for the user's note; says so for a missing one."""
         return forget_note(self._db, self._recall, scope_key(ws), key)
 
     def memory_pin(self, ws: Path | str, key: str, pinned: bool) -> MemoryNote | None:

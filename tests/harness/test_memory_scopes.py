@@ -74,10 +74,12 @@ def test_a_global_note_records_the_workspace_of_the_run_that_wrote_it(
     store: Store, tmp_path: Path
 ) -> None:
     writer = run_in(store, tmp_path / "app", trusted=True)
-    assert writer.remember("style", "tabs", "global", 1).ok
+    wrote = writer.remember("style", "tabs", "global", 1)
     assert writer.remember("build", "make", "workspace", 1).ok
     [style] = store.memory_list(GLOBAL)
     assert style.origin == str((tmp_path / "app").resolve())
+    [event] = wrote.events
+    assert (event.kind, event.detail["origin"]) == ("memory_write", style.origin), "traced"
     assert style.to_json().keys() == store.memory_list(tmp_path / "app")[0].to_json().keys()
     assert store.memory_list(tmp_path / "app")[0].origin is None
 
