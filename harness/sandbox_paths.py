@@ -4,8 +4,10 @@ back read-only.
 The sandbox gives a command its own empty ``/tmp``. A project cloned under ``/tmp`` keeps its
 ``.venv`` there, and a command naming that interpreter (or finding it on ``PATH``) was not
 found, or found the system's ``python3`` instead. So every directory on the command's
-``PATH``, the directory of a program named by its path, and the directory the program
-resolves to (through symlinks) are visible read-only when they lie under ``/tmp``. A
+``PATH``, the directory of a program named by its path, the directory the program resolves
+to (through symlinks), and the harness's own interpreter (``sys.executable``, which test
+suites and hooks hand to the commands they run, often inside ``sh -c``) are visible
+read-only when they lie under ``/tmp``. A
 directory called ``bin`` brings its prefix along (``.venv`` for ``.venv/bin``: an
 interpreter needs its ``pyvenv.cfg`` and ``lib/``), except ``/tmp`` itself: nothing shows
 the host's ``/tmp`` whole, and its other entries stay hidden.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 PRIVATE = Path("/tmp")  # the sandbox's own tmpfs (harness.sandbox.bwrap_argv)
@@ -26,8 +29,11 @@ def tool_dirs(program: str, search_path: str | None) -> tuple[Path, ...]:
     before what it contains."""
     candidates = [Path(d) for d in (search_path or "").split(os.pathsep) if d.startswith("/")]
     found = program if "/" in program else shutil.which(program, path=search_path or "")
-    if found is not None and os.path.isabs(found):
-        candidates += [Path(found).parent, Path(os.path.realpath(found)).parent]
+    programs = [found] if found is not None and os.path.isabs(found) else []
+    if sys.executable:
+        programs.append(sys.executable)
+    for path in programs:
+        candidates += [Path(path).parent, Path(os.path.realpath(path)).parent]
     chosen: set[Path] = set()
     for directory in candidates:
         for seen in (Path(os.path.normpath(directory)), Path(os.path.realpath(directory))):

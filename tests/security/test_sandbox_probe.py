@@ -71,15 +71,15 @@ async def test_a_failed_probe_is_tried_again_for_the_next_run(
     timeout_s: float | None,
 ) -> None:
     require_sandbox()
-    sandbox.forget_probes()
+    sandbox.forget_probes()  # the real sandbox works (above); now start afresh
     ws = tmp_path / "ws"
     ws.mkdir()
     (tmp_path / "user.toml").write_text("")
     store = Store(tmp_path / "h.db")
-    if timeout_s is not None:
-        monkeypatch.setattr(sandbox, "PROBE_TIMEOUT_S", timeout_s)
     with monkeypatch.context() as during_first, outside_dir() as tmp:
         broken_bwrap_first(tmp_path, during_first, script)
+        if timeout_s is not None:  # the hanging bwrap is given up on sooner than 10 s
+            during_first.setattr(sandbox, "PROBE_TIMEOUT_S", timeout_s)
         first = await one_run(ws, store, tmp / "first.txt", tmp_path / "user.toml")
         assert "note: no sandbox" in first, first  # honest: it ran unsandboxed, and said so
         assert (tmp / "first.txt").exists()
