@@ -29,6 +29,7 @@ import os
 import socket
 import tempfile
 
+_INT_MASK = 0xFFFF_FFFF  # an int argument: the low 32 bits of its register
 _SOCK_TYPE_MASK = 0xF  # the type bits of socket()'s second argument, without the flags
 
 
@@ -46,9 +47,13 @@ def _compiled() -> bytes | str:
     refuse = sc.ERRNO(errno.EPERM)
     try:
         program = sc.SyscallFilter(sc.ALLOW)
-        program.add_rule(refuse, "socket", sc.Arg(0, sc.EQ, socket.AF_UNIX))
+        # The kernel reads these arguments as ints: the upper 32 bits of the register are
+        # ignored by the call, so they must be by the comparison too (a plain EQ on 64 bits
+        # lets socket(0x1_00000001, …) through as AF_UNIX).
+        unix = sc.Arg(0, sc.MASKED_EQ, _INT_MASK, socket.AF_UNIX)
         dgram = sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, socket.SOCK_DGRAM)
-        program.add_rule(refuse, "socketpair", sc.Arg(0, sc.EQ, socket.AF_UNIX), dgram)
+        program.add_rule(refuse, "socket", unix)
+        program.add_rule(refuse, "socketpair", unix, dgram)
         program.add_rule(refuse, "io_uring_setup")
         with tempfile.TemporaryFile() as out:
             program.export_bpf(out)

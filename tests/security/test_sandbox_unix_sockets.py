@@ -98,6 +98,15 @@ PROBES = {
     "socketpair": (
         "a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b'x', DGRAM)"
     ),
+    # The raw system call with the family's upper 32 bits set: the kernel reads an int
+    # (AF_UNIX), a 64-bit comparison would not.
+    "high-bits": (
+        "import ctypes, os, platform; libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    nr = {'x86_64': 41, 'aarch64': 198}[platform.machine()]\n"
+        "    fd = libc.syscall(nr, ctypes.c_long((1 << 32) | socket.AF_UNIX), 1, 0)\n"
+        "    if fd < 0: raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))\n"
+        "    s = socket.socket(fileno=fd); s.connect(STREAM); print(s.recv(64))"
+    ),
 }
 
 
