@@ -5,7 +5,8 @@ approved ``make test`` (a Makefile the model wrote, which needs no approval) rem
 
 The attack runs for real: ``harness run`` (the CLI, ``--yes`` approving the command) against
 a model on 127.0.0.1 that writes the Makefile and asks for ``make test``; then the same
-probe straight through the sandbox's own command line as a throwaway normal user.
+probe straight through the sandbox's own command line as a normal user (a throwaway one,
+made with ``useradd``, when the tests run as root).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from harness import sandbox
 from tests.e2e.cli import ROOT, harness
 from tests.support.fake_llm import FakeLLM
 from tests.support.sandbox_check import (
+    normal_user,
     outside_dir,
     require_sandbox,
     stream,
-    throwaway_user,
 )
 
 NO_CAPABILITIES = "CapEff:\t0000000000000000"
@@ -104,7 +105,7 @@ def test_as_a_normal_user_the_sandbox_refuses_the_same() -> None:
     require_sandbox()
     found = sandbox.probe()
     assert found.executable is not None
-    with outside_dir() as tmp, throwaway_user() as user:
+    with outside_dir() as tmp, normal_user() as user:
         ws, outside = tmp / "ws", tmp / "outside.txt"
         ws.mkdir()
         for path in (tmp, ws):
