@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # System packages the test suite needs (called by `make test`): bubblewrap for the exec
-# sandbox tests (SPEC §6.6); lua-check (luacheck) for `make lint` of the Neovim plugin;
+# sandbox tests (SPEC §6.6), and libseccomp2, the library the `pyseccomp` dependency loads to
+# build the `[exec] network = false` filter (on Debian apt itself depends on it, so it is
+# almost always there); lua-check (luacheck) for `make lint` of the Neovim plugin;
 # chromium, the headless browser that drives VS Code (code-server) in
 # tests/e2e/test_vscode_*, and libkrb5-dev, the gssapi headers code-server's kerberos module
 # compiles against (editors/vscode/scripts/install-code-server.sh).
@@ -13,6 +15,7 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install o
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+installed libseccomp2 || missing+=(libseccomp2)
 command -v luacheck >/dev/null 2>&1 || missing+=(lua-check)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 installed libkrb5-dev || missing+=(libkrb5-dev)

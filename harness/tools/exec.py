@@ -142,19 +142,20 @@ class Exec(BaseTool, name="exec", args=ExecArgs, facts=_EXEC_FACTS):
             return failure(self.name, command, message, policy=events)
         marker = new_marker()
         env = {**exec_environment(ctx.env or None), MARKER_VAR: marker}
-        argv = list(args.argv)
-        if boxed and found is not None and found.executable is not None:
-            argv = sandbox.bwrap_argv(
-                argv,
+        started = sandbox.SandboxedCommand(list(args.argv))
+        if boxed and found is not None:
+            started = sandbox.sandboxed(
+                started.argv,
+                found,
                 root=ctx.workspace.root,
                 network=config.network,
-                executable=found.executable,
                 read_only=ctx.workspace.protected.read_only_in_sandbox(),
+                search_path=env.get("PATH"),
             )
         try:
             proc = await _spawn(
                 marker,
-                *argv,
+                started,
                 cwd=ctx.workspace.root,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -176,7 +177,9 @@ class Exec(BaseTool, name="exec", args=ExecArgs, facts=_EXEC_FACTS):
         self, ctx: ToolContext, found: sandbox.SandboxProbe | None, boxed: bool
     ) -> str:
         if boxed:
-            return ""
+            if found is None or found.sockets_open is None or ctx.exec_config.network:
+                return ""
+            return f"\nnote: the host's Unix sockets stay reachable: {found.sockets_open}"
         notes = []
         if ctx.run_id not in self._told:
             self._told.add(ctx.run_id)
@@ -262,12 +265,18 @@ async def _supervise(
     return _Run(text, not timed_out, proc.returncode, head)
 
 
-async def _spawn(marker: str, *argv: str, **options: Any) -> asyncio.subprocess.Process:
+async def _spawn(
+    marker: str, command: sandbox.SandboxedCommand, **options: Any
+) -> asyncio.subprocess.Process:
     """``create_subprocess_exec``, shielded. Cancelled while the process starts, asyncio
     itself waits for the process's pipes to close — for ever when what it started holds
     them (a command in the sandbox): the run hung "cancelling" and its folder stayed busy
-    (issue 11, seen 3). So the start completes, and then everything it started is killed."""
-    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **options))
+    (issue 11, seen 3). So the start completes, and then everything it started is killed.
+    The descriptors the command inherits are closed here once the start is over, however."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(*command.argv, pass_fds=command.pass_fds, **options)
+    )
+    starting.add_done_callback(lambda _: command.close())
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:

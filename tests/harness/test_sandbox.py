@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness import sandbox
+from harness.sandbox_paths import tool_dirs
 from harness.types import ExecConfig, SandboxMode
 from tests.support.tool_env import ToolEnv, make_tool_env
 
@@ -37,8 +38,39 @@ def test_the_argv_binds_the_workspace_after_a_private_tmp(tmp_path: Path) -> Non
     assert argv.index("--bind") > argv.index("--tmpfs")
     for flag in ("--unshare-pid", "--die-with-parent", "--new-session", "--unshare-net"):
         assert flag in argv
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"  # as root too (issue 20, item 6)
     assert argv[-3:] == ["--", "make", "test"]
     assert "--unshare-net" not in sandbox.bwrap_argv(["x"], root=tmp_path)
+
+
+def test_tools_under_tmp_are_bound_between_the_private_tmp_and_the_workspace(
+    tmp_path: Path,
+) -> None:
+    venv = Path("/tmp/clone/.venv")
+    argv = sandbox.bwrap_argv(["x"], root=tmp_path, visible=[venv], seccomp_fd=7)
+    at = argv.index("--ro-bind-try")
+    assert argv[at : at + 3] == ["--ro-bind-try", str(venv), str(venv)]
+    assert argv.index("--tmpfs") < at < argv.index("--bind")
+    assert argv[argv.index("--seccomp") + 1] == "7"
+
+
+@pytest.mark.parametrize(
+    ("program", "path", "expected"),
+    [
+        pytest.param("python3", "/tmp/c/.venv/bin:/usr/bin", ["/tmp/c/.venv"], id="venv-prefix"),
+        pytest.param("/tmp/c/.venv/bin/python3", "/usr/bin", ["/tmp/c/.venv"], id="absolute"),
+        pytest.param("x", "/tmp/tools:/tmp/tools/sub", ["/tmp/tools"], id="nested-once"),
+        pytest.param("x", "/tmp:/tmp/bin:/tmp/", ["/tmp/bin"], id="never-tmp-itself"),
+        pytest.param("x", "/usr/bin:relative/bin:", [], id="outside-tmp-or-relative"),
+        pytest.param("./run.sh", None, [], id="workspace-script"),
+    ],
+)
+def test_which_tool_directories_the_private_tmp_gives_back(
+    program: str, path: str | None, expected: list[str]
+) -> None:
+    own = set(tool_dirs("./x", None))  # the harness's own interpreter, when under /tmp
+    assert own == ({Path(sys.prefix)} if Path(sys.prefix).is_relative_to("/tmp") else set())
+    assert [str(d) for d in tool_dirs(program, path) if d not in own] == expected
 
 
 @pytest.fixture
