@@ -94,7 +94,13 @@ function M.check()
 
   health.start('harness: server')
   local root = workspace_root()
-  local argv, how = server.find(root)
+  local argv, how, passed = server.find(root)
+  if passed then
+    health.warn(passed .. ': not run', {
+      ':HarnessTrust (or `harness trust DIR`) trusts the folder',
+      '`:view` the file and `:trust` it (Neovim trusts it until it changes)',
+    })
+  end
   if not argv then
     health.error(how, { server.install_hint })
     return
