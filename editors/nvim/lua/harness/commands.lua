@@ -77,7 +77,8 @@ end
 --- @param on_yes fun()
 --- @param on_no fun()?
 function M.confirm(question, yes, no, on_yes, on_no)
-  vim.ui.select({ no, yes }, { prompt = question }, function(choice)
+  local prompt = require('harness.text').plain(question)
+  vim.ui.select({ no, yes }, { prompt = prompt }, function(choice)
     if choice == yes then
       on_yes()
     elseif on_no then

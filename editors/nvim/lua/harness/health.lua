@@ -3,6 +3,7 @@
 local attach = require('harness.attach')
 local config = require('harness.config')
 local server = require('harness.server')
+local plain = require('harness.text').plain
 
 local M = {}
 
@@ -45,13 +46,11 @@ local function check_provider(status)
   local name = provider.name ~= vim.NIL and provider.name or vim.env.HARNESS_PROVIDER or 'openai'
   local base_url = provider.baseUrl ~= vim.NIL and provider.baseUrl or vim.env.HARNESS_BASE_URL
   local model = provider.model ~= vim.NIL and provider.model or vim.env.HARNESS_MODEL
-  health.info(
-    ('provider %s, model %s, base URL %s'):format(
-      name,
-      model or "(the provider's default)",
-      base_url or "(the provider's)"
-    )
-  )
+  health.info(plain(('provider %s, model %s, base URL %s'):format(
+    tostring(name),
+    tostring(model or "(the provider's default)"),
+    tostring(base_url or "(the provider's)")
+  )))
   if name == 'ollama' or (base_url and base_url ~= '') then
     health.ok('no API key needed (a local or custom server)')
     return
@@ -77,9 +76,9 @@ local function check_store(status)
   local dir = vim.fs.dirname(path)
   local file_ok = not vim.uv.fs_stat(path) or vim.uv.fs_access(path, 'W')
   if vim.uv.fs_stat(dir) and vim.uv.fs_access(dir, 'W') and file_ok then
-    health.ok('store: ' .. path)
+    health.ok('store: ' .. plain(path))
   else
-    health.error('store not writable: ' .. path, { 'set settings.storePath or $HARNESS_STORE' })
+    health.error('store not writable: ' .. plain(path), { 'set settings.storePath or $HARNESS_STORE' })
   end
 end
 
@@ -108,21 +107,21 @@ function M.check()
   health.ok(('harness-lsp found through %s: %s'):format(how, table.concat(argv, ' ')))
   local answer, err = ask_server(argv, root)
   if not answer then
-    health.error('harness-lsp did not start: ' .. tostring(err))
+    health.error('harness-lsp did not start: ' .. plain(err))
     return
   end
   health.ok(
     ('%s %s answers%s'):format(
-      answer.name or 'harness-lsp',
-      answer.version or '(no version)',
+      plain(answer.name or 'harness-lsp'),
+      plain(answer.version or '(no version)'),
       answer.running and ' (the running client)' or ''
     )
   )
   for _, warning in ipairs(answer.warnings or {}) do
-    health.warn(warning)
+    health.warn(plain(warning))
   end
   if answer.error then
-    health.warn('harness.status: ' .. answer.error)
+    health.warn('harness.status: ' .. plain(answer.error))
   end
 
   health.start('harness: provider')
