@@ -73,7 +73,7 @@ SETUPS = [
 def test_the_repository_server_does_not_run_in_an_untrusted_folder(
     tmp_path: Path, setup: dict[str, object] | str
 ) -> None:
-    ws, exe, sentinel = repo(tmp_path)
+    ws, _, sentinel = repo(tmp_path)
     with session(tmp_path, ws, setup, env={"ANTHROPIC_API_KEY": KEY}) as nvim:
         open_readme(nvim, ws / "README.md")
         assert not sentinel.exists(), f"the repository's harness-lsp ran: {KEY in ran(sentinel)=}"

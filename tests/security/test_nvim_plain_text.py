@@ -23,6 +23,9 @@ from tests.e2e.nvim.session import settings as server_settings
 
 pytestmark = needs_nvim
 
+SETTINGS = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 HIDDEN = {"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cs"}
 
 
@@ -54,8 +57,9 @@ HOSTILE = [
     pytest.param("a\u200bb\ufeff", r"a\u200bb\ufeff", id="zero-width"),
     pytest.param("\u009b31mred", r"\x9b31mred", id="c1-csi"),
     pytest.param("rm\u00a0-rf", r"rm\xa0-rf", id="nbsp"),
-    pytest.param(b"\xff\xfe ok \xc0\xaf \xed\xa0\x80", r"\xff\xfe ok \xc0\xaf \xed\xa0\x80",
-                 id="not-utf8"),  # fmt: skip
+    pytest.param(
+        b"\xff\xfe ok \xc0\xaf \xed\xa0\x80", r"\xff\xfe ok \xc0\xaf \xed\xa0\x80", id="bad"
+    ),
     pytest.param("\U000e0041tag", r"\ue0041tag", id="tag-character"),
     pytest.param("é 中文 😀 `x` [a](command:y)", "é 中文 😀 `x` [a](command:y)", id="text-kept"),
 ]
@@ -81,13 +85,13 @@ def test_plain_handles_a_very_long_string(lua: pynvim.Nvim) -> None:
     assert len(out) == 999 * 1000 + 4 * 1000 and "\x1b" not in out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@SETTINGS
 @given(st.text(alphabet=st.characters(exclude_categories=("Cn", "Cs"))))
 def test_plain_escapes_as_the_cli_does(lua: pynvim.Nvim, text: str) -> None:
     assert plain(lua, text) == printable(text)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@SETTINGS
 @given(st.binary(max_size=64))
 def test_plain_output_is_printable_utf8_whatever_the_bytes(lua: pynvim.Nvim, raw: bytes) -> None:
     out = lua.exec_lua("return require('harness.text').plain(...)", raw)
@@ -192,8 +196,7 @@ def test_the_statusline_never_evaluates_what_it_shows(
             outcome,
         )
         drawn = nvim.lua(
-            "return vim.api.nvim_eval_statusline(vim.go.statusline,"
-            " { maxwidth = 1000 }).str"
+            "return vim.api.nvim_eval_statusline(vim.go.statusline, { maxwidth = 1000 }).str"
         )
         assert outcome in drawn, drawn  # shown as it is, once
         # lualine and heirline put the text into a format string of their own

@@ -46,11 +46,15 @@ local function check_provider(status)
   local name = provider.name ~= vim.NIL and provider.name or vim.env.HARNESS_PROVIDER or 'openai'
   local base_url = provider.baseUrl ~= vim.NIL and provider.baseUrl or vim.env.HARNESS_BASE_URL
   local model = provider.model ~= vim.NIL and provider.model or vim.env.HARNESS_MODEL
-  health.info(plain(('provider %s, model %s, base URL %s'):format(
-    tostring(name),
-    tostring(model or "(the provider's default)"),
-    tostring(base_url or "(the provider's)")
-  )))
+  health.info(
+    plain(
+      ('provider %s, model %s, base URL %s'):format(
+        tostring(name),
+        tostring(model or "(the provider's default)"),
+        tostring(base_url or "(the provider's)")
+      )
+    )
+  )
   if name == 'ollama' or (base_url and base_url ~= '') then
     health.ok('no API key needed (a local or custom server)')
     return
@@ -78,7 +82,10 @@ local function check_store(status)
   if vim.uv.fs_stat(dir) and vim.uv.fs_access(dir, 'W') and file_ok then
     health.ok('store: ' .. plain(path))
   else
-    health.error('store not writable: ' .. plain(path), { 'set settings.storePath or $HARNESS_STORE' })
+    health.error(
+      'store not writable: ' .. plain(path),
+      { 'set settings.storePath or $HARNESS_STORE' }
+    )
   end
 end
 

@@ -76,9 +76,7 @@ function M.find(root)
     or '<workspace>/.venv/bin/harness-lsp'
   if passed then
     return nil,
-      ('%s, and there is no harness-lsp on $PATH. `:view` it and `:trust` to run it'):format(
-        passed
-      )
+      ('%s, and there is no harness-lsp on $PATH. `:view` it and `:trust` to run it'):format(passed)
   end
   return nil,
     ('harness-lsp was not found (looked at: your `cmd` setting, %s, $PATH)'):format(looked)

@@ -18,8 +18,8 @@ function M.tokens(n)
     return '?'
   end
   local function short(value, suffix)
-    local text = ('%.1f'):format(value):gsub('%.0$', '')
-    return text .. suffix
+    local figure = ('%.1f'):format(value):gsub('%.0$', '')
+    return figure .. suffix
   end
   if n < 1000 then
     return tostring(math.floor(n))

@@ -24,9 +24,9 @@ local function count(v)
   return '–'
 end
 
-local function pad(text, width)
-  text = tostring(text)
-  return text .. string.rep(' ', math.max(0, width - vim.fn.strdisplaywidth(text)))
+local function pad(content, width)
+  local cell = tostring(content)
+  return cell .. string.rep(' ', math.max(0, width - vim.fn.strdisplaywidth(cell)))
 end
 
 local function bar(part, whole, width)
