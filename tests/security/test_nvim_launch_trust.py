@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.nvim.session import Nvim, make_workspace, needs_nvim, session
+from tests.e2e.test_nvim_tui import MESSAGE_ROW, STATUS_ROW, Terminal, quit_nvim, spawn
 
 pytestmark = needs_nvim
 
@@ -143,3 +144,18 @@ def test_a_dependency_folder_is_not_a_workspace_whose_server_runs(
         client = open_readme(nvim, folder / "README.md")
         assert nvim.lua("return vim.lsp.get_client_by_id(...).root_dir", client) == str(ws)
         assert not sentinel.exists(), "the dependency's own harness-lsp ran"
+
+
+def test_the_reason_is_one_line_in_the_real_tui(tmp_path: Path) -> None:
+    """In a terminal of 120 columns: the message fits the message row, no "Press ENTER"
+    prompt waits for (and would take) the user's next key."""
+    ws, _, sentinel = repo(tmp_path)
+    child = spawn(tmp_path, ws, {"statusline": True}, ws / "README.md")
+    term = Terminal(child)
+    try:
+        term.wait_for("harness · 0 notes", row=STATUS_ROW)  # served, by $PATH's
+        row = term.wait_for("not trusted", row=MESSAGE_ROW)
+        assert ".venv/bin/harness-lsp" in row and ":HarnessTrust" in row, row
+        assert "Press ENTER" not in term.text() and not sentinel.exists()
+    finally:
+        quit_nvim(child)

@@ -83,9 +83,10 @@ function M.find(root)
 end
 
 M.install_hint = table.concat({
-  'Install it into the workspace (python3 -m venv .venv && .venv/bin/pip install <harness-lsp>)',
-  'or for your user (pipx install <harness-lsp>), where <harness-lsp> is a clone of the',
-  "harness-lsp repository; or set require('harness').setup({ cmd = '/path/to/harness-lsp' }).",
+  'Install it for your user (pipx install <harness-lsp>) or into the workspace (python3 -m venv',
+  '.venv && .venv/bin/pip install <harness-lsp> && .venv/bin/harness trust .), where',
+  '<harness-lsp> is a clone of the harness-lsp repository; or set',
+  "require('harness').setup({ cmd = '/path/to/harness-lsp' }).",
 }, ' ')
 
 --- Tell the user (once per root) that no server could be found.
