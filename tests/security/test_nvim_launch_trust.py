@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.nvim.session import Nvim, make_workspace, needs_nvim, session
+from tests.e2e.nvim.session import VENV_BIN, Nvim, make_workspace, needs_nvim, session
 from tests.e2e.test_nvim_tui import MESSAGE_ROW, STATUS_ROW, Terminal, quit_nvim, spawn
 
 pytestmark = needs_nvim
@@ -126,6 +126,17 @@ def test_harness_trust_switches_to_the_workspace_server(tmp_path: Path) -> None:
         )
         assert again != first
 
+        sentinel.unlink()  # taken back: $PATH's again, the workspace's never restarts
+        nvim.type(":HarnessTrust!<CR>")
+        nvim.wait_message("no longer trusted")
+        nvim.wait(
+            "(function(old) local c = vim.lsp.get_clients({ bufnr = 0, name = 'harness' })[1]"
+            " return c and c.initialized and c.id ~= old and c.id end)(...)",
+            again,
+            what="a new client from $PATH's server",
+        )
+        assert not sentinel.exists()
+
 
 @pytest.mark.parametrize("dep", ["node_modules/dep", "vendor/x"])
 @pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "app-trusted"])
@@ -159,3 +170,21 @@ def test_the_reason_is_one_line_in_the_real_tui(tmp_path: Path) -> None:
         assert "Press ENTER" not in term.text() and not sentinel.exists()
     finally:
         quit_nvim(child)
+
+
+def test_a_path_entry_inside_the_workspace_is_the_workspace_s_program(tmp_path: Path) -> None:
+    """`PATH=node_modules/.bin:…` (direnv's PATH_add, a shell hook) finds the repository's
+    own `harness-lsp` first: passed over like the .venv's, the next one on $PATH serves."""
+    ws = make_workspace(tmp_path)
+    (ws / "README.md").write_text("# calc\n")
+    sentinel = tmp_path / "ran-node-modules-bin.env"
+    bin_dir = ws / "node_modules" / ".bin"
+    bin_dir.mkdir(parents=True)
+    exe = bin_dir / "harness-lsp"
+    exe.write_text(f'#!/bin/sh\nenv > "{sentinel}"\nexec "{sys.executable}" -m server "$@"\n')
+    exe.chmod(0o755)
+    path = f"node_modules/.bin:{VENV_BIN}:/usr/bin:/bin"
+    with session(tmp_path, ws, {}, env={"PATH": path, "ANTHROPIC_API_KEY": KEY}) as nvim:
+        open_readme(nvim, ws / "README.md")
+        told = nvim.wait_message("not trusted")
+        assert "node_modules/.bin/harness-lsp" in told and not sentinel.exists(), told

@@ -32,6 +32,31 @@ local function skipped(program, why)
   return ('%s not trusted (%s)'):format(shown(program), reason)
 end
 
+--- The first harness-lsp on $PATH that may run for `root`. $PATH may name folders of the
+--- workspace too (`.`, node_modules/.bin): those programs follow the .venv's rule.
+--- @param root string?
+--- @return string? program
+--- @return string? skipped
+function M.on_path(root)
+  local passed
+  local sep = vim.fn.has('win32') == 1 and ';' or ':'
+  for _, dir in ipairs(vim.split(vim.env.PATH or '', sep, { plain = true })) do
+    local exe = vim.fn.exepath(vim.fs.joinpath(dir == '' and '.' or dir, 'harness-lsp'))
+    if exe ~= '' then
+      exe = vim.fn.fnamemodify(exe, ':p')
+      if not (root and inside(exe, root)) then
+        return exe, passed
+      end
+      local ok, why = trust.allows(exe, root)
+      if ok then
+        return exe, passed
+      end
+      passed = passed or skipped(exe, why --[[@as string]])
+    end
+  end
+  return nil, passed
+end
+
 --- The server argv for a workspace root, and how it was found; nil and why not. The third
 --- value says which program of the workspace was passed over, and why.
 --- @param root string?
@@ -60,16 +85,9 @@ function M.find(root)
       passed = skipped(venv, why --[[@as string]])
     end
   end
-  local on_path = vim.fn.exepath('harness-lsp')
-  -- $PATH may hold the workspace too (`.`, node_modules/.bin): same rule as the .venv.
-  if on_path ~= '' and root and inside(on_path, root) then
-    local ok, why = trust.allows(on_path, root)
-    if not ok then
-      passed = passed or skipped(on_path, why --[[@as string]])
-      on_path = ''
-    end
-  end
-  if on_path ~= '' then
+  local on_path, passed_on_path = M.on_path(root)
+  passed = passed or passed_on_path
+  if on_path then
     return { on_path }, '$PATH', passed
   end
   local looked = root and vim.fs.joinpath(root, '.venv/bin/harness-lsp')
