@@ -7,6 +7,9 @@ float, a step of the trace, the statusline."""
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import time
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,16 +33,34 @@ HIDDEN = {"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cs"}
 
 
 @pytest.fixture(scope="module")
-def lua() -> Iterator[pynvim.Nvim]:
-    """A clean embedded Neovim with the plugin on the runtimepath."""
+def lua(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pynvim.Nvim]:
+    """A clean headless Neovim with the plugin on the runtimepath, over a socket."""
     assert NVIM is not None
-    api = pynvim.attach(
-        "child",
-        argv=[NVIM, "--embed", "--headless", "--clean", "-n", "-i", "NONE",
-              "--cmd", f"set rtp^={PLUGIN}"],
-    )  # fmt: skip
-    yield api
-    api.close()
+    sock = tmp_path_factory.mktemp("nvim") / "plain.sock"
+    argv = [NVIM, "--headless", "--clean", "-n", "-i", "NONE", "--listen", str(sock)]
+    proc = subprocess.Popen(
+        [*argv, "--cmd", f"set rtp^={PLUGIN}"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            api = pynvim.attach("socket", path=str(sock))
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise
+            time.sleep(0.02)
+    try:
+        yield api
+    finally:
+        with contextlib.suppress(Exception):
+            api.command("qall!")
+        api.close()
+        proc.wait(10)
 
 
 def plain(api: pynvim.Nvim, s: bytes | str, **opts: bool) -> str:
