@@ -40,8 +40,18 @@ local HIDDEN = {
 }
 
 local function hidden(cp)
-  for _, range in ipairs(HIDDEN) do
-    if cp >= range[1] and cp <= range[2] then
+  -- Most text (Latin to Indic, CJK, emoji) lies between the ranges: answered at once.
+  if
+    (cp > 0x8E2 and cp < 0x1680)
+    or (cp > 0x3000 and cp < 0xD800)
+    or (cp > 0x1D17A and cp < 0xE0001)
+  then
+    return false
+  end
+  for _, range in ipairs(HIDDEN) do -- sorted
+    if cp < range[1] then
+      return false
+    elseif cp <= range[2] then
       return true
     end
   end
