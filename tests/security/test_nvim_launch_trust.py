@@ -13,12 +13,23 @@ otherwise PATH's ``harness-lsp`` is used and the user is told why, in one line.
 
 from __future__ import annotations
 
+import json
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.nvim.session import VENV_BIN, Nvim, make_workspace, needs_nvim, session
+from harness.policy.trust import canonical
+from tests.e2e.nvim.session import (
+    PLUGIN,
+    VENV_BIN,
+    Nvim,
+    make_workspace,
+    needs_nvim,
+    run_lua,
+    session,
+)
 from tests.e2e.test_nvim_tui import MESSAGE_ROW, STATUS_ROW, Terminal, quit_nvim, spawn
 
 pytestmark = needs_nvim
@@ -188,3 +199,35 @@ def test_a_path_entry_inside_the_workspace_is_the_workspace_s_program(tmp_path: 
         open_readme(nvim, ws / "README.md")
         told = nvim.wait_message("not trusted")
         assert "node_modules/.bin/harness-lsp" in told and not sentinel.exists(), told
+
+
+CONFIGS = [
+    pytest.param("trusted = [\"/srv/app\", '~/src/x']\n", id="inline"),
+    pytest.param(
+        "# mine\ntrusted = [\n  '/a', # the app\n  \"/b\\\\c\",\n]\n",
+        id="multi-line-comments-escapes",
+    ),
+    pytest.param("other = \"trusted = ['/x']\"\ntrusted = []\n", id="quoted-lookalike"),
+    pytest.param('trusted = ["/a"]\n[defaults]\nexec = "ask"\n', id="before-a-table"),
+    pytest.param('[defaults]\nexec = "ask"\ntrusted = ["/x"]\n', id="not-top-level"),
+    pytest.param('trusted = ["relative/path", "/ok"]\n', id="relative-ignored"),
+]
+
+
+@pytest.mark.parametrize("text", CONFIGS)
+def test_the_plugin_reads_the_trusted_list_as_the_harness_does(tmp_path: Path, text: str) -> None:
+    config = tmp_path / "policy.toml"
+    config.write_text(text)
+    table = tomllib.loads(text)
+    wanted = [
+        str(canonical(Path(e)))
+        for e in table.get("trusted", [])
+        if Path(e).expanduser().is_absolute()
+    ]
+    proc = run_lua(
+        tmp_path,
+        f"vim.opt.rtp:prepend({str(PLUGIN)!r})\n"
+        f"local got = require('harness.trust').trusted_folders({str(config)!r})\n"
+        "io.stdout:write(vim.json.encode(got))\n",
+    )
+    assert json.loads(proc.stdout or "null") == wanted, proc.stderr

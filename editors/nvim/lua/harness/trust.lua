@@ -129,7 +129,8 @@ end
 function M.covering(root, config)
   local folder = canonical(root)
   for _, t in ipairs(M.trusted_folders(config)) do
-    if folder == t or folder:sub(1, #t + 1) == t:gsub('/$', '') .. '/' then
+    local prefix = t:gsub('/+$', '') .. '/'
+    if folder == t or folder:sub(1, #prefix) == prefix then
       return t
     end
   end
