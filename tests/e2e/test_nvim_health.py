@@ -76,11 +76,21 @@ def test_no_server_says_how_to_install_it(tmp_path: Path) -> None:
         assert has(report, "Install it")
 
 
-def test_the_workspace_venv_comes_before_path(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
+def test_the_workspace_venv_comes_before_path_when_trusted(
+    tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
     ws = make_workspace(tmp_path)
     (ws / ".venv" / "bin").mkdir(parents=True)
     (ws / ".venv" / "bin" / "harness-lsp").symlink_to(VENV_BIN / "harness-lsp")
     setup = {"settings": settings(fake_llm([]), tmp_path / "s.db")}
+    with session(tmp_path, ws, setup) as nvim:  # not trusted: $PATH's, and the report says why
+        nvim.wait_attached(nvim.edit(ws / "calc.py"))
+        report = checkhealth(nvim)
+        assert has(report, "WARNING", ".venv/bin/harness-lsp not trusted", "not run"), report
+        assert has(report, "OK", "found through $PATH", str(VENV_BIN / "harness-lsp"))
+    config = tmp_path / "xdg" / "config" / "harness" / "policy.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f"trusted = [{str(ws)!r}]\n")
     with session(tmp_path, ws, setup, server_on_path=False) as nvim:
         nvim.wait_attached(nvim.edit(ws / "calc.py"))
         report = checkhealth(nvim)

@@ -76,7 +76,7 @@ def test_statusline_true_adds_the_item(tmp_path: Path, fake_llm: MakeFakeLLM) ->
     setup = {"statusline": True, "settings": settings(fake_llm([]), tmp_path / "s.db")}
     with session(tmp_path, ws, setup) as nvim:
         line = nvim.lua("return vim.go.statusline")
-        assert "%{v:lua.require'harness'.statusline()}" in line
+        assert "%{%v:lua.require'harness'.statusline()%}" in line
         nvim.wait_attached(nvim.edit(ws / "calc.py"))
         nvim.wait_statusline("harness · 0 notes")
         drawn = nvim.lua("return vim.api.nvim_eval_statusline(vim.go.statusline, {}).str")

@@ -20,6 +20,7 @@ return {
     ['harness/budget'] = handler('harness/budget'),
     ['harness/runFinished'] = handler('harness/runFinished'),
     ['harness/didWrite'] = handler('harness/didWrite'),
+    ['window/showMessage'] = handler('window/showMessage'),
     ['window/showMessageRequest'] = handler('window/showMessageRequest'),
     ['$/cancelRequest'] = handler('$/cancelRequest'),
   },

@@ -12,6 +12,7 @@
 local config = require('harness.config')
 local notify = require('harness.notify')
 local state = require('harness.state')
+local text = require('harness.text')
 
 local M = {}
 
@@ -73,7 +74,7 @@ end
 
 local function lines_for(item, width)
   local lines = {}
-  for _, paragraph in ipairs(vim.split(item.message, '\n', { plain = true })) do
+  for _, paragraph in ipairs(text.lines(item.message)) do
     local line = ''
     for word in paragraph:gmatch('%S+') do
       if line ~= '' and vim.fn.strdisplaywidth(line .. ' ' .. word) > width then
@@ -88,7 +89,7 @@ local function lines_for(item, width)
   lines[#lines + 1] = ''
   local choices = {}
   for _, k in ipairs(item.keys) do
-    choices[#choices + 1] = ('[%s] %s'):format(k.key, k.action.title)
+    choices[#choices + 1] = ('[%s] %s'):format(k.key, text.plain(k.action.title))
   end
   if ui.focused then
     choices[#choices + 1] = '[q] later'

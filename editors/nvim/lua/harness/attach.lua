@@ -70,10 +70,49 @@ function M.start_without_filetype(bufnr)
     return
   end
   M.root_dir(bufnr, function(root)
-    local lsp_config = vim.deepcopy(vim.lsp.config.harness)
-    lsp_config.root_dir = root
-    vim.lsp.start(lsp_config, { bufnr = bufnr })
+    M.start(bufnr, root)
   end)
+end
+
+--- Start (or reuse) the client of `root` for a buffer.
+--- @param bufnr integer
+--- @param root string
+function M.start(bufnr, root)
+  local lsp_config = vim.deepcopy(vim.lsp.config.harness)
+  lsp_config.root_dir = root
+  vim.lsp.start(lsp_config, { bufnr = bufnr })
+end
+
+--- Stop `client` and start its workspace's server again for the buffers it served, when
+--- the program found for it changed (after :HarnessTrust[!]).
+--- @param client vim.lsp.Client
+--- @return string? program the one started now (nil: nothing changed)
+function M.relaunch(client)
+  local root = client.root_dir
+  local program = root and server.changed(root)
+  if not program then
+    return nil
+  end
+  server.forget(root)
+  local bufs = vim.lsp.get_buffers_by_client_id(client.id)
+  client:stop()
+  local waited = 0
+  local function again()
+    if not client:is_stopped() and waited < 5000 then
+      waited = waited + 50
+      vim.defer_fn(again, 50)
+      return
+    end
+    for _, buf in ipairs(bufs) do
+      if vim.api.nvim_buf_is_valid(buf) then
+        M.root_dir(buf, function(r)
+          M.start(buf, r)
+        end)
+      end
+    end
+  end
+  vim.defer_fn(again, 50)
+  return program
 end
 
 return M

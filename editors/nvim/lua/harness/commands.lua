@@ -77,7 +77,8 @@ end
 --- @param on_yes fun()
 --- @param on_no fun()?
 function M.confirm(question, yes, no, on_yes, on_no)
-  vim.ui.select({ no, yes }, { prompt = question }, function(choice)
+  local prompt = require('harness.text').plain(question)
+  vim.ui.select({ no, yes }, { prompt = prompt }, function(choice)
     if choice == yes then
       on_yes()
     elseif on_no then
@@ -208,11 +209,13 @@ function M.trust(revoke)
       if type(now) ~= 'boolean' then
         now = not revoke
       end
+      local program = require('harness.attach').relaunch(client)
+      local again = program and ('; harness-lsp restarts: ' .. program) or ''
       if now then
         -- revoking a folder a trusted parent covers leaves it trusted (the server says why)
-        notify.info(('%s is %strusted'):format(where, revoke and 'still ' or ''))
+        notify.info(('%s is %strusted%s'):format(where, revoke and 'still ' or '', again))
       else
-        notify.info(('%s is no longer trusted'):format(where))
+        notify.info(('%s is no longer trusted%s'):format(where, again))
       end
     end)
   end)

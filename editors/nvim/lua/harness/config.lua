@@ -6,12 +6,14 @@ local M = {}
 
 --- The defaults (`:help harness-options` documents each one).
 M.defaults = {
-  -- The server: a path or an argv list. nil: the workspace's .venv/bin/harness-lsp, else
-  -- harness-lsp on $PATH (SPEC §10).
+  -- The server: a path or an argv list. nil: the workspace's .venv/bin/harness-lsp when you
+  -- trust it, else harness-lsp on $PATH (SPEC §10). Only from your own config: setup().
   cmd = nil,
   -- A buffer's workspace is the nearest folder holding the first of these (in this order);
   -- a file under the current directory with none of them belongs to the current directory.
-  root_markers = { '.harness', '.git', 'pyproject.toml', 'package.json', 'Cargo.toml', 'go.mod' },
+  -- `.git` comes first: a dependency folder inside a repository (node_modules/dep,
+  -- vendor/x) with a `.harness` of its own is part of the repository, not a workspace.
+  root_markers = { '.git', '.harness', 'pyproject.toml', 'package.json', 'Cargo.toml', 'go.mod' },
   -- Server settings (SPEC §7, camelCase), sent as init_options and settings.harness:
   -- provider = { name, model, baseUrl, apiKeyEnv }, storePath, tokenBudget, maxSteps,
   -- contextBudget = { maxTokens, share, lowWater }, contextWire, policy, trusted.

@@ -65,6 +65,24 @@ function M.did_write(_, params)
   end
 end
 
+local MESSAGE_LEVELS = {
+  vim.log.levels.ERROR,
+  vim.log.levels.WARN,
+  vim.log.levels.INFO,
+  vim.log.levels.DEBUG,
+}
+
+--- `window/showMessage`: the server's message, as plain text (it may quote a repository's
+--- file names or the model's words).
+function M.show_message(_, params)
+  if type(params) ~= 'table' then
+    return vim.NIL
+  end
+  local message = tostring(params.message or ''):gsub('^harness: ', '')
+  notify.show(message, MESSAGE_LEVELS[params.type] or vim.log.levels.INFO)
+  return vim.NIL
+end
+
 function M.cancel_request(_, _, ctx)
   approval.reconcile(ctx.client_id)
 end
@@ -92,6 +110,7 @@ function M.handlers()
     ['harness/budget'] = M.budget,
     ['harness/runFinished'] = M.run_finished,
     ['harness/didWrite'] = M.did_write,
+    ['window/showMessage'] = M.show_message,
     ['window/showMessageRequest'] = approval.ask,
     ['$/cancelRequest'] = M.cancel_request,
   }

@@ -3,6 +3,7 @@
 local attach = require('harness.attach')
 local config = require('harness.config')
 local server = require('harness.server')
+local plain = require('harness.text').plain
 
 local M = {}
 
@@ -46,10 +47,12 @@ local function check_provider(status)
   local base_url = provider.baseUrl ~= vim.NIL and provider.baseUrl or vim.env.HARNESS_BASE_URL
   local model = provider.model ~= vim.NIL and provider.model or vim.env.HARNESS_MODEL
   health.info(
-    ('provider %s, model %s, base URL %s'):format(
-      name,
-      model or "(the provider's default)",
-      base_url or "(the provider's)"
+    plain(
+      ('provider %s, model %s, base URL %s'):format(
+        tostring(name),
+        tostring(model or "(the provider's default)"),
+        tostring(base_url or "(the provider's)")
+      )
     )
   )
   if name == 'ollama' or (base_url and base_url ~= '') then
@@ -77,9 +80,12 @@ local function check_store(status)
   local dir = vim.fs.dirname(path)
   local file_ok = not vim.uv.fs_stat(path) or vim.uv.fs_access(path, 'W')
   if vim.uv.fs_stat(dir) and vim.uv.fs_access(dir, 'W') and file_ok then
-    health.ok('store: ' .. path)
+    health.ok('store: ' .. plain(path))
   else
-    health.error('store not writable: ' .. path, { 'set settings.storePath or $HARNESS_STORE' })
+    health.error(
+      'store not writable: ' .. plain(path),
+      { 'set settings.storePath or $HARNESS_STORE' }
+    )
   end
 end
 
@@ -94,7 +100,13 @@ function M.check()
 
   health.start('harness: server')
   local root = workspace_root()
-  local argv, how = server.find(root)
+  local argv, how, passed = server.find(root)
+  if passed then
+    health.warn(passed .. ': not run', {
+      ':HarnessTrust (or `harness trust DIR`) trusts the folder',
+      '`:view` the file and `:trust` it (Neovim trusts it until it changes)',
+    })
+  end
   if not argv then
     health.error(how, { server.install_hint })
     return
@@ -102,21 +114,21 @@ function M.check()
   health.ok(('harness-lsp found through %s: %s'):format(how, table.concat(argv, ' ')))
   local answer, err = ask_server(argv, root)
   if not answer then
-    health.error('harness-lsp did not start: ' .. tostring(err))
+    health.error('harness-lsp did not start: ' .. plain(err))
     return
   end
   health.ok(
     ('%s %s answers%s'):format(
-      answer.name or 'harness-lsp',
-      answer.version or '(no version)',
+      plain(answer.name or 'harness-lsp'),
+      plain(answer.version or '(no version)'),
       answer.running and ' (the running client)' or ''
     )
   )
   for _, warning in ipairs(answer.warnings or {}) do
-    health.warn(warning)
+    health.warn(plain(warning))
   end
   if answer.error then
-    health.warn('harness.status: ' .. answer.error)
+    health.warn('harness.status: ' .. plain(answer.error))
   end
 
   health.start('harness: provider')

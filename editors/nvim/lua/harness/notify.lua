@@ -1,11 +1,14 @@
 --- harness.notify: every message the plugin shows goes through vim.notify (so nvim-notify,
---- noice and fidget users see them their way), prefixed "harness: ".
+--- noice and fidget users see them their way), prefixed "harness: ", as plain text
+--- (harness.text: control characters escaped, a newline shown as `\n`).
+local text = require('harness.text')
+
 local M = {}
 
 local levels = vim.log.levels
 
 local function send(message, level)
-  vim.notify('harness: ' .. message, level, { title = 'harness' })
+  vim.notify('harness: ' .. text.plain(message), level, { title = 'harness' })
 end
 
 --- Shown from anywhere, also from a fast event (a libuv callback).
@@ -42,12 +45,13 @@ function M.room()
   return math.max(20, vim.v.echospace - PREFIX)
 end
 
---- One line that fits the message area, cut with … when needed.
---- @param text string
+--- One line of plain text that fits the message area, cut with … when needed (newlines
+--- and other control characters are shown escaped, never folded away).
+--- @param message string
 --- @param room integer? columns available (default: M.room())
 --- @return string
-function M.one_line(text, room)
-  local line = (text:gsub('%s+', ' ')):gsub('^ ', ''):gsub(' $', '')
+function M.one_line(message, room)
+  local line = vim.trim(text.plain(message))
   room = room or M.room()
   if vim.fn.strdisplaywidth(line) <= room then
     return line

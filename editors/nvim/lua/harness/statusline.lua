@@ -6,6 +6,7 @@
 ---   harness finished 12.4k/400k · 3.1k/24k · step 3/50   until the next run starts
 ---   harness · 3 notes                                 idle (from harness.status)
 local state = require('harness.state')
+local text = require('harness.text')
 
 local M = {}
 
@@ -17,8 +18,8 @@ function M.tokens(n)
     return '?'
   end
   local function short(value, suffix)
-    local text = ('%.1f'):format(value):gsub('%.0$', '')
-    return text .. suffix
+    local figure = ('%.1f'):format(value):gsub('%.0$', '')
+    return figure .. suffix
   end
   if n < 1000 then
     return tostring(math.floor(n))
@@ -45,10 +46,18 @@ local function figures(budget)
   return table.concat(parts, ' · ')
 end
 
---- The status of the harness client serving `bufnr` ('' when none does).
+--- The status of the harness client serving `bufnr` ('' when none does), as a 'statusline'
+--- format string: plain text with `%` doubled, so nothing in it is ever evaluated.
 --- @param bufnr integer?
 --- @return string
 function M.text(bufnr)
+  return text.plain(M.raw(bufnr), { statusline = true })
+end
+
+--- The status, unescaped.
+--- @param bufnr integer?
+--- @return string
+function M.raw(bufnr)
   local s = state.for_buffer(bufnr or vim.api.nvim_get_current_buf())
   if not s then
     return ''
@@ -74,7 +83,8 @@ function M.text(bufnr)
   return head
 end
 
-local ITEM = "%{v:lua.require'harness'.statusline()}"
+-- `%{%…%}`: the text is a format string whose `%%` shows as `%` (see M.text).
+local ITEM = "%{%v:lua.require'harness'.statusline()%}"
 
 --- Add the harness item to 'statusline' (opts.statusline = true): into Neovim's default
 --- statusline before its right-aligned part, or at the end of your own.

@@ -5,6 +5,7 @@
 local notify = require('harness.notify')
 local rpc = require('harness.rpc')
 local statusline = require('harness.statusline')
+local text = require('harness.text')
 
 local M = {}
 
@@ -23,9 +24,9 @@ local function count(v)
   return '–'
 end
 
-local function pad(text, width)
-  text = tostring(text)
-  return text .. string.rep(' ', math.max(0, width - vim.fn.strdisplaywidth(text)))
+local function pad(content, width)
+  local cell = tostring(content)
+  return cell .. string.rep(' ', math.max(0, width - vim.fn.strdisplaywidth(cell)))
 end
 
 local function bar(part, whole, width)
@@ -115,7 +116,9 @@ end
 
 local function show(name, lines, targets, opts)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  -- Plain text only: the model's words and the tool results are never rendered (a Markdown
+  -- link would hide its target).
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.tbl_map(text.plain, lines))
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].modifiable = false
   if not (win and vim.api.nvim_win_is_valid(win)) then
@@ -129,7 +132,7 @@ local function show(name, lines, targets, opts)
     pcall(vim.api.nvim_buf_delete, old, { force = true })
   end
   vim.api.nvim_buf_set_name(buf, name)
-  vim.bo[buf].filetype = opts.filetype or 'harness-trace'
+  vim.bo[buf].filetype = 'harness-trace'
   vim.wo[win].wrap = false
   vim.wo[win].cursorline = true
   local function map(lhs, fn, desc)
@@ -169,7 +172,7 @@ local function text_lines(v)
   return value(v) and { tostring(v) } or {}
 end
 
---- The lines of one step in full (markdown); `said` is the model's words that turn.
+--- The lines of one step in full; `said` is the model's words that turn.
 function M.step_lines(detail, said)
   local lines = { ('# run %d · step %d'):format(detail.runId, detail.step), '' }
   if value(said) and said ~= '' then
@@ -208,7 +211,6 @@ local open_run -- forward
 local function open_step(client, run_id, step, said)
   rpc.request(client, 'harness.trace.step', { runId = run_id, step = step }, function(detail)
     show(('harness://trace/%d/%d'):format(run_id, step), M.step_lines(detail, said), {}, {
-      filetype = 'markdown',
       back = function()
         open_run(client, run_id, step)
       end,
