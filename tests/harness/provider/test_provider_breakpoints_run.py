@@ -52,16 +52,16 @@ def _expected_floor(history: list[dict[str, Any]], body: dict[str, Any]) -> tupl
     """What ``body`` must at least read (tokens), and whether it changed text already sent:
     the deepest of its blocks, before the first one that differs from every earlier request,
     where an earlier request put a breakpoint (with at least the cacheable minimum)."""
-    texts, ends, _ = _blocks(body)
+    texts = _blocks(body)[0]
     before, _, _ = _blocks(history[-1])
     changed = texts[: len(before) - 1] != before[:-1]  # the trailer is the last block
     floor = 0
     for earlier in history:
         e_texts, e_ends, e_marks = _blocks(earlier)
         for k, marked in enumerate(e_marks):
-            if marked and k < len(texts) and e_texts[: k + 1] == texts[: k + 1]:
-                if e_ends[k] // 4 >= MIN_CACHED_TOKENS:
-                    floor = max(floor, e_ends[k] // 4)
+            same = marked and k < len(texts) and e_texts[: k + 1] == texts[: k + 1]
+            if same and e_ends[k] // 4 >= MIN_CACHED_TOKENS:
+                floor = max(floor, e_ends[k] // 4)
     return floor, changed
 
 
