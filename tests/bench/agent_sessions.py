@@ -7,13 +7,14 @@ fail and are retried, a re-run) and the seven SWE-bench sessions the issue descr
 Over the generated 12-module shop (``context_sessions.create``), seeded, for any length:
 orientation first (list the project, grep for the subject, read a stretch of the tests);
 then, task after task, mostly in the module worked on last: sometimes a grep for where the
-function is used, a narrow ranged read around it (30–60 lines), and after most reads (4 in
-5) an edit — a rename of the function's local, now and then with a comment line added, which
+function is used, a ranged read around it (40–100 lines: SWE-agent's window is 100), and
+after most reads (4 in 5) an edit — a rename of the function's local, now and then with a comment line added, which
 shifts what follows — and after every edit the module's tests, verbose (one line a test).
 One edit in five on a tested function leaves the last use unrenamed: the tests fail with a
 traceback, the agent reads the function again, fixes it, and runs the tests again. After
-one task in four the agent reads back what it changed. The model says a sentence or two a
-turn.
+one task in four the agent reads back what it changed. The model says what it sees and what
+it will do next, two sentences, about 250 characters (the replayed trajectories' thoughts
+average 217 and 275).
 """
 
 from __future__ import annotations
@@ -75,19 +76,25 @@ def _task(rng: random.Random, shop: _Shop, mod: str) -> list[dict[str, Any]]:
         turns.append({"content": f"Where else is {mod}_{k} used? A quick grep before I touch it.",
                       "tool_calls": [call("grep", pattern=f"{mod}_{k}\\b")]})  # fmt: skip
     start = max(1, shop.line(mod, k) - rng.randrange(6))
-    limit = rng.choice((30, 40, 50, 60))
+    limit = rng.choice((40, 60, 80, 100))
     turns.append({"content": _say(rng,
-        f"Reading {mod}_{k} and the functions around it to see how the local is used.",
-        f"Let me look at {mod}_{k} in src/shop/{mod}.py before changing anything.",
-        f"Next is {mod}_{k}; opening the lines around its definition."),
+        f"Reading {mod}_{k} and the functions around it to see how the local is used. If it "
+        "only accumulates the figure, the rename is local to the function and safe to make.",
+        f"Let me look at {mod}_{k} in src/shop/{mod}.py before changing anything. The tests "
+        "call it with two items, so I want to see every line that touches the local first.",
+        f"Next is {mod}_{k}; opening the lines around its definition. The earlier ones had the "
+        "same shape: a local set to zero, updated in the loop and returned at the end."),
         "tool_calls": [call("read_file", path=_path(mod), offset=start, limit=limit)]})  # fmt: skip
     if rng.random() >= 0.8:
         return turns  # read only: on to another function
     comment = rng.random() < 0.3
     broken = k % TESTED == 0 and rng.random() < 0.2
-    turns.append({"content": f"Renaming value_{k} to total_{k} in {mod}_{k}.",
+    turns.append({"content": f"{mod}_{k} sets value_{k} to zero, adds to it in the loop and "
+                  f"returns it; nothing outside the function sees it. Renaming value_{k} to "
+                  f"total_{k} in all three places.",
                   "tool_calls": [_rename(mod, k, comment=comment, miss_return=broken)]})  # fmt: skip
-    turns.append({"content": f"Running the {mod} tests.", "tool_calls": [_tests(mod)]})
+    turns.append({"content": f"The edit went in. Running the {mod} tests to check that "
+                  f"{mod}_{k} still returns the same figure.", "tool_calls": [_tests(mod)]})
     shop.renamed[mod].add(k)
     if comment:
         shop.commented[mod].add(k)
