@@ -93,8 +93,13 @@ def _task(rng: random.Random, shop: _Shop, mod: str) -> list[dict[str, Any]]:
                   f"returns it; nothing outside the function sees it. Renaming value_{k} to "
                   f"total_{k} in all three places.",
                   "tool_calls": [_rename(mod, k, comment=comment, miss_return=broken)]})  # fmt: skip
-    turns.append({"content": f"The edit went in. Running the {mod} tests to check that "
-                  f"{mod}_{k} still returns the same figure.", "tool_calls": [_tests(mod)]})
+    turns.append(
+        {
+            "content": f"The edit went in. Running the {mod} tests to check that "
+            f"{mod}_{k} still returns the same figure.",
+            "tool_calls": [_tests(mod)],
+        }
+    )
     shop.renamed[mod].add(k)
     if comment:
         shop.commented[mod].add(k)

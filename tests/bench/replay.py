@@ -156,7 +156,7 @@ def convert(name: str) -> tuple[list[dict[str, Any]], dict[str, str], list[str]]
 def _convert_step(
     files: _Files, action: str, observation: str, open_file: str, n: int, replayed: dict[str, str]
 ) -> dict[str, Any] | None:
-    word = action.split()[0] if action.split() else ""
+    word = action.split(maxsplit=1)[0] if action.split() else ""
     if word == "submit":
         return None
     if word == "edit":

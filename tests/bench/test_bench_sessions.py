@@ -57,6 +57,7 @@ def _cases() -> list[Any]:
 RESULTS: dict[tuple[str, int], Figures] = {}
 
 
+@pytest.mark.timeout(1800)  # three runs of up to 150 steps, each with the tests run
 @pytest.mark.parametrize(("session", "steps"), _cases())
 async def test_session_against_the_honest_baseline(
     tmp_path: Path, session: Scenario | str, steps: int
@@ -120,6 +121,7 @@ def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
 
 
+@pytest.mark.timeout(600)
 @pytest.mark.parametrize("name", TRAJECTORIES)
 async def test_a_replayed_trajectory_runs_through_the_cli(tmp_path: Path, name: str) -> None:
     scenario, steps = _replayed(name)

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.bench.context_sessions import REFACTOR
 from tests.conftest import MakeFakeLLM
 from tests.support.fake_cache import MIN_CACHED_TOKENS, anthropic_blocks
@@ -65,6 +67,7 @@ def _expected_floor(history: list[dict[str, Any]], body: dict[str, Any]) -> tupl
     return floor, changed
 
 
+@pytest.mark.timeout(600)  # 64 steps, most running the tests in the sandbox
 async def test_every_request_of_a_long_run_with_slides_reads_what_came_before(
     fake_llm: MakeFakeLLM, tmp_path: Path
 ) -> None:
