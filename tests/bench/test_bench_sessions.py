@@ -54,7 +54,7 @@ def _cases() -> list[Any]:
     return cases
 
 
-RESULTS: dict[tuple[str, int], Figures] = {}
+RESULTS: dict[tuple[str, int, int], Figures] = {}  # (session, steps, ceiling)
 
 
 @pytest.mark.timeout(1800)  # three runs of up to 150 steps, each with the tests run
@@ -78,7 +78,7 @@ async def test_session_against_the_honest_baseline(
         )
         assert len(bounded.steps) == steps, bounded.outcome
         f = figures(bounded, baseline)
-        RESULTS[(label, ceiling)] = f
+        RESULTS[(label, steps, ceiling)] = f
         record("sessions", f"{label} @{ceiling // 1000}k: {f.line()}")
         assert f.over_ceiling == 0, "no request over its ceiling"
 
@@ -90,27 +90,35 @@ def _label(scenario: Scenario) -> str:
 
 
 def test_sessions_summary() -> None:
-    """Totals over the real-like sessions (agent-like and replayed), per ceiling: cost summed
-    over sessions, then divided (as the issue's "in total")."""
+    """Totals over the real-like sessions (agent-like and replayed), per ceiling — costs
+    summed over sessions, then divided, as the issue's "in total" — the worst session, and
+    the long ones (≥ 120 steps)."""
     if not RESULTS:
         pytest.skip("run with the session benchmarks")
-    real = {k: f for k, f in RESULTS.items() if not k[0].startswith(("demo", "explo", "refac"))}
+    real = {k: f for k, f in RESULTS.items() if k[0] not in ("demo", "exploration", "refactor")}
     for ceiling in CEILINGS:
-        rows = [f for (_, c), f in real.items() if c == ceiling]
-        if not rows:
-            continue
-        prefix = sum(f.bounded_prefix_cost for f in rows) / sum(
-            f.baseline_prefix_cost for f in rows
-        )
-        anthropic = sum(f.bounded_anthropic_cost for f in rows) / sum(
-            f.baseline_anthropic_cost for f in rows
-        )
-        record(
-            "sessions",
-            f"real-like total @{ceiling // 1000}k ({len(rows)} runs): prefix-priced "
-            f"{prefix:.2f}, worst {max(f.prefix for f in rows):.2f}; Anthropic "
-            f"{anthropic:.2f}, worst {max(f.anthropic for f in rows):.2f}",
-        )
+        rows = [f for (_, _, c), f in real.items() if c == ceiling]
+        long = [f for f in rows if f.steps >= 120]
+        if rows:
+            record("sessions", f"real-like @{ceiling // 1000}k, {len(rows)} runs: {_total(rows)}")
+        if long:
+            record("sessions", f"long (≥ 120 steps) @{ceiling // 1000}k: {_total(long)}")
+
+
+def _total(rows: list[Figures]) -> str:
+    def ratio(bounded: str, baseline: str) -> float:
+        return sum(getattr(f, bounded) for f in rows) / sum(getattr(f, baseline) for f in rows)
+
+    prefix = ratio("bounded_prefix_cost", "baseline_prefix_cost")
+    anthropic = ratio("bounded_anthropic_cost", "baseline_anthropic_cost")
+    two = sum(f.anthropic_two * f.baseline_anthropic_cost for f in rows) / sum(
+        f.baseline_anthropic_cost for f in rows
+    )
+    return (
+        f"prefix-priced {prefix:.2f} (worst {max(f.prefix for f in rows):.2f}); Anthropic "
+        f"{anthropic:.2f} (worst {max(f.anthropic for f in rows):.2f}; two breakpoints "
+        f"{two:.2f}, worst {max(f.anthropic_two for f in rows):.2f})"
+    )
 
 
 # -- the trajectories through the real CLI -----------------------------------------------
