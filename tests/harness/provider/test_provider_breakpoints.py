@@ -112,6 +112,7 @@ def test_every_request_reaches_back_to_what_an_earlier_one_marked(
     marked, cache = MarkedPrefixes(), AnthropicBreakpointCache()
     written: set[str] = set()  # the digests of every prefix an earlier request marked
     previous: tuple[int, int] | None = None  # the last request's (read, write)
+    last_mark = -1  # the index of the previous request's last breakpoint
     for request, changed in _requests(steps):
         body = request_body(request, model="m", max_tokens=1, stream=False, marked=marked)
         marks, digests = _marks(body), _digests(body)
@@ -119,12 +120,14 @@ def test_every_request_reaches_back_to_what_an_earlier_one_marked(
         anchor = max((k for k, d in enumerate(digests[:-1]) if d in written), default=None)
         if anchor is not None:  # some breakpoint's lookback reaches the deepest earlier mark
             assert any(0 <= b - anchor < LOOKBACK for b in marks), (anchor, marks)
+        if previous is not None and changed is None:  # between slides that is the last one
+            assert anchor == last_mark
         _, read, write = cache.process(body)
         if previous is not None:
             if changed is None:  # nothing sent changed: all the last request stored is read
                 assert read == sum(previous)
             assert read > 0
-        previous = (read, write)
+        previous, last_mark = (read, write), marks[-1]
         written |= {digests[b] for b in marks}
 
 
