@@ -139,3 +139,14 @@ def test_a_run_of_requests_reads_what_each_one_before_stored() -> None:
         usage.append(cache.process(body))
     for (_, read0, write0), (_, read1, _) in itertools.pairwise(usage):
         assert read1 == read0 + write0
+
+
+def test_the_fake_refuses_a_fifth_breakpoint_as_the_api_does() -> None:
+    mark = {"type": "ephemeral"}
+    content = [{"type": "text", "text": f"b{i}", "cache_control": mark} for i in range(5)]
+    body = {"messages": [{"role": "user", "content": content}]}
+    assert breakpoint_error(body) == (
+        "A maximum of 4 blocks with cache_control may be provided. Found 5."
+    )
+    content.pop()
+    assert breakpoint_error(body) is None
