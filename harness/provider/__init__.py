@@ -3,7 +3,8 @@
     make_provider(config, api_key) -> Provider
     ├── scripted     ScriptedProvider: a JSON file of turns (no network, no key)
     ├── openai       OpenAIProvider: Chat Completions (also openrouter, ollama, vLLM, llama.cpp)
-    └── anthropic    AnthropicProvider: the Messages API
+    └── anthropic    AnthropicProvider: the Messages API (``breakpoints``: where its
+                     cache_control markers go, §3 rule 7)
 
 The HTTP providers share ``http.HttpProvider`` (client, deadline, streaming, retries, one
 ``Attempt`` per try); ``failure`` classifies errors, ``retry`` times the retries. Importing

@@ -4,10 +4,11 @@ A ``Request`` becomes (§3 "Wire form", rule 7): ``system`` as one text block; e
 a text block of its own; an assistant turn as ``text`` + ``tool_use`` blocks; each tool answer
 a ``tool_result`` block in the user message that follows; consecutive same-role content merged
 into one message (the API requires alternation); the trailer the last text block of the last
-user message. Two ``cache_control`` breakpoints mark the stable prefix — the system block and
-the last block before the trailer (only when there is a trailer) — so the next request, which
-starts with the same blocks, reads it back through the lookback over earlier block
-boundaries. An empty text block is never sent. Usage counts the whole prompt (input + cache
+user message. ``cache_control`` breakpoints mark the stable prefix (``breakpoints.py``: the
+system block, the last block before the trailer when there is one, and between them where the
+20-block lookback needs one to reach a prefix an earlier request marked), so every request
+reads back what the ones before it stored, after a slide too. An empty text block is never
+sent. Usage counts the whole prompt (input + cache
 reads + cache writes).
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 
 from harness.errors import FailureKind
+from harness.provider.breakpoints import MarkedPrefixes, place_breakpoints, prefix_keys
 from harness.provider.failure import AttemptFailed, malformed, reported_error
 from harness.provider.http import HttpProvider
 from harness.provider.wire import ReplyBuilder, as_int
@@ -35,6 +37,10 @@ class AnthropicProvider(HttpProvider):
 
     path = "/v1/messages"
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.marked = MarkedPrefixes()  # the prefixes this provider's requests marked
+
     def headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         if api_key:
@@ -43,7 +49,11 @@ class AnthropicProvider(HttpProvider):
 
     def body(self, request: Request, stream: bool) -> dict[str, Any]:
         return request_body(
-            request, model=self.model, max_tokens=self.config.max_output_tokens, stream=stream
+            request,
+            model=self.model,
+            max_tokens=self.config.max_output_tokens,
+            stream=stream,
+            marked=self.marked,
         )
 
     def parse(self, data: Any, builder: ReplyBuilder) -> None:
@@ -138,29 +148,56 @@ class AnthropicStream:
             )
 
 
-def request_body(request: Request, *, model: str, max_tokens: int, stream: bool) -> dict[str, Any]:
-    """The Messages request body for ``request``, with its two cache breakpoints."""
+def request_body(
+    request: Request,
+    *,
+    model: str,
+    max_tokens: int,
+    stream: bool,
+    marked: MarkedPrefixes | None = None,
+) -> dict[str, Any]:
+    """The Messages request body for ``request``, with its cache breakpoints placed against
+    the prefixes earlier requests marked (``marked``, which learns this request's)."""
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": max_tokens,
         "messages": wire_messages(request),
     }
     if request.system:  # an empty text block is rejected
-        body["system"] = [{"type": "text", "text": request.system, "cache_control": EPHEMERAL}]
+        body["system"] = [{"type": "text", "text": request.system}]
     if request.tools:
         body["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
             for t in request.tools
         ]
     body["stream"] = stream
+    _mark(body, has_trailer=bool(request.trailer), marked=marked)
     return body
 
 
+def _mark(body: dict[str, Any], *, has_trailer: bool, marked: MarkedPrefixes | None) -> None:
+    blocks: list[tuple[str, Block]] = [("tool", t) for t in body.get("tools", ())]
+    blocks += [("system", b) for b in body.get("system", ())]
+    system_end = len(blocks) - 1 if body.get("system") else -1
+    for message in body["messages"]:
+        blocks += [(message["role"], b) for b in message["content"]]
+    keys = prefix_keys(blocks)
+    stable_end = len(blocks) - 2 if has_trailer and body["messages"] else -1
+    places = place_breakpoints(
+        keys,
+        system_end=system_end,
+        stable_end=stable_end,
+        marked=marked if marked is not None else (),
+    )
+    for at in places:
+        blocks[at][1]["cache_control"] = EPHEMERAL
+    if marked is not None:
+        marked.add([keys[at] for at in places])
+
+
 def wire_messages(request: Request) -> list[dict[str, Any]]:
-    """The messages, alternating roles, the last block before the trailer marked for caching
-    and the trailer the last text block. A request without a trailer (the flat form as the
-    loop sent it before the trailer existed: its last block changes every turn) marks only
-    the system block, since writing a prefix that is never read again costs 1.25×."""
+    """The messages, alternating roles, the trailer the last text block (the breakpoints
+    are placed by ``request_body``)."""
     out: list[dict[str, Any]] = []
     for message in request.messages:
         role, blocks = _blocks(message)
@@ -171,8 +208,6 @@ def wire_messages(request: Request) -> list[dict[str, Any]]:
         else:
             out.append({"role": role, "content": blocks})
     if request.trailer:
-        if out:  # without a trailer the last block is the volatile one: not worth a write
-            out[-1]["content"][-1]["cache_control"] = EPHEMERAL
         trailer = {"type": "text", "text": request.trailer}
         if out and out[-1]["role"] == "user":
             out[-1]["content"].append(trailer)

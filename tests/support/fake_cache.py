@@ -13,16 +13,28 @@ separators=(",", ":"))`` with keys in the order the client sent them. Cached tok
 longest prefix shared with any prompt processed before, in 128-token steps, and only for
 prompts of at least 1,024 tokens.
 
-Anthropic (explicit breakpoints): the prompt is a list of blocks in the order tools → system
-→ messages: each tool as ``tool:`` + ``json(tool)``, each system text block as ``system:`` +
-``json(block)``, each content block of message ``i`` as ``{i}:{role}:`` + ``json(block)``
-(a string ``content`` counts as one text block); ``cache_control`` keys are left out of the
-serialisation (a marker is not content). A block with ``cache_control`` is a breakpoint: the
-prefix up to and including it is written to the cache when it is at least 1,024 tokens. A
-request reads the longest cached prefix that ends at one of its breakpoints or at one of the
-20 block boundaries before each. ``cache_creation_input_tokens`` is the prefix up to the last
+Anthropic (explicit breakpoints), by docs.anthropic.com/en/docs/build-with-claude/
+prompt-caching: "Prompt caching references the entire prompt - tools, system, and messages (in
+that order) up to and including the block designated with cache_control"; "You can define up
+to 4 cache breakpoints" (a fifth is a 400: "A maximum of 4 blocks with cache_control may be
+provided. Found 5."); "When you add a cache_control breakpoint, the system automatically
+checks for cache hits at all previous content block boundaries (up to approximately 20 blocks
+before your explicit breakpoint)" and "uses the longest matching prefix"; "The minimum
+cacheable prompt length is: 1024 tokens for Claude Opus … Sonnet" and shorter prompts "will
+be processed without caching"; the usage reports ``cache_creation_input_tokens``,
+``cache_read_input_tokens`` and ``input_tokens`` ("tokens after the last cache breakpoint").
+Here: the prompt is a list of blocks in the order tools → system → messages: each tool as
+``tool:`` + ``json(tool)``, each system text block as ``system:`` + ``json(block)``, each
+content block of message ``i`` as ``{i}:{role}:`` + ``json(block)`` (a string ``content``
+counts as one text block); ``cache_control`` keys are left out of the serialisation (a marker
+is not content). A block with ``cache_control`` is a breakpoint: the prefix up to and
+including it is written to the cache when it is at least 1,024 tokens — an entry exists only
+where some request put a breakpoint. A request reads the longest cached prefix that ends at
+one of its breakpoints or at one of the 20 block boundaries before each; a prefix that differs
+in any byte is a different entry. ``cache_creation_input_tokens`` is the prefix up to the last
 breakpoint minus what was read (0 when it was read whole or is under the minimum);
-``input_tokens`` is the uncached rest.
+``input_tokens`` is the uncached rest. Entries never expire here (a real one lasts 5 minutes
+after its last use; the tests run well within that).
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ from typing import Any
 MIN_CACHED_TOKENS = 1024
 OPENAI_STEP_TOKENS = 128
 ANTHROPIC_LOOKBACK = 20
+ANTHROPIC_MAX_BREAKPOINTS = 4
 
 
 def dump(value: Any) -> str:
@@ -110,6 +123,17 @@ def anthropic_blocks(body: Mapping[str, Any]) -> list[tuple[str, bool]]:
     return blocks
 
 
+def breakpoint_error(body: Mapping[str, Any]) -> str | None:
+    """The 400 message a real server answers a request with too many breakpoints, or None."""
+    found = sum(marked for _, marked in anthropic_blocks(body))
+    if found <= ANTHROPIC_MAX_BREAKPOINTS:
+        return None
+    return (
+        f"A maximum of {ANTHROPIC_MAX_BREAKPOINTS} blocks with cache_control may be provided. "
+        f"Found {found}."
+    )
+
+
 class AnthropicBreakpointCache:
     """``cache_control`` breakpoints with the lookback over earlier block boundaries."""
 
@@ -155,10 +179,12 @@ def _prefixes(texts: Iterable[str]) -> tuple[list[int], list[str]]:
 
 __all__ = [
     "ANTHROPIC_LOOKBACK",
+    "ANTHROPIC_MAX_BREAKPOINTS",
     "MIN_CACHED_TOKENS",
     "OPENAI_STEP_TOKENS",
     "AnthropicBreakpointCache",
     "OpenAIPrefixCache",
     "anthropic_blocks",
+    "breakpoint_error",
     "openai_prompt",
 ]

@@ -47,7 +47,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from harness.provider.config import ProviderConfig, RetryPolicy, Timeouts
-from tests.support.fake_cache import AnthropicBreakpointCache, OpenAIPrefixCache
+from tests.support.fake_cache import AnthropicBreakpointCache, OpenAIPrefixCache, breakpoint_error
 
 Turn = Mapping[str, Any] | Callable[[dict[str, Any]], Mapping[str, Any]]
 FaultKind = Literal[
@@ -190,6 +190,15 @@ class Fault:
     def trickle(cls, interval_s: float) -> Fault:
         """A slow loris: a 200 whose body is one byte every ``interval_s``, forever."""
         return cls("trickle", seconds=interval_s)
+
+
+def _too_many_breakpoints(body: Mapping[str, Any]) -> Fault | None:
+    """The real server's 400 for a request with more than 4 ``cache_control`` blocks."""
+    message = breakpoint_error(body)
+    if message is None:
+        return None
+    error = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    return Fault.http(400, body=error)
 
 
 @dataclass
@@ -651,6 +660,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
         number, fault = fake._receive(body, headers)
+        if fault is None and fake.wire == "anthropic" and fake.cache_tokens is None:
+            fault = _too_many_breakpoints(body)
         if fake.delay_s:
             time.sleep(fake.delay_s)
         try:
