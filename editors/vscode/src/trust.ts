@@ -7,6 +7,7 @@
 import * as vscode from "vscode";
 import type { HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
+import { plainText } from "./plainText";
 import { Cmd } from "./protocol";
 
 export async function trustFolder(client: HarnessClient): Promise<void> {
@@ -21,11 +22,11 @@ export async function trustFolder(client: HarnessClient): Promise<void> {
     return;
   }
   const ok = await vscode.window.showWarningMessage(
-    `Trust ${folder.name} for the Harness agent?`,
+    `Trust ${plainText(folder.name)} for the Harness agent?`,
     {
       modal: true,
       detail:
-        `${folder.uri.fsPath}\n\nIts .harness/policy.toml can then allow acts (such as running commands) that ` +
+        `${plainText(folder.uri.fsPath)}\n\nIts .harness/policy.toml can then allow acts (such as running commands) that ` +
         "your own policy would ask about. Until then only its deny and ask rules apply.",
     },
     "Trust",
@@ -33,6 +34,6 @@ export async function trustFolder(client: HarnessClient): Promise<void> {
   if (ok !== "Trust") return;
   await client.command(Cmd.trust, { workspaceFolder: folderArg(folder), trusted: true });
   void vscode.window.showInformationMessage(
-    `Harness: ${folder.name} is in your trusted folders (for the harness command line and other editors too).`,
+    `Harness: ${plainText(folder.name)} is in your trusted folders (for the harness command line and other editors too).`,
   );
 }
