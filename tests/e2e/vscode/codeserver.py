@@ -142,14 +142,17 @@ class CodeServer:
             pytest.fail(f"code-server {' '.join(args)} failed: {done.stdout}{done.stderr}")
         return done.stdout
 
-    def start(self, folder: Path) -> str:
+    def start(self, folder: Path, *, workspace_trust: bool = False) -> str:
+        """Serve ``folder``; ``workspace_trust``: with Workspace Trust on (the folder opens in
+        Restricted Mode until trusted), else off (every folder reads as trusted)."""
         self._cli("--install-extension", str(self.prereq.vsix), "--force")
         installed = self._cli("--list-extensions")
         assert EXTENSION_ID in installed.split(), installed
+        trust = [] if workspace_trust else ["--disable-workspace-trust"]
         log = self.log_file.open("wb")
         self.proc = subprocess.Popen(
             [str(self.prereq.code_server), "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}",
-             "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+             "--disable-telemetry", "--disable-update-check", *trust,
              "--disable-getting-started-override", "--extensions-dir", str(self.extensions),
              "--user-data-dir", str(self.user_data), str(folder)],
             env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
