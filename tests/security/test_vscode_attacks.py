@@ -12,13 +12,14 @@ real text hides in a link target, and ends with item 5's ``command:`` link.
 
 One window for the module, the tests in file order: Restricted Mode first (item 7), then
 the user trusts the folder and runs a task (items 4, 5 and 3). Screenshots of the approval
-and of the end-of-run notification are written next to the test's code-server home
-(``…/vscode-attacks*/shots``); the test prints where.
+and of the end-of-run notification are written to ``$HARNESS_SHOTS``, else next to the
+test's code-server home (``…/vscode-attacks*/shots``); the test prints where.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -130,7 +131,7 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
     hostile_repository(ws, sentinel, attacker)
     cs = CodeServer(prereq, home, settings)
     cs.env[SECRET_VAR] = SECRET
-    shots = home / "shots"
+    shots = Path(os.environ.get("HARNESS_SHOTS") or home / "shots")
     print(f"\nscreenshots: {shots}")
     try:
         url = cs.start(ws, workspace_trust=True)
@@ -206,7 +207,7 @@ def test_item_5_the_end_of_run_summary_has_no_live_link(attack: Attack) -> None:
     wb = attack.wb
     done = wb.toast("Harness run 1")
     expect(done).to_contain_text("Show test report")
-    wb.shot(attack.shots / "item5-run-finished.png", done, pad=8)
+    wb.shot(attack.shots / "item5-run-finished.png", wb.page.locator(".notifications-toasts"), pad=8)
     message = done.locator(".notification-list-item-message")
     expect(message.locator("a")).to_have_count(0)
     expect(wb.page.locator('.notifications-toasts a[href^="command:"]')).to_have_count(0)
@@ -228,5 +229,7 @@ def test_item_3_the_repository_cannot_repoint_the_editor(attack: Attack) -> None
     assert not (attack.ws / "stolen.db").exists()
     # Trusted, the repository's cost caps are passed on; the server refuses 9e18 as a bad
     # setting and uses its default (server/settings.py bounds them).
-    expect(attack.wb.toast("invalid setting `tokenBudget`")).to_be_visible()
     expect(attack.wb.status_item).to_contain_text("/2M ·")
+    attack.wb.palette("Notifications: Show Notifications")
+    for field in ("tokenBudget", "maxSteps", "contextBudget.maxTokens"):
+        expect(attack.wb.notification(f"invalid setting `{field}`")).to_have_count(1)
