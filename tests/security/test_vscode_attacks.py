@@ -162,9 +162,10 @@ def test_item_7_restricted_mode_keeps_the_repository_cost_caps_out(attack: Attac
     expect(wb.status_item).to_have_text(re.compile(r"harness · 0 notes$"), timeout=90_000)
     wb.palette("Harness: Run Task")
     prompt = wb.page.locator(".quick-input-widget .quick-input-message")
+    expect(prompt).to_contain_text("Budget:")
+    wb.shot(attack.shots / "item7-restricted-run-task.png")
     # What the extension would send the server: the user's caps (the defaults), not 9e18.
     expect(prompt).to_contain_text("Budget: 2,000,000 tokens, 100 steps.")
-    wb.shot(attack.shots / "item7-restricted-run-task.png")
     wb.page.keyboard.press("Escape")
     expect(wb.quick_input).to_be_hidden()
 
@@ -193,11 +194,12 @@ def test_item_4_the_approval_shows_the_whole_command_and_no_link(attack: Attack)
     expect(ask).to_be_visible()
     message = ask.locator(".notification-list-item-message")
     wb.shot(attack.shots / "item4-approval.png", ask, pad=8)
-    text = message.inner_text()
+    text, links = message.inner_text(), message.locator("a").count()
+    # Denied before judging, so that the run goes on to its end (item 5) whatever it showed.
+    ask.get_by_role("button", name="Deny", exact=True).click()
     assert LINK_TARGET in text, text
     assert ITEM_4_SHOWN in on_screen(text), text
-    expect(message.locator("a")).to_have_count(0)
-    ask.get_by_role("button", name="Deny", exact=True).click()
+    assert links == 0, text
     assert not (attack.ws / "pwned").exists()
 
 
@@ -207,7 +209,9 @@ def test_item_5_the_end_of_run_summary_has_no_live_link(attack: Attack) -> None:
     wb = attack.wb
     done = wb.toast("Harness run 1")
     expect(done).to_contain_text("Show test report")
-    wb.shot(attack.shots / "item5-run-finished.png", wb.page.locator(".notifications-toasts"), pad=8)
+    wb.shot(
+        attack.shots / "item5-run-finished.png", wb.page.locator(".notifications-toasts"), pad=8
+    )
     message = done.locator(".notification-list-item-message")
     expect(message.locator("a")).to_have_count(0)
     expect(wb.page.locator('.notifications-toasts a[href^="command:"]')).to_have_count(0)
