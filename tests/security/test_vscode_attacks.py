@@ -113,12 +113,16 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
     ws, store, sentinel = home / "ws", home / "store.db", home / "repository-server-ran"
     fake = FakeLLM(turns()).start()
     attacker = FakeLLM(turns()).start()
-    settings = {
+    # The user's own: machine-scoped ones in code-server's remote settings, as its Settings
+    # editor writes them.
+    machine = {
         "harness.serverPath": str(SERVER),
-        "harness.provider.name": "openai",
         "harness.provider.baseUrl": fake.url,
-        "harness.provider.model": "fake-model",
         "harness.storePath": str(store),
+    }
+    settings = {
+        "harness.provider.name": "openai",
+        "harness.provider.model": "fake-model",
         "security.workspace.trust.enabled": True,
         "security.workspace.trust.startupPrompt": "never",
         "workbench.startupEditor": "none",
@@ -129,7 +133,7 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
         "extensions.autoUpdate": False,
     }
     hostile_repository(ws, sentinel, attacker)
-    cs = CodeServer(prereq, home, settings)
+    cs = CodeServer(prereq, home, settings, machine)
     cs.env[SECRET_VAR] = SECRET
     shots = Path(os.environ.get("HARNESS_SHOTS") or home / "shots")
     print(f"\nscreenshots: {shots}")
@@ -195,11 +199,19 @@ def test_item_4_the_approval_shows_the_whole_command_and_no_link(attack: Attack)
     message = ask.locator(".notification-list-item-message")
     wb.shot(attack.shots / "item4-approval.png", ask, pad=8)
     text, links = message.inner_text(), message.locator("a").count()
+    # The progress notification names the command too (the step's label).
+    wb.page.locator("#status\\.progress").click()  # opens the notification centre
+    progress = wb.notification("step 1/100").locator(".notification-list-item-message")
+    expect(progress).to_contain_text("pytest -q")
+    wb.shot(attack.shots / "item4-progress.png", wb.page.locator(".notifications-center"), pad=8)
+    progress_text, progress_links = progress.inner_text(), progress.locator("a").count()
     # Denied before judging, so that the run goes on to its end (item 5) whatever it showed.
-    ask.get_by_role("button", name="Deny", exact=True).click()
+    deny = wb.notification("wants to exec").get_by_role("button", name="Deny", exact=True)
+    deny.click()  # the notification centre stays open: the run's end shows there
     assert LINK_TARGET in text, text
     assert ITEM_4_SHOWN in on_screen(text), text
     assert links == 0, text
+    assert progress_links == 0, progress_text
     assert not (attack.ws / "pwned").exists()
 
 
@@ -207,14 +219,15 @@ def test_item_5_the_end_of_run_summary_has_no_live_link(attack: Attack) -> None:
     from playwright.sync_api import expect
 
     wb = attack.wb
-    done = wb.toast("Harness run 1")
+    done = wb.notification("Harness run 1")
     expect(done).to_contain_text("Show test report")
-    wb.shot(
-        attack.shots / "item5-run-finished.png", wb.page.locator(".notifications-toasts"), pad=8
-    )
+    wb.shot(attack.shots / "item5-run-finished.png", wb.page.locator(".notifications-center"))
     message = done.locator(".notification-list-item-message")
     expect(message.locator("a")).to_have_count(0)
-    expect(wb.page.locator('.notifications-toasts a[href^="command:"]')).to_have_count(0)
+    live = wb.page.locator(
+        '.notifications-center a[href^="command:"], .notifications-toasts a[href^="command:"]'
+    )
+    expect(live).to_have_count(0)
     assert f"[Show test report]({TRUST_URI})" in on_screen(message.inner_text())
     # Nothing trusted the folder behind the user's back.
     assert not (attack.cs.home / "config" / "harness" / "policy.toml").exists()
