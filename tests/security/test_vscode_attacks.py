@@ -48,6 +48,7 @@ ITEM_4_SHOWN = f"sh -c 'echo \"[pytest -q]({LINK_TARGET})\"'"
 # Item 5: the model's last words; one click on the link used to trust the folder.
 TRUST_URI = "command:harness.trust?%5B%7B%22trusted%22%3Atrue%7D%5D"
 ITEM_5 = f"All tests pass. [Show test report]({TRUST_URI})"
+TRUST_KEY = "Control+Alt+Shift+Y"  # bound to harness.trust in the user's keybindings
 
 
 def turns() -> list[dict[str, Any]]:
@@ -135,6 +136,8 @@ def attack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attack]:
     hostile_repository(ws, sentinel, attacker)
     cs = CodeServer(prereq, home, settings, machine)
     cs.env[SECRET_VAR] = SECRET
+    keybinding = {"key": "ctrl+alt+shift+y", "command": "harness.trust", "args": {"trusted": True}}
+    (cs.settings_file.parent / "keybindings.json").write_text(json.dumps([keybinding]))
     shots = Path(os.environ.get("HARNESS_SHOTS") or home / "shots")
     print(f"\nscreenshots: {shots}")
     try:
@@ -229,6 +232,10 @@ def test_item_5_the_end_of_run_summary_has_no_live_link(attack: Attack) -> None:
     )
     expect(live).to_have_count(0)
     assert f"[Show test report]({TRUST_URI})" in on_screen(message.inner_text())
+    # Any other way to run the server's harness.trust as a VS Code command (here the user's
+    # keybinding; a command link another part of VS Code renders) is refused, and said so.
+    wb.page.keyboard.press(TRUST_KEY)
+    expect(wb.notification("asked the server to trust a folder")).to_be_visible()
     # Nothing trusted the folder behind the user's back.
     assert not (attack.cs.home / "config" / "harness" / "policy.toml").exists()
 

@@ -20,6 +20,7 @@ import { handleMessages, plainProgress } from "./messages";
 import { plainText } from "./plainText";
 import { BUDGET, DID_WRITE, RUN_FINISHED, type Budget, type RunFinished } from "./protocol";
 import { permittedValue, SECTION, serverSettings, type ReadSetting, type SettingKey } from "./settings";
+import { serverCommandGuard } from "./trust";
 
 export class ServerNotRunning extends Error {}
 
@@ -131,6 +132,7 @@ export class HarnessClient implements vscode.Disposable {
       initializationOptions: () => currentSettings(),
       middleware: {
         handleWorkDoneProgress: plainProgress,
+        executeCommand: serverCommandGuard,
         workspace: {
           // A server that pulls its section gets what the push sends, `trusted` included.
           configuration: (params, token, next) => {

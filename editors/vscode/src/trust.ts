@@ -5,6 +5,7 @@
  * is what the command line and other editors go by.
  */
 import * as vscode from "vscode";
+import type { Middleware } from "vscode-languageclient/node";
 import type { HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
 import { plainText } from "./plainText";
@@ -37,3 +38,20 @@ export async function trustFolder(client: HarnessClient): Promise<void> {
     `Harness: ${plainText(folder.name)} is in your trusted folders (for the harness command line and other editors too).`,
   );
 }
+
+export const TRUST_REFUSED =
+  "Harness: something other than Harness: Trust This Folder asked the server to trust a folder " +
+  "(a keybinding, another extension or a command link); it was refused. Use Harness: Trust This Folder.";
+
+/**
+ * Middleware for the server's commands run as VS Code commands: vscode-languageclient
+ * registers them, so a keybinding, another extension or a `command:` link rendered live
+ * anywhere can run them. `harness.trust` is refused that way — a folder is trusted with
+ * Trust This Folder, which asks first (issue 20 item 5: one click on a link in the model's
+ * summary trusted the folder). The extension's own commands send requests directly.
+ */
+export const serverCommandGuard: Middleware["executeCommand"] = (command, args, next) => {
+  if (command !== Cmd.trust) return next(command, args) as unknown;
+  void vscode.window.showWarningMessage(TRUST_REFUSED);
+  return undefined;
+};
