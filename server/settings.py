@@ -43,7 +43,16 @@ MAX_URL_CHARS = 2048
 ROUTING_FIELDS = frozenset({"provider", "provider.name", "provider.baseUrl"})
 
 ProviderName = Literal["openai", "anthropic", "openrouter", "ollama"]  # not ``scripted``
-Positive = Annotated[int, Field(ge=1, le=2**63 - 1)]
+# The cost caps are bounded: a repository's settings (a trusted one, or an editor that
+# passes workspace values on) must not lift them out of reach. Past a bound the value is a
+# bad setting, reported, and the default applies (§7) — not clamped, which would run a
+# budget nobody chose. The bounds are far above any real run.
+MAX_TOKEN_BUDGET = 1_000_000_000
+MAX_STEPS = 10_000
+MAX_CONTEXT_TOKENS = 10_000_000
+TokenBudget = Annotated[int, Field(ge=1, le=MAX_TOKEN_BUDGET)]
+Steps = Annotated[int, Field(ge=1, le=MAX_STEPS)]
+ContextTokens = Annotated[int, Field(ge=1, le=MAX_CONTEXT_TOKENS)]
 Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
 
 
@@ -103,7 +112,7 @@ class ProviderSettings(_Model):
 
 
 class ContextBudgetSettings(_Model):
-    max_tokens: Positive | None = None
+    max_tokens: ContextTokens | None = None
     share: Fraction | None = None
     low_water: Fraction | None = None
 
@@ -111,8 +120,8 @@ class ContextBudgetSettings(_Model):
 class Settings(_Model):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     store_path: str | None = None
-    token_budget: Positive | None = None
-    max_steps: Positive | None = None
+    token_budget: TokenBudget | None = None
+    max_steps: Steps | None = None
     context_budget: ContextBudgetSettings = Field(default_factory=ContextBudgetSettings)
     context_wire: Literal["transcript", "flat"] | None = None
     policy: dict[str, Any] | None = None
@@ -231,6 +240,9 @@ def _json_type(value: object) -> str:
 
 
 __all__ = [
+    "MAX_CONTEXT_TOKENS",
+    "MAX_STEPS",
+    "MAX_TOKEN_BUDGET",
     "ContextBudgetSettings",
     "Problem",
     "ProviderSettings",

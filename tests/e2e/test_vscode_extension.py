@@ -111,12 +111,15 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         blocked,
     ]
     fake = FakeLLM(turns, cache_tokens=(CACHED, 0)).start()
-    settings = {
+    # What a workspace may not set is "scope": "machine": code-server's remote settings.
+    machine = {
         "harness.serverPath": str(SERVER),
-        "harness.provider.name": "openai",
         "harness.provider.baseUrl": fake.url,
-        "harness.provider.model": "fake-model",
         "harness.storePath": str(store),
+    }
+    settings = {
+        "harness.provider.name": "openai",
+        "harness.provider.model": "fake-model",
         "security.workspace.trust.enabled": False,
         "workbench.startupEditor": "none",
         "workbench.colorTheme": "Default Dark Modern",
@@ -127,7 +130,7 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         "files.autoSave": "off",
         "editor.minimap.enabled": False,
     }
-    cs = CodeServer(prereq, home, settings)
+    cs = CodeServer(prereq, home, settings, machine)
     try:
         session_cli = Session(cs, None, ws, store, fake, release, settings)
         session_cli.cli("memory", "write", *SEEDED, "-w", str(ws))
@@ -318,14 +321,14 @@ def test_a_server_that_cannot_be_found_says_how_to_install_it(vscode: Session) -
     wb = vscode.wb
     wb.clear_notifications()
     # A setting that points nowhere: said as such, with the two ways out.
-    wb.set_user_setting("harness.serverPath", "/nonexistent/harness-lsp")
+    wb.set_user_setting("harness.serverPath", "/nonexistent/harness-lsp", remote=True)
     missing = wb.toast("harness.serverPath points to /nonexistent/harness-lsp")
     expect(missing.get_by_role("button", name="Choose…")).to_be_visible()
     missing.get_by_role("button", name="How to install").click()
     expect(wb.page.locator(".tab.active", has_text="Preview")).to_be_visible()
     expect(wb.webview().locator("h2", has_text="Installing the server")).to_be_visible()
     # No setting, no .venv in the workspace, nothing on PATH: "Choose…" sets the setting.
-    wb.set_user_setting("harness.serverPath", "")
+    wb.set_user_setting("harness.serverPath", "", remote=True)
     missing = wb.toast("The Harness language server (harness-lsp) was not found")
     missing.get_by_role("button", name="Choose…").click()
     # VS Code's own file dialog (code-server's is the "simple" one: a path box and a list).
@@ -345,7 +348,7 @@ def test_a_server_that_cannot_be_found_says_how_to_install_it(vscode: Session) -
     wb.palette("Harness: Show Memory")
     expect(wb.quick_row(SEEDED[0])).to_be_visible()
     wb.page.keyboard.press("Escape")
-    saved = json.loads(vscode.cs.settings_file.read_text())
+    saved = json.loads(vscode.cs.machine_settings_file.read_text())
     assert saved["harness.serverPath"] == str(SERVER)
 
 

@@ -16,14 +16,24 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import { findServer, type Discovery } from "./discovery";
+import { handleMessages, plainProgress } from "./messages";
+import { plainText } from "./plainText";
 import { BUDGET, DID_WRITE, RUN_FINISHED, type Budget, type RunFinished } from "./protocol";
-import { SECTION, serverSettings, type SettingKey } from "./settings";
+import { permittedValue, SECTION, serverSettings, type ReadSetting, type SettingKey } from "./settings";
+import { serverCommandGuard } from "./trust";
 
 export class ServerNotRunning extends Error {}
 
-export function currentSettings(): ReturnType<typeof serverSettings> {
+/** The `harness.*` settings as they may be used: the user's own for what runs and where
+ * data and keys go, a workspace's cost caps only in a trusted workspace (SPEC §10). */
+export function settingReader(): ReadSetting {
   const config = vscode.workspace.getConfiguration(SECTION);
-  return serverSettings((key: SettingKey) => config.get(key), trustVerdict());
+  const trusted = vscode.workspace.isTrusted;
+  return (key: SettingKey) => permittedValue(key, config.inspect(key), trusted, config.get(key));
+}
+
+export function currentSettings(): ReturnType<typeof serverSettings> {
+  return serverSettings(settingReader(), trustVerdict());
 }
 
 /** Workspace Trust's verdict when the user has it on; `undefined` when it is turned off
@@ -37,9 +47,13 @@ function folderPaths(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
 }
 
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
 export function discover(): Discovery {
   return findServer({
-    setting: vscode.workspace.getConfiguration(SECTION).get<string>("serverPath"),
+    setting: stringOrUndefined(settingReader()("serverPath")),
     folders: folderPaths(),
     trusted: vscode.workspace.isTrusted,
     envPath: process.env.PATH ?? "",
@@ -101,7 +115,7 @@ export class HarnessClient implements vscode.Disposable {
     } catch (error) {
       this.problem = `The Harness language server (${found.command}) did not start: ${message(error)}`;
       this.log(this.problem);
-      void vscode.window.showErrorMessage(this.problem, "Show Log").then((pick) => {
+      void vscode.window.showErrorMessage(plainText(this.problem), "Show Log").then((pick) => {
         if (pick) this.output.show(true);
       });
     }
@@ -117,6 +131,8 @@ export class HarnessClient implements vscode.Disposable {
       outputChannel: this.output,
       initializationOptions: () => currentSettings(),
       middleware: {
+        handleWorkDoneProgress: plainProgress,
+        executeCommand: serverCommandGuard,
         workspace: {
           // A server that pulls its section gets what the push sends, `trusted` included.
           configuration: (params, token, next) => {
@@ -128,6 +144,7 @@ export class HarnessClient implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("harness", "Harness", serverOptions, clientOptions);
+    handleMessages(client);
     // Running after our start and after the client's own restart of a crashed server.
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) this.readyEvents.fire();

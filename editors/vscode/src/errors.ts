@@ -1,6 +1,7 @@
 /** Command handlers never throw into VS Code: a failure becomes one clear error message. */
 import * as vscode from "vscode";
 import { message, ServerNotRunning, type HarnessClient } from "./client";
+import { plainText } from "./plainText";
 
 export function guarded<A extends unknown[]>(
   client: HarnessClient,
@@ -13,11 +14,11 @@ export function guarded<A extends unknown[]>(
     } catch (error) {
       client.log(`${name}: ${message(error)}`);
       if (error instanceof ServerNotRunning) {
-        const pick = await vscode.window.showErrorMessage(error.message, "Show Log");
+        const pick = await vscode.window.showErrorMessage(plainText(error.message), "Show Log");
         if (pick) client.output.show(true);
         return;
       }
-      void vscode.window.showErrorMessage(`Harness: ${message(error)}`);
+      void vscode.window.showErrorMessage(plainText(`Harness: ${message(error)}`));
     }
   };
 }

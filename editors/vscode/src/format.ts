@@ -2,6 +2,7 @@
  * Text the extension shows: short and exact token counts, the status bar's text and tooltip,
  * the end-of-run message, memory note rows. Pure: no `vscode` import, unit-tested.
  */
+import { pickText, plainText } from "./plainText";
 import type { Budget, Note, RunFinished } from "./protocol";
 
 const UNITS: [number, string][] = [
@@ -160,7 +161,10 @@ export function fileList(files: readonly string[], max = 5): string {
   return `${files.slice(0, max).join(", ")} and ${exact(files.length - max)} more`;
 }
 
-/** The end-of-run notification's text: outcome, steps and tokens, summary, files changed. */
+/**
+ * The end-of-run notification's text: outcome, steps and tokens, summary, files changed.
+ * The summary is the model's last words and the paths are its: plain text (`plainText`).
+ */
 export function runFinishedMessage(f: RunFinished): string {
   const parts = [
     `Harness run ${f.runId} ${outcomeSentence(f.outcome)} after ${plural(f.steps, "step")} and ${exact(f.spentTokens)} tokens.`,
@@ -169,7 +173,7 @@ export function runFinishedMessage(f: RunFinished): string {
   if (Array.isArray(f.filesChanged)) {
     parts.push(f.filesChanged.length ? `Changed: ${fileList(f.filesChanged)}.` : "No files changed.");
   }
-  return parts.join(" ");
+  return plainText(parts.join(" "));
 }
 
 /** A memory note as a QuickPick row: label, description (kind, pin, run/step, scope), detail. */
@@ -177,8 +181,8 @@ export function noteRow(n: Note): { label: string; description: string; detail: 
   const origin = n.runId === null ? "operator" : n.step === null ? `run ${n.runId}` : `run ${n.runId} step ${n.step}`;
   const bits = [n.kind, ...(n.pinned ? ["pinned"] : []), origin, ...(n.scope === "global" ? ["global"] : [])];
   return {
-    label: `${n.pinned ? "$(pinned)" : "$(note)"} ${n.key}`,
-    description: bits.join(" · "),
-    detail: oneLine(n.value, 240),
+    label: `${n.pinned ? "$(pinned)" : "$(note)"} ${pickText(n.key)}`,
+    description: pickText(bits.join(" · ")),
+    detail: pickText(oneLine(n.value, 240)),
   };
 }

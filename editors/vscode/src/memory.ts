@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import type { HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
 import { exact, noteRow, oneLine, plural } from "./format";
+import { pickText, plainText } from "./plainText";
 import { Cmd, type MemoryWriteResult, type Note, type Scope } from "./protocol";
 
 interface NoteItem extends vscode.QuickPickItem {
@@ -54,7 +55,7 @@ export class Memory {
       const items = await this.items(folder);
       const count = items.filter((i) => i.note).length;
       pick.items = items;
-      pick.title = title ?? `Harness Memory · ${folder.name} · ${plural(count, "note")}`;
+      pick.title = pickText(title ?? `Harness Memory · ${folder.name} · ${plural(count, "note")}`);
       pick.placeholder = count
         ? "Filter notes · Enter copies a value · buttons: copy, pin/unpin, delete"
         : "No notes yet: the agent writes them with `remember`; Harness: Add Memory Note adds yours.";
@@ -79,7 +80,9 @@ export class Memory {
         .then((title) => refresh(title))
         .catch((error: unknown) => {
           pick.busy = false;
-          void vscode.window.showErrorMessage(`Harness: ${error instanceof Error ? error.message : String(error)}`);
+          void vscode.window.showErrorMessage(
+            plainText(`Harness: ${error instanceof Error ? error.message : String(error)}`),
+          );
         });
     };
     pick.onDidTriggerItemButton((e) => {
@@ -167,6 +170,7 @@ export class Memory {
     }
     for (const s of result.similar ?? []) notes.push(`It overlaps ${s.key}: “${oneLine(s.value, 80)}”.`);
     const warn = Boolean(result.truncated || result.evicted?.length || result.similar?.length);
-    void (warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(notes.join(" "));
+    const show = warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(plainText(notes.join(" ")));
   }
 }

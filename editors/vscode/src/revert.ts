@@ -6,6 +6,7 @@
 import * as vscode from "vscode";
 import type { HarnessClient } from "./client";
 import { fileList, oneLine, outcomeShort, plural, short } from "./format";
+import { plainText, pickText } from "./plainText";
 import { Cmd, type RevertFile, type RevertResult, type RunSummary, type TraceRun } from "./protocol";
 
 const RUNS_LIMIT = 50;
@@ -32,7 +33,7 @@ export class Revert {
       done.map((r) => ({
         label: `Run ${r.runId}`,
         description: `${outcomeShort(r.outcome ?? "")} · ${plural(r.steps, "step")} · ${short(r.spentTokens)} tokens`,
-        detail: oneLine(r.goal, 160),
+        detail: pickText(oneLine(r.goal, 160)),
         runId: r.runId,
       })),
       { title: "Harness: Revert Run", placeHolder: "Put back the files of which run?", matchOnDetail: true },
@@ -47,7 +48,7 @@ export class Revert {
     const files = Array.isArray(trace.run.filesChanged) ? trace.run.filesChanged : this.filesChanged(id);
     const detail = Array.isArray(files)
       ? files.length
-        ? `It changed ${plural(files.length, "file")}: ${fileList(files, 20)}. Each goes back to its content before the run; a file it created is deleted.`
+        ? `It changed ${plural(files.length, "file")}: ${plainText(fileList(files, 20))}. Each goes back to its content before the run; a file it created is deleted.`
         : "The run changed no file."
       : "Every file the run wrote goes back to its content before the run; a file it created is deleted.";
     const ok = await vscode.window.showWarningMessage(`Revert run ${id}?`, { modal: true, detail }, "Revert");
@@ -59,7 +60,7 @@ export class Revert {
         `${plural(refused.length, "file")} of run ${id} changed since the run wrote them, or hold unsaved changes.`,
         {
           modal: true,
-          detail: `${describe(refused)}.\n\nOverwrite them with their content before the run? Your changes to them are lost.`,
+          detail: `${plainText(describe(refused))}.\n\nOverwrite them with their content before the run? Your changes to them are lost.`,
         },
         "Overwrite",
       );
@@ -80,7 +81,7 @@ export class Revert {
     const left = [...by("refused"), ...by("failed")];
     if (left.length) parts.push(`left ${describe(left)}`);
     if (parts.length === 0) parts.push("the run wrote no file");
-    const text = `Harness: revert of run ${runId}: ${parts.join("; ")}.`;
+    const text = plainText(`Harness: revert of run ${runId}: ${parts.join("; ")}.`);
     void (left.length ? vscode.window.showWarningMessage(text) : vscode.window.showInformationMessage(text));
   }
 }

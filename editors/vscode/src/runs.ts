@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import { currentSettings, type HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
 import { exact, isGoodOutcome, oneLine, runFinishedMessage } from "./format";
+import { pickText } from "./plainText";
 import { Cmd, type RunFinished, type Status } from "./protocol";
 import { SECTION } from "./settings";
 import type { BudgetItem } from "./statusBar";
@@ -129,7 +130,7 @@ export class Runs {
         runs.map((r) => ({
           label: `Run ${r.runId}`,
           description: `step ${r.step}/${r.maxSteps}`,
-          detail: oneLine(r.goal),
+          detail: pickText(oneLine(r.goal)),
           runId: r.runId,
         })),
         { placeHolder: "Cancel which run?" },

@@ -34,6 +34,53 @@ export type SettingKey = keyof typeof DEFAULTS;
 /** Reads one setting of the `harness` section (e.g. `config.get`). */
 export type ReadSetting = (key: SettingKey) => unknown;
 
+/**
+ * What runs, where the data and the key go (SPEC §10): from the user's own settings only,
+ * never a workspace's `.vscode/settings.json` — `"scope": "machine"` in package.json, and
+ * read here from `inspect()`'s user value so that a workspace value is ignored even if
+ * VS Code passed it on.
+ */
+export const USER_ONLY: ReadonlySet<SettingKey> = new Set([
+  "serverPath",
+  "storePath",
+  "provider.baseUrl",
+  "provider.apiKeyEnv",
+]);
+
+/** The cost caps: a workspace's values only when the workspace is trusted (SPEC §10). */
+export const COST_CAPS: ReadonlySet<SettingKey> = new Set([
+  "tokenBudget",
+  "maxSteps",
+  "contextBudget.maxTokens",
+  "contextBudget.share",
+  "contextBudget.lowWater",
+]);
+
+/** The layers of one setting, as `WorkspaceConfiguration.inspect` gives them. */
+export interface Layers {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * The value of `key` that may be used: the user's (or the default) for a user-only setting,
+ * and for a cost cap when the workspace is not trusted; otherwise what VS Code resolved
+ * (`resolved`, from `config.get`).
+ */
+export function permittedValue(
+  key: SettingKey,
+  layers: Layers | undefined,
+  trusted: boolean,
+  resolved: unknown,
+): unknown {
+  const user = layers?.globalValue ?? layers?.defaultValue;
+  if (USER_ONLY.has(key)) return user;
+  if (COST_CAPS.has(key) && !trusted) return user;
+  return resolved;
+}
+
 export interface ServerSettings {
   provider: { name?: string; model?: string; baseUrl?: string; apiKeyEnv?: string };
   storePath?: string;

@@ -5,6 +5,7 @@
  */
 import { budgetText, budgetTooltip, ICON, idleText, idleTooltip, isWarning, type NotesCount } from "./format";
 import type { ActiveRunStatus, Budget, RunFinished, Status } from "./protocol";
+import { plainText } from "./plainText";
 
 export interface StatusView {
   text: string;
@@ -104,7 +105,7 @@ export class StatusModel {
       }
       return {
         text: `${ICON} run ${result.runId} · ${result.outcome.replace(/_/g, " ")}`,
-        tooltip: `Harness run ${result.runId}: ${result.outcome}, ${result.steps} steps.\nClick to open the trace.`,
+        tooltip: `Harness run ${result.runId}: ${plainText(result.outcome)}, ${result.steps} steps.\nClick to open the trace.`,
         warning: false,
       };
     }

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type { HarnessClient } from "./client";
 import { escapeHtml } from "./html";
+import { plainText } from "./plainText";
 import { Cmd, type RunSummary, type StepDetail, type TraceRun } from "./protocol";
 import { parseStepPath, SCHEME, stepDocument, stepPath } from "./stepDocument";
 import { runHtml, runsHtml, shellHtml } from "./traceHtml";
@@ -111,7 +112,9 @@ export class TraceView implements vscode.Disposable {
       const doc = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
     } catch (error) {
-      void vscode.window.showErrorMessage(`Harness: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(
+        plainText(`Harness: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
 

@@ -5,8 +5,10 @@
  * is what the command line and other editors go by.
  */
 import * as vscode from "vscode";
+import type { Middleware } from "vscode-languageclient/node";
 import type { HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
+import { plainText } from "./plainText";
 import { Cmd } from "./protocol";
 
 export async function trustFolder(client: HarnessClient): Promise<void> {
@@ -21,11 +23,11 @@ export async function trustFolder(client: HarnessClient): Promise<void> {
     return;
   }
   const ok = await vscode.window.showWarningMessage(
-    `Trust ${folder.name} for the Harness agent?`,
+    `Trust ${plainText(folder.name)} for the Harness agent?`,
     {
       modal: true,
       detail:
-        `${folder.uri.fsPath}\n\nIts .harness/policy.toml can then allow acts (such as running commands) that ` +
+        `${plainText(folder.uri.fsPath)}\n\nIts .harness/policy.toml can then allow acts (such as running commands) that ` +
         "your own policy would ask about. Until then only its deny and ask rules apply.",
     },
     "Trust",
@@ -33,6 +35,23 @@ export async function trustFolder(client: HarnessClient): Promise<void> {
   if (ok !== "Trust") return;
   await client.command(Cmd.trust, { workspaceFolder: folderArg(folder), trusted: true });
   void vscode.window.showInformationMessage(
-    `Harness: ${folder.name} is in your trusted folders (for the harness command line and other editors too).`,
+    `Harness: ${plainText(folder.name)} is in your trusted folders (for the harness command line and other editors too).`,
   );
 }
+
+export const TRUST_REFUSED =
+  "Harness: something other than Harness: Trust This Folder asked the server to trust a folder " +
+  "(a keybinding, another extension or a command link); it was refused. Use Harness: Trust This Folder.";
+
+/**
+ * Middleware for the server's commands run as VS Code commands: vscode-languageclient
+ * registers them, so a keybinding, another extension or a `command:` link rendered live
+ * anywhere can run them. `harness.trust` is refused that way — a folder is trusted with
+ * Trust This Folder, which asks first (issue 20 item 5: one click on a link in the model's
+ * summary trusted the folder). The extension's own commands send requests directly.
+ */
+export const serverCommandGuard: Middleware["executeCommand"] = (command, args, next) => {
+  if (command !== Cmd.trust) return next(command, args) as unknown;
+  void vscode.window.showWarningMessage(TRUST_REFUSED);
+  return undefined;
+};

@@ -114,19 +114,33 @@ def clean_env(home: Path) -> dict[str, str]:
 
 
 class CodeServer:
-    """code-server on 127.0.0.1 with the extension installed and ``settings`` as the user's."""
+    """code-server on 127.0.0.1 with the extension installed and ``settings`` as the user's.
 
-    def __init__(self, prereq: Prerequisites, home: Path, settings: dict[str, Any]) -> None:
+    code-server is a remote window: a ``"scope": "machine"`` setting (``harness.serverPath``
+    and the others a workspace may not set) is edited in the Settings editor's "Remote" tab,
+    which writes ``machine_settings`` (``<user-data>/Machine/settings.json``)."""
+
+    def __init__(
+        self,
+        prereq: Prerequisites,
+        home: Path,
+        settings: dict[str, Any],
+        machine_settings: dict[str, Any] | None = None,
+    ) -> None:
         self.prereq = prereq
         self.home = home
         self.user_data = home / "user-data"
         self.extensions = home / "extensions"
         self.settings_file = self.user_data / "User" / "settings.json"
+        self.machine_settings_file = self.user_data / "Machine" / "settings.json"
         self.log_file = home / "code-server.log"
         self.env = clean_env(home)
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.write_settings(settings)
+        if machine_settings is not None:
+            self.machine_settings_file.parent.mkdir(parents=True, exist_ok=True)
+            self.machine_settings_file.write_text(json.dumps(machine_settings, indent=2))
 
     def write_settings(self, settings: dict[str, Any]) -> None:
         self.settings_file.parent.mkdir(parents=True, exist_ok=True)
@@ -142,14 +156,17 @@ class CodeServer:
             pytest.fail(f"code-server {' '.join(args)} failed: {done.stdout}{done.stderr}")
         return done.stdout
 
-    def start(self, folder: Path) -> str:
+    def start(self, folder: Path, *, workspace_trust: bool = False) -> str:
+        """Serve ``folder``; ``workspace_trust``: with Workspace Trust on (the folder opens in
+        Restricted Mode until trusted), else off (every folder reads as trusted)."""
         self._cli("--install-extension", str(self.prereq.vsix), "--force")
         installed = self._cli("--list-extensions")
         assert EXTENSION_ID in installed.split(), installed
+        trust = [] if workspace_trust else ["--disable-workspace-trust"]
         log = self.log_file.open("wb")
         self.proc = subprocess.Popen(
             [str(self.prereq.code_server), "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}",
-             "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+             "--disable-telemetry", "--disable-update-check", *trust,
              "--disable-getting-started-override", "--extensions-dir", str(self.extensions),
              "--user-data-dir", str(self.user_data), str(folder)],
             env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -101,10 +101,13 @@ class Workbench:
         """A notification on screen, as a toast or in the open notification centre."""
         return self.page.locator(".notification-list-item:visible", has_text=text)
 
-    def set_user_setting(self, key: str, value: str) -> None:
-        """Type ``value`` into a string setting in the Settings editor, as a user does."""
+    def set_user_setting(self, key: str, value: str, *, remote: bool = False) -> None:
+        """Type ``value`` into a string setting in the Settings editor, as a user does;
+        ``remote``: in the "Remote" tab (where code-server keeps machine-scoped settings)."""
         self.palette("Preferences: Open User Settings")
         editor = self.page.locator(".editor-group-container.active .settings-editor")
+        if remote:
+            editor.get_by_role("tab", name=re.compile(r"^Remote")).click()
         search = editor.locator(".settings-header .suggest-input-container")
         search.click()
         self.page.keyboard.press("Control+A")

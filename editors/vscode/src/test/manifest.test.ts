@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { Cmd } from "../protocol";
-import { DEFAULTS } from "../settings";
+import { COST_CAPS, DEFAULTS, USER_ONLY } from "../settings";
 
 const root = path.resolve(__dirname, "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
@@ -12,6 +12,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
   publisher: string;
   main: string;
   activationEvents: string[];
+  capabilities: { untrustedWorkspaces: { supported: string; restrictedConfigurations: string[] } };
   contributes: {
     commands: { command: string; title: string; category: string }[];
     configuration: { properties: Record<string, { type: string; default: unknown; markdownDescription?: string }> };
@@ -66,4 +67,14 @@ test("every setting of SPEC §10 is contributed, typed, described, with the SPEC
   }
   assert.equal(props["harness.tokenBudget"].type, "integer");
   assert.equal(props["harness.contextBudget.share"].type, "number");
+});
+
+test("issue 20 items 3 and 7: user-only settings are machine-scoped; Restricted Mode keeps the caps out", () => {
+  const props = pkg.contributes.configuration.properties as Record<string, { scope?: string; maximum?: number }>;
+  const machine = Object.keys(props).filter((k) => props[k].scope === "machine");
+  assert.deepEqual(machine.sort(), [...USER_ONLY].map((k) => `harness.${k}`).sort());
+  const restricted = new Set(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations);
+  for (const key of [...USER_ONLY, ...COST_CAPS]) assert.ok(restricted.has(`harness.${key}`), key);
+  assert.equal(pkg.capabilities.untrustedWorkspaces.supported, "limited");
+  assert.equal(props["harness.tokenBudget"].maximum, 1_000_000_000);
 });
