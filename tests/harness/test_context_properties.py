@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.context import Emission, Form, Wire, render
-from harness.context.turn import Placement
+from harness.context import Placement
 from harness.ledger import Cause
 from harness.types import Request, Role, ToolCall, ToolResult
 from tests.support.context_run import FRAME, SYSTEM, Session, body_of, grep

@@ -16,7 +16,7 @@ from harness.context import (
     RunFrame,
     Wire,
 )
-from harness.context.turn import Placement
+from harness.context import Placement
 from harness.ledger import Cause, Ledger
 from harness.types import ReadSpan, ToolCall, ToolResult, content_hash
 
