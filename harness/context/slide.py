@@ -24,6 +24,7 @@ from harness.context.texts import (
     elide_arguments,
     refused_stub,
     superseded_stub,
+    unchanged_stub,
     window_stub,
 )
 from harness.context.window import cut
@@ -50,8 +51,9 @@ def slide(plan: Plan, budget: int, low_water: float) -> None:
         entry = _outside(plan, q)
         plan.put(q, entry)
         kinds.append(entry.form if entry.counted else None)
+    restored: dict[int, int] = {}  # an original older than the window -> its copy carried
     for q in range(boundary, n):
-        plan.put(q, _settled(plan, q, inside[q], boundary))
+        plan.put(q, _settled(plan, q, inside[q], boundary, restored))
     s.fold = s.fold.extended(kinds[: folded - start])
     s.boundary = boundary
     s.replaced.clear()
@@ -115,22 +117,29 @@ def _inside(plan: Plan, seq: int) -> Entry:
     return entry
 
 
-def _settled(plan: Plan, seq: int, inside: Entry, boundary: int) -> Entry:
+def _settled(
+    plan: Plan, seq: int, inside: Entry, boundary: int, restored: dict[int, int]
+) -> Entry:
     """An unchanged stub stays one while its original is in the window and carried; it is
-    superseded with it; it is carried whole again when the original left (a stub when it
-    may be stale)."""
+    superseded with it; when the original left, the first such stub is carried whole again
+    (a window stub when it may be stale) and the later ones point to it."""
     s = plan.state
     entry = s.entries[seq]
     if entry.form is not Form.UNCHANGED or entry.ref is None:
         return inside
     ref = entry.ref
     if ref in s.replaced:
-        return entry.restyled(Form.SUPERSEDED, superseded_stub(s.items[seq], s.items[s.replaced[ref]]))
+        by = s.items[s.replaced[ref]]
+        return entry.restyled(Form.SUPERSEDED, superseded_stub(s.items[seq], by))
     if ref >= boundary:
         return entry
     obs = s.items[seq]
     if ref in s.stale or (obs.read is not None and plan.ledger.stale_reason(obs) is not None):
         return _outside(plan, seq)
+    if ref in restored:
+        again = restored[ref]
+        return entry.restyled(Form.UNCHANGED, unchanged_stub(obs, s.items[again]), again)
+    restored[ref] = seq
     return inside
 
 
