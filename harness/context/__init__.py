@@ -16,7 +16,7 @@ from harness.context.frame import RunFrame
 from harness.context.hunks import changed_lines
 from harness.context.memory_block import MemorySource
 from harness.context.naive import NaiveContext
-from harness.context.refresh import Refresher, RefreshOutcome
+from harness.context.outcome import Refresher, RefreshOutcome
 from harness.context.texts import (
     cap_entry,
     collapse_line,

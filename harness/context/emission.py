@@ -2,9 +2,10 @@
 memory block, and what the assembly did (§3). Both wire forms are rendered from it.
 
 An ``Entry`` is one ledger item in the form it is sent: a tool result (whole, capped, a
-stub, or a refresh entry the assembler appended), a model turn (its words and its tool calls, arguments possibly
-elided), or the one line standing for the collapsed stubs. Its ``texts`` are exactly the
-message texts the transcript sends for it, and the flat form's entries.
+stub, or a refresh entry the assembler appended), a model turn (its words and its tool
+calls, arguments possibly elided), or the one line standing for the collapsed stubs. Its
+``texts`` are exactly the message texts the transcript sends for it, and the flat form's
+entries.
 """
 
 from __future__ import annotations

@@ -17,10 +17,12 @@ from harness.context.ceiling import Ceiling
 from harness.context.emission import Emission, Entry
 from harness.context.frame import RunFrame, Sender
 from harness.context.memory_block import MemorySource, choose
+from harness.context.outcome import Refresher
 from harness.context.plan import Plan
-from harness.context.refresh import Refresher, check_window
+from harness.context.refresh import check_window
 from harness.context.slide import slide
 from harness.context.state import State
+from harness.context.supersede import admit
 from harness.ledger import Ledger
 
 # Where a stale read's correction went, in the measured alternatives of issue 12. Since
@@ -65,7 +67,7 @@ class BoundedContext(Sender[State]):
         chosen = s.memory is None
         if s.memory is None:
             s.memory = choose(memory, ceiling)
-        plan.admit(self.ledger.since(len(s.items)))
+        admit(plan, self.ledger.since(len(s.items)))
         check_window(plan)
         budget = ceiling.budget(s.memory, trailer)
         if plan.total() > budget:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from harness.context.emission import Emission, Entry, Refreshed
-from harness.context.memory_block import MemorySource
 from harness.context.wire import MessageCache, Wire, render, request_texts, shared_prefix_chars
 from harness.ledger import Confirmation, Ledger, Observation, Refresh
 from harness.tokens import estimate_tokens

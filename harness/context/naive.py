@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from harness.context.emission import Emission, Entry, Form
 from harness.context.frame import RunFrame, Sender
 from harness.context.memory_block import MemorySource
+from harness.context.outcome import Refresher
 from harness.context.pairing import pair
-from harness.context.refresh import Refresher
 from harness.ledger import MESSAGE, Ledger
 
 

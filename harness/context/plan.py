@@ -1,27 +1,24 @@
 """The plan of one assembly (§3): from what the last request sent and what the ledger holds
 now, the entries of this turn's request.
 
-Order of work: admit the new ledger items (cap them, pair results with calls, rule 2
-supersession: ``harness.context.supersede``); check the carried reads whose files changed
-and append their refresh entries (rule 3: ``harness.context.refresh``); then, if
-everything no longer fits, slide the window and clean up (rule 5:
-``harness.context.slide``). Between slides nothing already sent changes; every change to
-an entry that was sent is recorded, so the request's ``breaks`` are exact.
+The engine runs the rules over it in order: admit the new ledger items (cap them, pair
+results with calls, rule 2 supersession: ``harness.context.supersede``); check the
+carried reads whose files changed and append their refresh entries (rule 3:
+``harness.context.refresh``); then, if everything no longer fits, slide the window and
+clean up (rule 5: ``harness.context.slide``). Between slides nothing already sent
+changes; every change to an entry that was sent is recorded, so ``breaks`` are exact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from harness.context.ceiling import Ceiling
-from harness.context.emission import CARRIED, Entry, Form, Refreshed
+from harness.context.emission import CARRIED, Entry, Refreshed
 from harness.context.frame import Kept
-from harness.context.pairing import pair
-from harness.context.refresh import Refresher
+from harness.context.outcome import Refresher
 from harness.context.state import State
-from harness.context.supersede import index, offer, subject
-from harness.context.texts import cap_entry, elide_arguments
-from harness.ledger import MESSAGE, Confirmation, Ledger, Observation, Refresh
+from harness.context.subjects import index
+from harness.context.texts import cap_entry
+from harness.ledger import Confirmation, Ledger, Observation, Refresh
 from harness.types import TraceEvent
 
 
@@ -73,32 +70,6 @@ class Plan:
         s.entries.append(entry)
         s.cost += entry.cost
         self.appended.append(obs)
-
-    def admit(self, new: Sequence[Observation]) -> None:
-        """The new ledger items, capped where they enter (rule 4), paired with their calls,
-        and offered to rule 2."""
-        s = self.state
-        self.admitted = len(s.items) + len(new)
-        pairing = pair(new)
-        cap = self.ceiling.entry_cap
-        for obs in new:
-            assert obs.seq == len(s.items), "the ledger is append-only"
-            s.items.append(obs)
-            s.groups.append(pairing.group[obs.seq])
-            s.subjects.append(subject(obs))
-            if obs.kind == MESSAGE:
-                calls = tuple(elide_arguments(c, cap) for c in pairing.calls[obs.seq])
-                text = self.capped(obs.text) if obs.text else ""
-                entry = Entry(obs.seq, obs.step, MESSAGE, Form.WHOLE, text, calls)
-            else:
-                answers = pairing.answers.get(obs.seq)
-                entry = Entry(
-                    obs.seq, obs.step, obs.kind, Form.WHOLE, self.capped(obs.text), call_id=answers
-                )
-            s.entries.append(entry)
-            s.cost += entry.cost
-            if obs.kind != MESSAGE:
-                offer(self, obs)
 
     def refresh_of(self, seq: int) -> Refresh | None:
         """The latest refresh of the read ``seq``: this turn's, or the ledger's."""

@@ -7,7 +7,8 @@ outside the lines a capped read showed) confirms the read and sends nothing. Oth
 was sent until the next slide (``harness.context.slide``) — naming the read it corrects
 and what changed it, then the changed lines as they are now (``harness.context.hunks``):
 
-    [read src/a.py:40-52] (refreshed at step 9: the write at step 5 changed it since the read at step 3)
+    [read src/a.py:40-52] (refreshed at step 9: the write at step 5 changed it since the
+    read at step 3)
     @@ lines 44–47 now @@
     …
 
@@ -16,37 +17,17 @@ If the policy refuses the re-read, or the path is gone, the entry says so instea
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from harness.context.emission import CARRIED, Entry, Form, Refreshed
 from harness.context.events import refused_event, reread_event
 from harness.context.hunks import changed_lines
+from harness.context.outcome import Refresher
+from harness.context.plan import Plan
 from harness.context.state import Unrefreshed
 from harness.context.texts import refresh_text, unrefreshed_text
 from harness.ledger import Confirmation, Ledger, Observation, Refresh
 from harness.tools.span import EMPTY_FILE
 from harness.types import ReadSpan, content_hash, normalize_path
 
-if TYPE_CHECKING:
-    from harness.context.plan import Plan
-
-
-@dataclass(frozen=True)
-class RefreshOutcome:
-    """The refresh callback's answer: the read body when ``ok``, else why it failed.
-    ``shown_hash`` is the hash of the lines shown without any marker (what ``read_file``
-    puts in ``ReadSpan.shown_hash``); without it, the hash of ``text`` is used."""
-
-    ok: bool
-    text: str = ""
-    content_hash: str | None = None
-    reason: str = ""
-    shown_hash: str | None = None
-
-
-Refresher = Callable[[ReadSpan], RefreshOutcome]
 Check = Confirmation | Refresh | Unrefreshed
 
 

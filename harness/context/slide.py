@@ -14,10 +14,10 @@ in the turns before the newest is elided, and stays so.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from harness.context.emission import CARRIED, Entry, Form
-from harness.context.supersede import index
+from harness.context.plan import Plan
+from harness.context.subjects import index
 from harness.context.texts import (
     ARGUMENT_KEEP_CHARS,
     current_text,
@@ -29,9 +29,6 @@ from harness.context.texts import (
 )
 from harness.context.window import cut
 from harness.ledger import MESSAGE
-
-if TYPE_CHECKING:
-    from harness.context.plan import Plan
 
 
 def slide(plan: Plan, budget: int, low_water: float) -> None:
@@ -117,9 +114,7 @@ def _inside(plan: Plan, seq: int) -> Entry:
     return entry
 
 
-def _settled(
-    plan: Plan, seq: int, inside: Entry, boundary: int, restored: dict[int, int]
-) -> Entry:
+def _settled(plan: Plan, seq: int, inside: Entry, boundary: int, restored: dict[int, int]) -> Entry:
     """An unchanged stub stays one while its original is in the window and carried; it is
     superseded with it; when the original left, the first such stub is carried whole again
     (a window stub when it may be stale) and the later ones point to it."""

@@ -9,8 +9,11 @@ from dataclasses import dataclass, field, replace
 
 from harness.context.emission import Entry
 from harness.context.folding import Fold
-from harness.context.supersede import Subject
 from harness.ledger import Change, Observation
+
+# What a result is about (rule 2): its key (kind, normalised path or target) and its line
+# range (both None: all of it); None for what is never superseded.
+Subject = tuple[tuple[str, str], tuple[int | None, int | None]] | None
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,9 @@ def refused_stub(obs: Observation, change: Change, reason: str) -> str:
 def changed_since(obs: Observation, change: Change) -> str:
     """``the write at step 5 changed it since the read at step 3`` (or ``it changed on disk
     since …`` for a change the harness did not make)."""
-    who = "it changed on disk" if change.cause.value == "disk" else f"{change.describe()} changed it"
+    who = (
+        "it changed on disk" if change.cause.value == "disk" else f"{change.describe()} changed it"
+    )
     return f"{who} since {named(obs)}"
 
 
@@ -124,8 +126,7 @@ def refresh_text(obs: Observation, step: int, change: Change, body: str) -> str:
 def unrefreshed_text(obs: Observation, step: int, change: Change, reason: str) -> str:
     """Rule 3, the refresh failed: the entry says why."""
     return (
-        f"{label(obs)} (not refreshed at step {step}: {changed_since(obs, change)}, and "
-        f"{reason})"
+        f"{label(obs)} (not refreshed at step {step}: {changed_since(obs, change)}, and {reason})"
     )
 
 

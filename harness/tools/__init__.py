@@ -15,7 +15,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness.tools.base import Declaration, Tool, ToolContext, declaration, failure, header, label_of
+from harness.tools.base import (
+    Declaration,
+    Tool,
+    ToolContext,
+    declaration,
+    failure,
+    header,
+    label_of,
+)
 from harness.tools.exec import Exec
 from harness.tools.files import EditFile, ReadFile, WriteFile
 from harness.tools.search import Find, Grep, ListDir

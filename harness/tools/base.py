@@ -89,9 +89,11 @@ class Tool(Protocol):
 
 
 class BaseTool:
-    """What a tool class declares in one line: ``class ReadFile(BaseTool, name="read_file",
-    args=ReadFileArgs, label="read", target="path", supersedes="path")``. Its docstring is its ``description``, the text the model reads
-    (as in pydantic-ai or LangChain tools): one paragraph, its lines joined by single
+    """What a tool class declares on its class line: ``class ReadFile(BaseTool,
+    name="read_file", args=ReadFileArgs, label="read", target="path", supersedes="path")``
+    — its name, its arguments, and its ``Declaration`` (label, target argument, what makes
+    two results one answer). Its docstring is its ``description``, the text the model
+    reads (as in pydantic-ai or LangChain tools): one paragraph, its lines joined by single
     spaces, with ``{fact}`` fields filled from ``facts`` (the tool's limits, so the text
     cannot drift from the code)."""
 

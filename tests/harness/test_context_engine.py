@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from harness.context import BoundedContext, Emission, Form, RunFrame, Wire
-from harness.ledger import Cause, Ledger
+from harness.ledger import Ledger
 from harness.types import Role, ToolCall, ToolResult
 from tests.support.context_run import FRAME, SYSTEM, Session, grep, having_read
 
@@ -384,5 +384,3 @@ def test_an_unchanged_stub_whose_original_slid_out_is_carried_whole_again() -> N
     assert [x.form for x in reads][-1] is Form.WHOLE
     assert reads[-1].text == "[read a.py]\n" + "A" * 1_000
     assert all(x.form is not Form.WHOLE for x in reads[:-1])
-
-

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.context import Emission, Entry, Form, Wire, render
-from harness.context.supersede import subject
+from harness.context.subjects import subject
 from harness.ledger import Cause
 from harness.types import Request, Role, ToolCall, ToolResult
 from tests.support.context_run import FRAME, SYSTEM, Session, body_of, grep
@@ -231,8 +231,6 @@ def check_rereads_change_text(run: Run, e: Emission, shown: dict[int, str | None
         held = shown.get(refresh.seq, read.shown_hash)
         assert refresh.shown_hash != held, "a re-read re-sent unchanged text"
         shown[refresh.seq] = refresh.shown_hash
-
-
 
 
 def check_prefix(previous: Emission, e: Emission) -> None:

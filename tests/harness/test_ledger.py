@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.context.supersede import subject
+from harness.context.subjects import subject
 from harness.ledger import MESSAGE, Cause, Confirmation, Ledger, Observation, Refresh
 from harness.types import ReadSpan, ToolCall, ToolResult, content_hash
 
