@@ -10,7 +10,6 @@ from pathlib import Path
 
 from harness.context import BoundedContext, Ceiling, Emission, Form, RunFrame
 from harness.ledger import Cause, Ledger
-from harness.policy import Policy
 from harness.reread import make_refresher
 from harness.types import Role, ToolCall, ToolResult, content_hash
 from tests.support.context_run import FRAME, SYSTEM, Session, grep, having_read
@@ -111,6 +110,18 @@ def test_a_ranged_read_is_refreshed_with_file_line_numbers_and_its_range() -> No
     assert later.reread == 0 and appended(e, later), "a change outside the range refreshes nothing"
 
 
+def test_two_distant_changes_are_two_hunks() -> None:
+    s = having_read("a.py", files={"a.py": numbered()})
+    s.send()
+    s.act(ToolResult("edit_file", "a.py", "[edit a.py] 2 lines"))
+    s.write("a.py", numbered().replace("line 5\n", "line five\n").replace("line 40\n", ""))
+    assert entry_texts(s.send())[-1] == (
+        "[read a.py] (refreshed at step 3: the write at step 2 changed it since the read at "
+        "step 1)\n@@ lines 3–7 now @@\nline 3\nline 4\nline five\nline 6\nline 7\n"
+        "(deleted line 40)"
+    )
+
+
 def test_the_whole_current_text_when_the_hunks_would_be_longer() -> None:
     s = having_read("a.py", files={"a.py": "a\nb\nc"})
     s.send()
@@ -196,11 +207,9 @@ async def test_a_capped_read_whose_shown_lines_did_not_change_refreshes_nothing(
     assert read.read is not None and read.read.limit is not None, "the cap cut it"
     shown = read.read.limit
     assert read.text.split("\n")[-1].startswith(f"…[lines 1–{shown} of 400 shown;")
-    policy = Policy.load(tmp_path, user_config=None)
     refresher = make_refresher(env.workspace, env.ctx.gate, ceiling)
     again = refresher(read.read)
     assert again.shown_hash == read.read.shown_hash, "the same lines, by one cap"
-    assert policy is not None
     ledger = Ledger()
     engine = BoundedContext(ledger, RunFrame(SYSTEM, FRAME))
 
