@@ -9,12 +9,12 @@ the bounded one re-chooses it only when its window slides), the observation sect
 the contract's wire form (``transcript`` or ``flat``), then the trailer: step N of M, the
 tokens spent and the call to act — the only text that changes every turn. Each assembly
 writes the memory events when the block was (re)chosen, the re-read events, and one
-``assembled`` event with ``prefixChars`` and ``breaks``.
+``assembled`` event with ``prefixChars``, ``breaks`` and ``refreshed``.
 
 The loop calls ``assemble`` (a context-overflow retry calls it again with a smaller
 ceiling: nothing is recorded until then), sends the request, and calls ``commit`` once the
-provider accepted it — before the tools run — so the ledger records the turn's re-reads
-where the assembly placed them.
+provider accepted it — before the tools run — so the ledger records the turn's refresh
+entries where the assembly placed them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from harness.context import (
     BoundedContext,
+    Ceiling,
     Emission,
     MemorySource,
     NaiveContext,
@@ -32,7 +33,7 @@ from harness.context import (
     RunFrame,
     Wire,
 )
-from harness.contract import TaskContract, entry_cap_chars
+from harness.contract import TaskContract
 from harness.ledger import Ledger
 from harness.memory import MemoryBlock
 from harness.prompts import SYSTEM_PROMPT, frame, trailer
@@ -140,8 +141,9 @@ class _Assembler:
 
 
 class BoundedAssembler(_Assembler):
-    """The §3 rules: stale reads re-read through the gate, every entry capped, the window
-    sliding in steps under the effective budget, the prefix stable between slides."""
+    """The §3 rules: stale reads refreshed through the gate (their changed lines appended),
+    every entry capped, the window sliding in steps under the effective budget, the prefix
+    stable between slides."""
 
     engine: BoundedContext
 
@@ -166,7 +168,7 @@ class BoundedAssembler(_Assembler):
             step=state.step,
             effective_tokens=state.effective,
             trailer=text,
-            refresh=make_refresher(self.workspace, self.gate, entry_cap_chars(state.effective)),
+            refresh=make_refresher(self.workspace, self.gate, Ceiling(state.effective)),
             memory=memory,
         )
 

@@ -38,16 +38,7 @@ class Observation:
     read: ReadSpan | None = None
     call_id: str | None = None  # a tool result: the id of the call it answers
     calls: tuple[ToolCall, ...] = ()  # a model turn (kind ``message``): its tool calls
-    reread_of: int | None = None  # a re-read the assembler made: the stale read it replaces
-
-    @property
-    def subject(self) -> tuple[str, ...] | None:
-        """What a later observation must match to supersede this one (None: never)."""
-        if self.kind == "read_file" and self.read is not None:
-            return ("read", normalize_path(self.read.path))
-        if self.kind in ("grep", "find", "list_dir"):
-            return (self.kind, self.target)
-        return None
+    reread_of: int | None = None  # a refresh entry the assembler appended: the read it corrects
 
 
 @dataclass(frozen=True)
@@ -70,7 +61,8 @@ class Change:
 
 @dataclass(frozen=True)
 class Refresh:
-    """A stale read re-read at assembly time: what the model now sees for ``seq``."""
+    """A stale read re-read at assembly time: ``text`` is the current text of its lines,
+    what the model holds for ``seq`` once the refresh entry (the changed lines) is sent."""
 
     seq: int
     step: int
@@ -78,7 +70,7 @@ class Refresh:
     text: str
     content_hash: str
     invalidated_by: Change
-    shown_hash: str | None = None  # sha256 of ``text``: what a later check compares against
+    shown_hash: str | None = None  # sha256 of the lines shown: what a later check compares
 
 
 @dataclass(frozen=True)
@@ -160,12 +152,12 @@ class Ledger:
             return True
 
     def add_reread(self, reread: Observation, mark: int) -> Observation:
-        """Record a stale read re-read at assembly time (§3 rule 3) as an observation of its
-        own, at the position the assembler gave it (the next one: nothing else is recorded
-        between an assembly and its commit). ``mark``: the ledger position when it was
-        read, so a change noted since (while the request was with the provider) makes it
-        stale in turn."""
-        assert reread.read is not None and reread.reread_of is not None
+        """Record a refresh entry (§3 rule 3: the changed lines of a stale read, or why it
+        could not be refreshed) as an observation of its own, at the position the assembler
+        gave it (the next one: nothing else is recorded between an assembly and its commit).
+        ``mark``: the ledger position when it was read, so a change noted since (while the
+        request was with the provider) makes it stale in turn."""
+        assert reread.reread_of is not None
         with self._lock:
             if reread.seq != len(self._observations):
                 raise ValueError(
@@ -173,13 +165,14 @@ class Ledger:
                     f"{len(self._observations)} observations: commit right after assemble"
                 )
             self._observations.append(reread)
-            self._seen[reread.seq] = (mark, reread.read.content_hash)
-            self._known[normalize_path(reread.read.path)] = reread.read.content_hash
+            if reread.read is not None:
+                self._seen[reread.seq] = (mark, reread.read.content_hash)
+                self._known[normalize_path(reread.read.path)] = reread.read.content_hash
             return reread
 
     def apply_refresh(self, refresh: Refresh) -> None:
-        """Record a re-read shown in place of the stale read (the measured alternative to
-        ``add_reread``; ``BoundedContext(rereads="in_place")``)."""
+        """The model now holds ``refresh.text`` for the read ``refresh.seq`` (its refresh
+        entry was sent): later checks compare against it."""
         with self._lock:
             self._refreshed[refresh.seq] = refresh
             self._seen[refresh.seq] = (refresh.mark, refresh.content_hash)

@@ -23,14 +23,21 @@ How to work:
 How your context is built (each request is assembled under a budget):
 - After the task come your own earlier turns and the results of your tool calls, oldest
   first; the last lines of the request say which step this is and what you have spent.
+- Text already shown to you is not rewritten between turns: corrections come later.
 - A result identical to an earlier one still shown reads
   "[read src/a.py] (unchanged since the read at step 3, shown above)": look there.
-- A result replaced by a later, different one reads "(elided: superseded by the read at
-  step 7)": the later one is the current answer.
+- A later, different result names the one it replaces: "[read src/a.py] (replaces the
+  read at step 3)". It is the current answer; the older copy above is out of date.
 - A file you read that changed afterwards (your own edit, the user's editor, a formatter,
-  git, a command you ran) is re-read for you: the new text comes later, marked
-  "(re-read at step 9; the read at step 3 was invalidated by ...)", and the old copy reads
-  "(elided: superseded by the re-read at step 9)". Trust the newest text.
+  git, a command you ran) is refreshed for you, later in the same request:
+  "[read src/a.py:40-52] (refreshed at step 9: the write at step 5 changed it since the
+  read at step 3)" followed by the changed lines as they are now, in hunks
+  "@@ lines 44–47 now @@" (two unchanged lines of context around each change) or
+  "(deleted lines 44–46)", or the whole current text when that is shorter. Read the
+  earlier copy with its refreshes applied; "… changed on disk since …" means something
+  other than you changed it. "(not refreshed at step 9: …)" says why it could not be
+  re-read. When the context is trimmed, out-of-date copies become stubs "(elided:
+  superseded by the read at step 7)" or the current text "(refreshed at step 9)".
 - Ranged reads name their lines ("[read src/a.py:81-160]"); a read that did not fit ends
   with "…[lines 1–312 of 1,204 shown; read_file with offset=313 for the rest]".
 - When the context grows too long, older results become stubs "(elided: N chars, older

@@ -1,23 +1,21 @@
 """Re-reading a stale read at assembly time, through the same containment and policy as
-``read_file`` (§3.3), and through the same ``read_span`` — the same decoding, numbering and
-partial rule — so a refresh shows the very lines the read showed. The answer feeds
-``harness.context.assemble``."""
+``read_file`` (§3.3), and through the same ``read_span`` with the same cap
+(``Ceiling.read_cap``, ``harness.tools.span.read_body_cap``) — the same decoding,
+numbering and partial rule — so a refresh shows the very lines the read showed, and its
+``shown_hash`` is comparable with the read's. The answer feeds ``harness.context``."""
 
 from __future__ import annotations
 
-from harness.context import Refresher, RefreshOutcome
+from harness.context import Ceiling, Refresher, RefreshOutcome
 from harness.errors import ContainmentError
 from harness.policy import Gate
-from harness.tools.access import open_error, real_name
+from harness.tools.access import display_path, open_error, real_name
 from harness.tools.span import SpanError, read_span
 from harness.types import Act, ReadSpan
 from harness.workspace import Workspace
 
-# Room for the header and note the assembler puts before a re-read body.
-HEADER_ROOM = 200
 
-
-def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refresher:
+def make_refresher(workspace: Workspace, gate: Gate, ceiling: Ceiling) -> Refresher:
     """A refresher that never asks: an ``ask`` without a run-wide grant is a refusal."""
 
     def refresh(span: ReadSpan) -> RefreshOutcome:
@@ -33,7 +31,7 @@ def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refres
                 return RefreshOutcome(
                     ok=False, reason=f"the re-read was refused: {decision.message}"
                 )
-        cap = max(200, limit_chars - HEADER_ROOM - len(span.path))
+        cap = ceiling.read_cap(display_path(span.path))
         try:
             with workspace.open_file(span.path) as f:
                 if f.rel != rel:
@@ -48,9 +46,14 @@ def make_refresher(workspace: Workspace, gate: Gate, limit_chars: int) -> Refres
         except (ContainmentError, OSError) as exc:
             reason = f"the re-read failed: {open_error('read_file', span.path, exc)}"
             return RefreshOutcome(ok=False, reason=reason)
-        return RefreshOutcome(ok=True, text=shown.body, content_hash=shown.content_hash)
+        return RefreshOutcome(
+            ok=True,
+            text=shown.body,
+            content_hash=shown.content_hash,
+            shown_hash=shown.shown_hash,
+        )
 
     return refresh
 
 
-__all__ = ["HEADER_ROOM", "make_refresher"]
+__all__ = ["make_refresher"]

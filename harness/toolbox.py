@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from harness.ledger import Cause, Ledger
 from harness.tools import dispatch, tool_schemas
-from harness.tools.base import LABELS, Tool, ToolContext, header
+from harness.tools.base import Tool, ToolContext, declaration, header, label_of
 from harness.types import (
     DocumentGuard,
     ExecConfig,
@@ -137,18 +137,19 @@ class Toolbox:
 
 def label(call: ToolCall) -> str:
     """``read src/a.py``: what a call is about, in the words of the result headers."""
-    verb = LABELS.get(call.name, call.name)
+    verb = label_of(call.name)
     subject = _subject(call)
     return f"{verb} {subject}"[:MAX_LABEL_CHARS] if subject else verb
 
 
 def _subject(call: ToolCall) -> str:
-    args = call.arguments
-    for key in ("path", "pattern", "name_glob", "key"):
-        if isinstance(args.get(key), str):
-            return str(args[key])
-    if call.name == "exec" and isinstance(args.get("argv"), list):
-        return shlex.join(str(a) for a in args["argv"])
+    """The argument the tool declared as its target (``path``, ``pattern``, ``argv`` …)."""
+    key = declaration(call.name).target
+    value = call.arguments.get(key) if key is not None else None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return shlex.join(str(a) for a in value)
     return ""
 
 

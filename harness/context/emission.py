@@ -1,10 +1,11 @@
 """One turn's emission: the ordered entries a request carries after the frame and the
 memory block, and what the assembly did (§3). Both wire forms are rendered from it.
 
-An ``Entry`` is one ledger item in the form it is sent: a tool result (whole, capped,
-re-read or a stub), a model turn (its words and its tool calls, arguments possibly
-elided), or the one line standing for the collapsed stubs. Its ``texts`` are exactly the
-message texts the transcript sends for it, and the flat form's entries.
+An ``Entry`` is one ledger item in the form it is sent: a tool result (whole, capped, a
+stub, or a refresh entry the assembler appended), a model turn (its words and its tool
+calls, arguments possibly elided), or the one line standing for the collapsed stubs. Its
+``texts`` are exactly the message texts the transcript sends for it, and the flat form's
+entries.
 """
 
 from __future__ import annotations
@@ -29,16 +30,29 @@ COLLAPSED_KIND = "collapsed"
 
 class Form(StrEnum):
     WHOLE = "whole"  # as observed, capped where it entered (rule 4)
-    REREAD = "reread"  # a stale read, refreshed (rule 3)
+    CURRENT = "current"  # at a slide, a stale copy replaced by the current text (rules 3, 5)
+    REFRESH = "refresh"  # appended: a stale read's changed lines, or why not (rule 3)
     UNCHANGED = "unchanged"  # stub: byte-identical to an earlier result still carried
-    SUPERSEDED = "superseded"  # stub: a later, different result replaced it (rule 2)
+    SUPERSEDED = "superseded"  # stub, at a slide: a later, different result replaced it
     WINDOW = "window"  # stub: older than the current context window (rule 5)
-    REFUSED = "refused"  # stub: stale, and the refresh failed (rule 3)
+    REFUSED = "refused"  # stub, at a slide: stale, and the refresh failed (rule 3)
+    MERGED = "merged"  # a refresh entry whose read was cleaned up at a slide: sends nothing
     COLLAPSED = "collapsed"  # the one line standing for the stubs older than the window
 
 
-CARRIED = frozenset({Form.WHOLE, Form.REREAD})
+CARRIED = frozenset({Form.WHOLE, Form.CURRENT})
 STUBS = frozenset({Form.UNCHANGED, Form.SUPERSEDED, Form.WINDOW, Form.REFUSED})
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """One refresh entry of a turn, for the ``assembled`` event: the read it corrects and
+    the size of what it sends (the hunks, the whole current text, or why not)."""
+
+    path: str
+    read_step: int
+    chars: int
+    ok: bool = True
 
 
 @dataclass(frozen=True)
@@ -97,15 +111,17 @@ class Entry:
     @property
     def counted(self) -> bool:
         """Whether it is an observation for the counts: a turn counts when it said something."""
-        return self.kind != COLLAPSED_KIND and (self.kind != MESSAGE or bool(self.text))
+        if self.form is Form.MERGED or self.kind == COLLAPSED_KIND:
+            return False
+        return self.kind != MESSAGE or bool(self.text)
 
 
 @dataclass(frozen=True)
 class Emission:
     """What one assembly produced. ``request`` is rendered in the assembler's wire form;
     ``refreshes`` and ``confirmations`` are what the ledger must record once the request
-    is sent (``commit`` does it, with ``rereads``); ``events`` are the re-read and refused
-    re-read events."""
+    is sent (``commit`` does it, with ``rereads``, the refresh entries appended); ``events``
+    are the re-read and refused re-read events."""
 
     step: int
     effective: int
@@ -119,12 +135,13 @@ class Emission:
     events: tuple[TraceEvent, ...]
     texts: tuple[str, ...]  # ``request.texts()``: the system prompt, the frame, … the trailer
     prefix_chars: int  # chars of ``texts`` shared from the start with the last request's
-    breaks: tuple[str, ...]  # what changed already-sent text: slide, stale, superseded, memory
+    breaks: tuple[str, ...]  # what changed already-sent text: slide, memory
     est_tokens: int
     naive: bool = False
-    # The re-reads made this turn, each an observation of its own placed at the end (§3
+    # The refresh entries appended this turn, each an observation of its own at the end (§3
     # rules 3 and 6): ``commit`` records them in the ledger at the positions they were given.
     rereads: tuple[Observation, ...] = ()
+    refreshed: tuple[Refreshed, ...] = ()
 
     @property
     def ceiling_chars(self) -> int:
@@ -170,6 +187,10 @@ class Emission:
             "effective": self.effective,
             "prefixChars": self.prefix_chars,
             "breaks": list(self.breaks),
+            "refreshed": [
+                {"path": r.path, "readStep": r.read_step, "chars": r.chars, "ok": r.ok}
+                for r in self.refreshed
+            ],
             "naive": self.naive,
         }
         return TraceEvent("assembled", detail)

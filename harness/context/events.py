@@ -1,8 +1,8 @@
-"""The trace events of rule 3 (§3): one per re-read, one per refused re-read."""
+"""The trace events of rule 3 (§3): one per refresh, one per refresh that failed."""
 
 from __future__ import annotations
 
-from harness.context.refresh import Refused
+from harness.context.state import Unrefreshed
 from harness.ledger import Observation, Refresh
 from harness.types import TraceEvent
 
@@ -20,7 +20,7 @@ def reread_event(obs: Observation, refresh: Refresh) -> TraceEvent:
     )
 
 
-def refused_event(obs: Observation, refused: Refused, step: int) -> TraceEvent:
+def refused_event(obs: Observation, refused: Unrefreshed, step: int) -> TraceEvent:
     return TraceEvent(
         "reread_refused",
         {

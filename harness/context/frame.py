@@ -9,19 +9,20 @@ leaves become the one the next turn is measured against.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from harness.context.emission import Emission, Entry
+from harness.context.emission import Emission, Entry, Refreshed
 from harness.context.wire import MessageCache, Wire, render, request_texts, shared_prefix_chars
 from harness.ledger import Confirmation, Ledger, Observation, Refresh
 from harness.tokens import estimate_tokens
 from harness.types import Request, ToolSchema, TraceEvent
 
-MemorySource = str | Callable[[], str]
-# What the bounded rules keep of a turn: refreshes, confirmations, events and re-reads.
-Kept = tuple[list[Refresh], list[Confirmation], list[TraceEvent], list[Observation]]
+# What the bounded rules keep of a turn: refreshes, confirmations, events, the refresh
+# entries appended, and their sizes for the ``assembled`` event.
+Kept = tuple[
+    list[Refresh], list[Confirmation], list[TraceEvent], list[Observation], list[Refreshed]
+]
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class Sender(Generic[S]):
         """The emission of step ``step`` under ``effective`` tokens: the memory ``block``
         (``chosen``: (re)chosen this turn), ``entries`` and the ``trailer``."""
         request, texts, est = self.frame.request(entries, block, trailer, self._messages)
-        refreshes, confirmations, events, rereads = kept or ([], [], [], [])
+        refreshes, confirmations, events, rereads, refreshed = kept or ([], [], [], [], [])
         return Emission(
             step=step,
             effective=effective,
@@ -109,6 +110,7 @@ class Sender(Generic[S]):
             est_tokens=est,
             naive=self.naive,
             rereads=tuple(rereads),
+            refreshed=tuple(refreshed),
         )
 
     def _pend(self, emission: Emission, state: S) -> Emission:

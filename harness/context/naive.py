@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.context.emission import Emission, Entry, Form
-from harness.context.frame import MemorySource, RunFrame, Sender
+from harness.context.frame import RunFrame, Sender
+from harness.context.memory_block import MemorySource
+from harness.context.outcome import Refresher
 from harness.context.pairing import pair
-from harness.context.refresh import Refresher
 from harness.ledger import MESSAGE, Ledger
 
 

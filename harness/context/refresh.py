@@ -1,61 +1,125 @@
-"""Whether a carried read still holds, decided at assembly by the text it shows (§3.3).
+"""Rule 3 (§3): a stale read is refreshed, not trusted.
 
-The ledger says when a read's file changed; only the text the model holds decides whether
-the read is stale: a refresh that shows the same text (an edit outside a ranged read's
-lines) confirms the read and changes nothing already sent.
+The ledger says when a read's file changed; the text the model holds decides whether the
+read is stale: a re-read showing the same lines (an edit outside a ranged read's lines, or
+outside the lines a capped read showed) confirms the read and sends nothing. Otherwise a
+**refresh entry** is appended after everything already sent — the stale copy stays as it
+was sent until the next slide (``harness.context.slide``) — naming the read it corrects
+and what changed it, then the changed lines as they are now (``harness.context.hunks``):
+
+    [read src/a.py:40-52] (refreshed at step 9: the write at step 5 changed it since the
+    read at step 3)
+    @@ lines 44–47 now @@
+    …
+
+If the policy refuses the re-read, or the path is gone, the entry says so instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from harness.context.emission import CARRIED, Entry, Form, Refreshed
+from harness.context.events import refused_event, reread_event
+from harness.context.hunks import changed_lines
+from harness.context.outcome import Refresher
+from harness.context.plan import Plan
+from harness.context.state import Unrefreshed
+from harness.context.texts import refresh_text, unrefreshed_text
+from harness.ledger import Confirmation, Ledger, Observation, Refresh
+from harness.tools.span import EMPTY_FILE
+from harness.types import ReadSpan, content_hash, normalize_path
 
-from harness.ledger import Change, Confirmation, Ledger, Observation, Refresh
-from harness.types import ReadSpan, content_hash
-
-
-@dataclass(frozen=True)
-class RefreshOutcome:
-    """The refresh callback's answer: the read body when ``ok``, else why it failed.
-    ``shown_hash`` is the hash of the text a read would show (what ``read_file`` puts in
-    ``ReadSpan.shown_hash``); without it, the hash of ``text`` is used."""
-
-    ok: bool
-    text: str = ""
-    content_hash: str | None = None
-    reason: str = ""
-    shown_hash: str | None = None
-
-
-Refresher = Callable[[ReadSpan], RefreshOutcome]
-
-
-@dataclass(frozen=True)
-class Refused:
-    """A stale read whose refresh failed: it becomes a stub saying why."""
-
-    change: Change
-    reason: str
-
-
-Check = Confirmation | Refresh | Refused
+Check = Confirmation | Refresh | Unrefreshed
 
 
 def recheck(
     obs: Observation, ledger: Ledger, refresh: Refresher, *, step: int, mark: int
 ) -> Check | None:
     """None when nothing changed ``obs``'s file since the model's copy was taken; else a
-    ``Confirmation`` (the shown text is unchanged), a ``Refresh`` (the new text) or
-    ``Refused``."""
+    ``Confirmation`` (the lines the model holds are unchanged), a ``Refresh`` (their
+    current text) or ``Unrefreshed`` (why the re-read failed)."""
     change = ledger.stale_reason(obs)
     if change is None or obs.read is None:
         return None
     outcome = refresh(obs.read)
     if not outcome.ok or outcome.content_hash is None:
-        return Refused(change, outcome.reason)
+        return Unrefreshed(change, outcome.reason)
     shown = outcome.shown_hash or content_hash(outcome.text.encode())
     prior = ledger.refresh_of(obs.seq)
     held = prior.shown_hash if prior is not None else obs.read.shown_hash
     if shown == held or outcome.content_hash == ledger.seen_hash(obs):
         return Confirmation(obs.seq, mark, outcome.content_hash)
     return Refresh(obs.seq, step, mark, outcome.text, outcome.content_hash, change, shown)
+
+
+def held_text(obs: Observation, ledger: Ledger) -> str | None:
+    """The lines the model holds for the read ``obs``: its latest refresh's, else the body
+    of the read as it was sent (None when it cannot be told apart from the header)."""
+    prior = ledger.refresh_of(obs.seq)
+    if prior is not None:
+        return prior.text
+    assert obs.read is not None
+    lines = obs.text.split("\n")[1:]
+    while lines and lines[0].startswith("note: "):
+        lines.pop(0)
+    if lines and lines[-1].startswith("…[line"):
+        lines.pop()
+    body = "\n".join(lines)
+    if body == EMPTY_FILE:
+        body = ""
+    return body if content_hash(body.encode()) == obs.read.shown_hash else None
+
+
+def check_window(plan: Plan) -> None:
+    """Rule 3 for the carried reads whose file changed since the last turn (each was right
+    as of then: refreshed, confirmed or taken after its file's last change); the refresh
+    entries go after everything else, in the order of the reads they correct."""
+    s = plan.state
+    for seq in range(s.boundary, plan.admitted):
+        about = s.subjects[seq]
+        if about is None or s.items[seq].read is None or s.entries[seq].form not in CARRIED:
+            continue
+        if seq in s.replaced or seq in s.unrefreshed:
+            continue  # a later result is the current answer, or the model was told
+        if seq >= plan.sent or normalized(s.items[seq]) in plan.changed:
+            _check(plan, seq)
+
+
+def normalized(obs: Observation) -> str:
+    assert obs.read is not None
+    return normalize_path(obs.read.path)
+
+
+def _check(plan: Plan, seq: int) -> None:
+    s = plan.state
+    obs = s.items[seq]
+    check = recheck(obs, plan.ledger, plan.refresh, step=plan.step, mark=plan.mark)
+    if isinstance(check, Confirmation):
+        plan.confirmations[seq] = check
+    elif isinstance(check, Refresh):
+        plan.refreshes[seq] = check
+        plan.events[seq] = reread_event(obs, check)
+        span = obs.read
+        assert span is not None
+        held = held_text(obs, plan.ledger)
+        body = check.text if held is None else changed_lines(held, check.text, span.offset or 1)
+        text = refresh_text(obs, plan.step, check.invalidated_by, body or EMPTY_FILE)
+        read = ReadSpan(span.path, span.offset, span.limit, check.content_hash, check.shown_hash)
+        s.stale[seq] = _append(plan, obs, text, read)
+    elif isinstance(check, Unrefreshed):
+        s.unrefreshed[seq] = check
+        plan.events[seq] = refused_event(obs, check, plan.step)
+        text = unrefreshed_text(obs, plan.step, check.change, check.reason)
+        s.stale[seq] = _append(plan, obs, text, None)
+
+
+def _append(plan: Plan, stale: Observation, text: str, read: ReadSpan | None) -> int:
+    """A refresh entry for ``stale``: a new item at the end, recorded in the ledger at
+    commit at this position."""
+    s = plan.state
+    new = Observation(
+        len(s.items), plan.step, stale.kind, stale.target, text, read=read, reread_of=stale.seq
+    )
+    entry = Entry(new.seq, new.step, new.kind, Form.REFRESH, plan.capped(text))
+    plan.append(new, entry)
+    plan.refreshed.append(Refreshed(stale.target, stale.step, len(entry.text), read is not None))
+    return new.seq

@@ -1,5 +1,7 @@
 """What the bounded context keeps between turns (§3): every item in the form it was last
-sent, the window, the fold, the memory block chosen and the texts of the last request."""
+sent, the window, the fold, the memory block chosen, the texts of the last request, and
+what waits for the next slide: the copies a later result replaced (rule 2) and the stale
+copies followed by their refresh entries (rule 3)."""
 
 from __future__ import annotations
 
@@ -7,16 +9,24 @@ from dataclasses import dataclass, field, replace
 
 from harness.context.emission import Entry
 from harness.context.folding import Fold
-from harness.context.subjects import Subject
-from harness.ledger import Observation
+from harness.ledger import Change, Observation
+
+# What a result is about (rule 2): its key (kind, normalised path or target) and its line
+# range (both None: all of it); None for what is never superseded.
+Subject = tuple[tuple[str, str], tuple[int | None, int | None]] | None
+
+
+@dataclass(frozen=True)
+class Unrefreshed:
+    """A stale read whose refresh failed (the policy refused, the path is gone): the
+    refresh entry said so; at the next slide the copy becomes a stub saying why."""
+
+    change: Change
+    reason: str
 
 
 @dataclass
 class State:
-    """What the assembler keeps between turns: every admitted ledger item in the form it
-    was last sent, where the window starts, what is folded, the memory block chosen, and
-    the texts of the last request."""
-
     items: list[Observation] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     groups: list[int] = field(default_factory=list)  # seq -> first seq of its turn
@@ -27,6 +37,11 @@ class State:
     changes: int = 0  # the ledger's changes already checked against the window
     memory: str | None = None  # None until chosen at the first turn
     texts: tuple[str, ...] = ()
+    # Until the next slide (rule 5): a carried copy -> the later result replacing it ...
+    replaced: dict[int, int] = field(default_factory=dict)
+    # ... a stale carried read -> its latest refresh entry, and why a refresh failed.
+    stale: dict[int, int] = field(default_factory=dict)
+    unrefreshed: dict[int, Unrefreshed] = field(default_factory=dict)
 
     def copy(self) -> State:
         return replace(
@@ -35,4 +50,11 @@ class State:
             entries=list(self.entries),
             groups=list(self.groups),
             subjects=list(self.subjects),
+            replaced=dict(self.replaced),
+            stale=dict(self.stale),
+            unrefreshed=dict(self.unrefreshed),
         )
+
+    def pending(self, seq: int) -> bool:
+        """Whether ``seq`` is a copy the next slide cleans up (replaced, or stale)."""
+        return seq in self.replaced or seq in self.stale

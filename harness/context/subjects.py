@@ -1,13 +1,16 @@
-"""What a result is about, for supersession (§3.2): two reads of one file (of one range, or
-a whole read), two greps of one pattern over one glob, two finds of one glob, two
-listings of one directory are one answer. Paths are compared normalised.
-"""
+"""What a result is about, for supersession (§3 rule 2): what its tool declared as
+``supersedes`` (``harness.tools.base.Declaration``) — the normalised path, with a read's
+line range, or the target text — and the index of the results the window carries whole
+for each subject."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.context.emission import CARRIED
+from harness.context.state import State, Subject
 from harness.ledger import Observation
+from harness.tools import declaration
 from harness.types import normalize_path
 
 Key = tuple[str, str]
@@ -15,19 +18,18 @@ Range = tuple[int | None, int | None]
 WHOLE: Range = (None, None)
 
 
-def subject(obs: Observation) -> tuple[Key, Range] | None:
+def subject(obs: Observation) -> Subject:
     """The subject and the line range of ``obs`` (``WHOLE`` unless a ranged read); None
-    for a kind that is never superseded (writes, edits, exec, the model's words)."""
-    if obs.kind == "read_file" and obs.read is not None:
-        return ("read", normalize_path(obs.read.path)), (obs.read.offset, obs.read.limit)
-    if obs.kind in ("grep", "find"):
+    for a kind that is never superseded (writes, edits, exec, the model's words) and for
+    the assembler's own refresh entries."""
+    rule = declaration(obs.kind).supersedes
+    if rule is None or obs.reread_of is not None:
+        return None
+    if rule == "target":
         return (obs.kind, obs.target), WHOLE
-    if obs.kind == "list_dir":
-        return (obs.kind, normalize_path(obs.target)), WHOLE
-    return None
-
-
-Subject = tuple[Key, Range] | None
+    if obs.read is not None:
+        return (obs.kind, normalize_path(obs.read.path)), (obs.read.offset, obs.read.limit)
+    return (obs.kind, normalize_path(obs.target)), WHOLE
 
 
 class Subjects:
@@ -42,26 +44,14 @@ class Subjects:
             key, rng = found
             self._carried.setdefault(key, {}).setdefault(rng, []).append(seq)
 
-    def replace(self, old: int, new: int, found: Subject) -> None:
-        """``new`` (a re-read) is carried for ``found`` in place of ``old`` (the stale read)."""
-        if found is not None:
-            key, rng = found
-            seqs = self._carried.setdefault(key, {}).setdefault(rng, [])
-            if old in seqs:
-                seqs.remove(old)
-            seqs.append(new)
-
     def offer(
-        self,
-        obs: Observation,
-        found: Subject,
-        same: Callable[[int, Observation], bool],
+        self, obs: Observation, found: Subject, same: Callable[[int, Observation], bool]
     ) -> tuple[int | None, list[int]]:
         """A new result ``obs`` of subject ``found``: ``(ref, [])`` when it shows exactly
-        what the latest carried result of its subject and range shows (``same(ref, obs)``),
-        so it becomes a stub pointing there; else
-        ``(None, victims)``, the carried results it supersedes (only a successful result
-        supersedes; a range only its own range, a whole read every range of its file)."""
+        what the latest carried result of its subject and range shows, so it becomes a stub
+        pointing there; else ``(None, victims)``, the carried results it supersedes (only a
+        successful result supersedes; a range only its own range, a whole read every range
+        of its file)."""
         if found is None:
             return None, []
         key, rng = found
@@ -79,3 +69,12 @@ class Subjects:
             victims = ranges.pop(rng, [])
         ranges[rng] = [obs.seq]
         return None, victims
+
+
+def index(state: State) -> Subjects:
+    """The subjects of the results carried whole in the window and not yet replaced."""
+    subjects = Subjects()
+    for seq in range(state.boundary, len(state.items)):
+        if state.entries[seq].form in CARRIED and seq not in state.replaced:
+            subjects.add(seq, state.subjects[seq])
+    return subjects

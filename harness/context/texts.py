@@ -1,5 +1,5 @@
 """The exact texts the assembler writes into a request (§3): the cap marker, the stubs, the
-re-read heading, the collapse line and the elided tool-call argument.
+"replaces" header, the refresh headings, the collapse line and the elided tool-call argument.
 
 Every stub names its subject the way the result's own header does, with the line range of
 a ranged read (``[read src/a.py:81-160]``), so three stubs of three ranges of one file are
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.ledger import MESSAGE, Change, Observation
-from harness.tools.base import LABELS, header
+from harness.tools import header, label_of
 from harness.types import ToolCall
 
 ARGUMENT_KEEP_CHARS = 200  # at a slide, longer tool-call arguments are elided (§3 wire form)
@@ -58,19 +58,33 @@ def label(obs: Observation) -> str:
 
 def verb(kind: str) -> str:
     """How a kind is named in a sentence: ``the read at step 3``."""
-    return LABELS.get(kind, kind)
+    return label_of(kind)
 
 
 def named(obs: Observation) -> str:
-    """``the read at step 3``, or ``the re-read at step 9`` for a re-read the assembler made."""
-    what = "re-read" if obs.reread_of is not None else verb(obs.kind)
-    return f"the {what} at step {obs.step}"
+    """``the read at step 3``."""
+    return f"the {verb(obs.kind)} at step {obs.step}"
 
 
-def unchanged_stub(obs: Observation, earlier: Observation, reread_at: int | None = None) -> str:
-    """``reread_at``: the earlier copy is carried as re-read (in place) at that step."""
-    since = f"the re-read at step {reread_at}" if reread_at else named(earlier)
-    return f"{label(obs)} (unchanged since {since}, shown above)"
+def unchanged_stub(obs: Observation, earlier: Observation) -> str:
+    """Rule 2, one form for every kind: ``[grep TODO] (unchanged since the grep at step 3,
+    shown above)``."""
+    return f"{label(obs)} (unchanged since {named(earlier)}, shown above)"
+
+
+def replaces_text(obs: Observation, victims: list[Observation]) -> str:
+    """Rule 2: ``obs``'s text with its header naming what it replaces:
+    ``[read src/a.py] (replaces the read at step 3)``."""
+    steps = sorted({v.step for v in victims})
+    if len(victims) == 1:
+        what = named(victims[0])
+    else:
+        at = "step" if len(steps) == 1 else "steps"
+        what = f"the {verb(obs.kind)}s at {at} {', '.join(map(str, steps))}"
+    head, sep, rest = obs.text.partition("\n")
+    if not (head.startswith("[") and head.endswith("]")):
+        return f"{label(obs)} (replaces {what})\n{obs.text}"
+    return f"{head} (replaces {what}){sep}{rest}"
 
 
 def superseded_stub(obs: Observation, by: Observation) -> str:
@@ -83,7 +97,7 @@ def window_stub(obs: Observation, chars: int) -> str:
         return why + ")"
     remedy = (
         "re-read it with offset and limit if you need it"
-        if obs.kind == "read_file"
+        if obs.read is not None
         else "run it again if you need it"
     )
     return f"{why} — {remedy})"
@@ -94,11 +108,31 @@ def refused_stub(obs: Observation, change: Change, reason: str) -> str:
     return f"{label(obs)} (elided: {why}, and {reason})"
 
 
-def reread_text(obs: Observation, step: int, change: Change, body: str) -> str:
-    return (
-        f"{label(obs)} (re-read at step {step}; {named(obs)} was invalidated by "
-        f"{change.describe()})\n{body}"
+def changed_since(obs: Observation, change: Change) -> str:
+    """``the write at step 5 changed it since the read at step 3`` (or ``it changed on disk
+    since …`` for a change the harness did not make)."""
+    who = (
+        "it changed on disk" if change.cause.value == "disk" else f"{change.describe()} changed it"
     )
+    return f"{who} since {named(obs)}"
+
+
+def refresh_text(obs: Observation, step: int, change: Change, body: str) -> str:
+    """Rule 3's refresh entry: ``[read src/a.py:40-52] (refreshed at step 9: the write at
+    step 5 changed it since the read at step 3)`` and the hunks (or the whole current text)."""
+    return f"{label(obs)} (refreshed at step {step}: {changed_since(obs, change)})\n{body}"
+
+
+def unrefreshed_text(obs: Observation, step: int, change: Change, reason: str) -> str:
+    """Rule 3, the refresh failed: the entry says why."""
+    return (
+        f"{label(obs)} (not refreshed at step {step}: {changed_since(obs, change)}, and {reason})"
+    )
+
+
+def current_text(obs: Observation, step: int, body: str) -> str:
+    """Rule 5: at a slide, a stale copy becomes the current text, as refreshed at ``step``."""
+    return f"{label(obs)} (refreshed at step {step})\n{body}"
 
 
 def collapse_line(superseded: int, window: int, stale: int) -> str:

@@ -15,7 +15,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from harness.tools.base import Tool, ToolContext, failure
+from harness.tools.base import (
+    Declaration,
+    Tool,
+    ToolContext,
+    declaration,
+    failure,
+    header,
+    label_of,
+)
 from harness.tools.exec import Exec
 from harness.tools.files import EditFile, ReadFile, WriteFile
 from harness.tools.search import Find, Grep, ListDir
@@ -106,4 +114,13 @@ def _target_hint(arguments: Mapping[str, Any]) -> str:
     return ""
 
 
-__all__ = ["all_tools", "describe_validation", "dispatch", "tool_schemas"]
+__all__ = [
+    "Declaration",
+    "all_tools",
+    "declaration",
+    "describe_validation",
+    "dispatch",
+    "header",
+    "label_of",
+    "tool_schemas",
+]

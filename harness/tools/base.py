@@ -1,12 +1,13 @@
-"""What every tool shares: the context a call runs in, the ``Tool`` protocol, and the
-result header format (``[read src/a.py]``)."""
+"""What every tool shares: the context a call runs in, the ``Tool`` protocol, what each tool
+class declares about its results (``Declaration``: label, target argument, supersession
+subject — the one place these are named), and the result header format (``[read src/a.py]``)."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -16,24 +17,41 @@ if TYPE_CHECKING:
     from harness.policy import Gate
     from harness.workspace import Workspace
 
-# How a result's kind is labelled in its header and in stubs: ``[read a.py]``.
-LABELS: Mapping[str, str] = {
-    "read_file": "read",
-    "grep": "grep",
-    "find": "find",
-    "list_dir": "list",
-    "write_file": "write",
-    "edit_file": "edit",
-    "exec": "exec",
-    "remember": "remember",
-    "forget": "forget",
-    "verify": "verify",
-}
+# What makes two results of one tool "one answer" (§3 rule 2): the same normalised path
+# (a read also by its line range), or the same target text (a pattern and its glob).
+Supersedes = Literal["path", "target"]
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a tool class declares about its results, once, on its class line: the label
+    of its headers and stubs (``[read a.py]``), the argument that names its target, and
+    what a later result must share with an earlier one to supersede it (None: never)."""
+
+    label: str
+    target: str | None = None
+    supersedes: Supersedes | None = None
+
+
+# Filled as tool classes are declared (``harness.tools`` imports them all); kinds that are
+# no tool (``verify``) are labelled by their own name.
+_DECLARED: dict[str, Declaration] = {}
+
+
+def declaration(kind: str) -> Declaration:
+    """What the tool ``kind`` declared (its own name as label if it is no tool). Import it
+    from ``harness.tools``, which declares every tool before anyone asks."""
+    return _DECLARED.get(kind) or Declaration(kind)
+
+
+def label_of(kind: str) -> str:
+    """How results of ``kind`` are labelled: ``read`` for ``read_file``."""
+    return declaration(kind).label
 
 
 def header(kind: str, target: str) -> str:
     """``[read src/a.py]``: the first line of a result and of its stub."""
-    label = LABELS.get(kind, kind)
+    label = label_of(kind)
     return f"[{label} {target}]" if target else f"[{label}]"
 
 
@@ -71,9 +89,11 @@ class Tool(Protocol):
 
 
 class BaseTool:
-    """What a tool class declares in one line: ``class ReadFile(BaseTool, name="read_file",
-    args=ReadFileArgs)``. Its docstring is its ``description``, the text the model reads
-    (as in pydantic-ai or LangChain tools): one paragraph, its lines joined by single
+    """What a tool class declares on its class line: ``class ReadFile(BaseTool,
+    name="read_file", args=ReadFileArgs, label="read", target="path", supersedes="path")``
+    — its name, its arguments, and its ``Declaration`` (label, target argument, what makes
+    two results one answer). Its docstring is its ``description``, the text the model
+    reads (as in pydantic-ai or LangChain tools): one paragraph, its lines joined by single
     spaces, with ``{fact}`` fields filled from ``facts`` (the tool's limits, so the text
     cannot drift from the code)."""
 
@@ -86,10 +106,14 @@ class BaseTool:
         *,
         name: str,
         args: type[ToolArgs],
+        label: str | None = None,
+        target: str | None = None,
+        supersedes: Supersedes | None = None,
         facts: Mapping[str, object] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
+        _DECLARED[name] = Declaration(label or name, target, supersedes)
         if not cls.__doc__:
             # Only ``python -OO`` strips docstrings; the model must never get an empty text.
             raise RuntimeError(f"tool {name} has no description (is Python running with -OO?)")

@@ -107,7 +107,7 @@ _EXEC_FACTS = {
 }
 
 
-class Exec(BaseTool, name="exec", args=ExecArgs, facts=_EXEC_FACTS):
+class Exec(BaseTool, name="exec", args=ExecArgs, target="argv", facts=_EXEC_FACTS):
     """Run a program in the workspace root: argv is the program and its arguments as a
     list (no shell: for pipes or redirection use ["sh", "-c", "..."]). Stdin is
     empty. timeout_s defaults to {timeout:.0f} (max {max_timeout:.0f}); on

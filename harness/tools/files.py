@@ -49,7 +49,9 @@ class ReadFileArgs(ToolArgs):
     limit: int | None = Field(default=None, ge=1, description="How many lines to read")
 
 
-class ReadFile(BaseTool, name="read_file", args=ReadFileArgs):
+class ReadFile(
+    BaseTool, name="read_file", args=ReadFileArgs, label="read", target="path", supersedes="path"
+):
     """Read a text file in the workspace. Paths are relative to the workspace root.
     Without offset/limit the whole file is returned; with them, `limit` lines starting
     at line `offset` (1-based). A file or range longer than the per-read size limit
@@ -259,7 +261,7 @@ class WriteFileArgs(_WriteArgs):
     content: str = Field(description="The complete new content of the file")
 
 
-class WriteFile(BaseTool, name="write_file", args=WriteFileArgs):
+class WriteFile(BaseTool, name="write_file", args=WriteFileArgs, label="write", target="path"):
     """Create or overwrite a text file with the given content (the whole file). Parent
     directories are created. Paths are relative to the workspace root. To change part
     of an existing file, prefer edit_file. Files with unsaved changes in the editor,
@@ -277,7 +279,7 @@ class EditFileArgs(_WriteArgs):
     new: str = Field(description="The replacement text")
 
 
-class EditFile(BaseTool, name="edit_file", args=EditFileArgs):
+class EditFile(BaseTool, name="edit_file", args=EditFileArgs, label="edit", target="path"):
     """Replace one exact piece of text in a file: `old` must occur exactly once in the file
     (copy it from read_file output, including indentation); it is replaced by `new`.
     If `old` occurs 0 or several times nothing is changed and you are told how many

@@ -56,7 +56,14 @@ class GrepArgs(ToolArgs):
     )
 
 
-class Grep(BaseTool, name="grep", args=GrepArgs, facts={"most": GREP_MAX_LINES}):
+class Grep(
+    BaseTool,
+    name="grep",
+    args=GrepArgs,
+    target="pattern",
+    supersedes="target",
+    facts={"most": GREP_MAX_LINES},
+):
     """Search file contents in the workspace with ripgrep. The pattern is a regular
     expression in ripgrep's (Rust regex) syntax: like Python's re but without
     look-around or backreferences; matched per line (^ and $ are line start and end;

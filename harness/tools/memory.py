@@ -34,7 +34,7 @@ class ForgetArgs(ToolArgs):
     )
 
 
-class Remember(BaseTool, name="remember", args=RememberArgs):
+class Remember(BaseTool, name="remember", args=RememberArgs, target="key"):
     """Write a short keyed note that later runs over this workspace will see (or, with
     scope="global", runs over every workspace). Use it for what took effort to learn and
     will still hold: the build or test command, a convention, a decision and its reason.
@@ -52,7 +52,7 @@ class Remember(BaseTool, name="remember", args=RememberArgs):
         )
 
 
-class Forget(BaseTool, name="forget", args=ForgetArgs):
+class Forget(BaseTool, name="forget", args=ForgetArgs, target="key"):
     """Remove a note you wrote earlier with `remember`, when it is wrong or no longer true.
     The user's notes (pinned, or written by the user) cannot be forgotten; where the user has
     not trusted the folder, neither can global notes."""

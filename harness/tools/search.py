@@ -31,7 +31,14 @@ class FindArgs(ToolArgs):
     name_glob: str = Field(min_length=1, description="Glob for the path or file name")
 
 
-class Find(BaseTool, name="find", args=FindArgs, facts={"most": FIND_MAX_PATHS}):
+class Find(
+    BaseTool,
+    name="find",
+    args=FindArgs,
+    target="name_glob",
+    supersedes="target",
+    facts={"most": FIND_MAX_PATHS},
+):
     """Find files in the workspace by name: a glob where * also crosses directories,
     matched against the relative path or the file name (e.g. `*.py`, `test_*`,
     `src/*/config.*`), or a directory name (`src`). Prints up to {most}
@@ -82,7 +89,15 @@ class ListDirArgs(ToolArgs):
     path: str = Field(default=".", description="Directory relative to the workspace root")
 
 
-class ListDir(BaseTool, name="list_dir", args=ListDirArgs, facts={"most": LIST_MAX_ENTRIES}):
+class ListDir(
+    BaseTool,
+    name="list_dir",
+    args=ListDirArgs,
+    label="list",
+    target="path",
+    supersedes="path",
+    facts={"most": LIST_MAX_ENTRIES},
+):
     """List a directory of the workspace (default: the root). Entries are sorted;
     directories end with `/`. Ignored entries (.git, node_modules, .venv, .gitignore)
     are counted but not listed. At most {most} entries."""

@@ -26,6 +26,7 @@ from harness.tools.access import BINARY_SNIFF_BYTES, split_lines
 from harness.workspace import FULL_HASH_MAX_BYTES, OpenFile
 
 _CHUNK = 1024 * 1024
+EMPTY_FILE = "(empty file)"  # what a read of an empty file shows
 
 
 class SpanError(Exception):
@@ -150,6 +151,14 @@ def _cut_line(line: str, want: _Want, facts: _Facts) -> SpanText:
     return SpanText(body, n, n, facts.total, True, _sha(head), facts.digest)
 
 
+def read_body_cap(limit_chars: int, target: str, notes: tuple[str, ...] = ()) -> int:
+    """The cap on a read's body, so that the result (header with the widest range, notes,
+    body) fits in the per-result cap ``limit_chars``: ``read_file`` and the assembly-time
+    re-read use this one figure, so a re-read shows the very lines the read showed."""
+    reserve = len(f"[read {target}:{10**12}-{10**12}]") + sum(len(n) + 1 for n in notes)
+    return max(200, limit_chars - reserve - len(EMPTY_FILE) - 2)
+
+
 def lines_marker(first: int, last: int, total: int | None, size: int, range_end: int | None) -> str:
     """``…[lines 1–312 of 1,204 shown; read_file with offset=313 for the rest]``."""
     of = f"of {total:,}" if total is not None else f"of a {_size(size)} file"
@@ -238,4 +247,4 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-__all__ = ["SpanError", "SpanText", "lines_marker", "read_span"]
+__all__ = ["EMPTY_FILE", "SpanError", "SpanText", "lines_marker", "read_body_cap", "read_span"]

@@ -100,7 +100,7 @@ def user_text(body: dict[str, Any]) -> str:
     return request_text(body)
 
 
-def test_requests_drop_superseded_reads_and_carry_fresh_content(
+def test_requests_append_refreshes_and_name_the_read_a_later_one_replaces(
     project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
     (project / "src" / "a.py").write_text("ORIGINAL_A = 'first read text'\n")
@@ -131,23 +131,24 @@ def test_requests_drop_superseded_reads_and_carry_fresh_content(
     assert out.code == 0, out.stderr
     assert out.json()["outcome"] == "finished"
     requests = [user_text(b) for b in fake.requests]
-    # after the write, the next request carries the new content (re-read), not the old
-    assert "second version" in requests[2]
-    assert "first read text" not in requests[2]
+    # after the write, the next request keeps the copy it sent and appends its refresh:
+    # the new content, after the old (§3 rule 3: nothing already sent changes)
+    refreshed = "(refreshed at step 3: the write at step 2 changed it since the read at step 1)"
+    told = requests[2].index(refreshed)
+    assert requests[2].index("first read text") < told
+    assert "ORIGINAL_A = 'second version'" in requests[2][told:]
+    # reading a.py again names the read it replaces (rule 2)
     assert (
-        "(re-read at step 3; the read at step 1 was invalidated by the write at step 2)"
-        in requests[2]
+        "[read src/a.py] (replaces the read at step 1)\nORIGINAL_A = 'second version'"
+        in (requests[3])
     )
-    # the stale copy is a stub where it was; reading a.py again shows what the re-read shows
-    assert "[read src/a.py] (elided: superseded by the re-read at step 3)" in requests[2]
-    assert "[read src/a.py] (unchanged since the re-read at step 3, shown above)" in requests[3]
     # b.py changed on disk while the model answered the fourth request: the first request
-    # that knows it carries the new b.py, re-read, and never the old text
+    # that knows it carries the refresh of b.py, after the copy the model holds
     assert "B_VERSION = 1" in requests[3]
     fresh = requests[-1]
-    assert "B_VERSION = 2  # changed by the user" in fresh
-    assert "B_VERSION = 1" not in fresh
-    assert "invalidated by a change on disk" in fresh
+    told = fresh.index("[read src/b.py] (refreshed at step")
+    assert fresh.index("B_VERSION = 1") < told < fresh.index("B_VERSION = 2  # changed by the user")
+    assert "it changed on disk since the read at step 1" in fresh[told:]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """The §3 rules the per-turn assembly of issue 3 pinned, moved onto the bounded engine with
-their exact texts: subjects of supersession, content hashes, caps and markers."""
+their exact texts: subjects of supersession, content hashes, caps and markers (issue 21:
+a later result names what it replaces; a stale read gets a refresh entry)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def test_dot_slash_and_plain_path_are_one_subject() -> None:
     s.act(s.disk.read("a.py"))
     s.send()
     assert results(s) == [
-        "[read ./a.py] (elided: superseded by the read at step 2)",
-        "[read a.py]\ny",
+        "[read ./a.py]\nx",
+        "[read a.py] (replaces the read at step 1)\ny",
     ]
 
 
@@ -41,9 +42,9 @@ def test_grep_is_superseded_by_the_same_pattern_over_the_same_glob_only() -> Non
     s.act(grep("TODO in *.py", "a.py:1: TODO x"))
     s.send()
     assert results(s) == [
-        "[grep TODO in *.py] (elided: superseded by the grep at step 3)",
+        "[grep TODO in *.py]\na.py:1: TODO",
         "[grep TODO in *.md]\nb.md:1: TODO",
-        "[grep TODO in *.py]\na.py:1: TODO x",
+        "[grep TODO in *.py] (replaces the grep at step 1)\na.py:1: TODO x",
     ]
 
 
@@ -116,6 +117,6 @@ def test_a_write_by_exec_is_named_as_the_exec() -> None:
     s.write("a.py", "x = 1  # formatted", Cause.EXEC)
     s.send()
     assert results(s)[-1] == (
-        "[read a.py] (re-read at step 3; the read at step 1 was invalidated by the exec at "
-        "step 2)\nx = 1  # formatted"
+        "[read a.py] (refreshed at step 3: the exec at step 2 changed it since the read at "
+        "step 1)\nx = 1  # formatted"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness.context.subjects import subject
 from harness.ledger import MESSAGE, Cause, Confirmation, Ledger, Observation, Refresh
 from harness.types import ReadSpan, ToolCall, ToolResult, content_hash
 
@@ -27,7 +28,7 @@ def test_a_model_turn_and_the_results_answering_its_calls_are_recorded_in_order(
         "",
     )
     assert (result.seq, result.call_id) == (1, "call_1")
-    assert turn.subject is None, "the model's words are never superseded"
+    assert subject(turn) is None, "the model's words are never superseded"
     assert ledger.since(1) == [result] and ledger.since(2) == []
     assert ledger.touched() == ["a.py"], "a turn is not a touched target"
 

@@ -165,7 +165,7 @@ async def test_a_file_changed_by_an_exec_is_reread_as_changed_by_the_exec(
     run = await make_run(ws, tmp_path, provider)
     assert (await run.execute()).end.outcome is Outcome.FINISHED
     third = provider.requests[2].user
-    assert "(re-read at step 3; the read at step 1 was invalidated by the exec at step 2)" in third
+    assert "(refreshed at step 3: the exec at step 2 changed it since the read at step 1)" in third
     assert "x = 1  # formatted" in third
 
 

@@ -16,7 +16,6 @@ from harness.context import (
     RunFrame,
     Wire,
 )
-from harness.context.turn import Placement
 from harness.ledger import Cause, Ledger
 from harness.types import ReadSpan, ToolCall, ToolResult, content_hash
 
@@ -101,7 +100,6 @@ class Session:
         files: dict[str, str] | None = None,
         naive: bool = False,
         max_steps: int = 100,
-        rereads: Placement = "end",
     ) -> None:
         self.ledger = Ledger()
         self.disk = Disk(files)
@@ -109,7 +107,7 @@ class Session:
         self.engine: BoundedContext | NaiveContext = (
             NaiveContext(self.ledger, frame)
             if naive
-            else BoundedContext(self.ledger, frame, low_water=low_water, rereads=rereads)
+            else BoundedContext(self.ledger, frame, low_water=low_water)
         )
         self.effective = effective
         self.memory = memory
