@@ -4,8 +4,9 @@ checks, opening files for reading, atomic writes, walking, ignore rules (§6.2).
 Containment cannot be turned off: absolute paths, ``~``, NUL bytes, ``..`` that leaves the
 root, symlinks that resolve outside it and hard links with a name outside raise
 ``ContainmentError`` whatever the policy says; nothing under ``.git/`` or ``.harness/`` is
-ever written. Every open goes through ``resolver.locate`` (component by component, from a
-directory fd, ``O_NOFOLLOW``), so a check cannot be raced.
+ever written, nor what stands for them, nor a program the harness runs
+(``harness.workspace.protected``). Every open goes through ``resolver.locate`` (component
+by component, from a directory fd, ``O_NOFOLLOW``), so a check cannot be raced.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from harness.types import FileWrite, normalize_path
 from harness.workspace.files import OpenFile, PreparedWrite, open_located, prepare
 from harness.workspace.ignores import ALWAYS_SKIPPED, IgnoreFile, IgnoreRules
 from harness.workspace.links import HardLinks
+from harness.workspace.programs import program_places
 from harness.workspace.protected import PROTECTED_DIRS, Protected, own_places
 from harness.workspace.resolver import Located, locate
 
@@ -45,7 +47,9 @@ class Workspace:
         self.root = resolved
         self.ignores = IgnoreRules(resolved)
         self.links = HardLinks(resolved)
-        self.protected = Protected.under(resolved, (*own_places(), *protected))
+        self.protected = Protected.under(
+            resolved, (*own_places(), *protected), programs=program_places()
+        )
         # What the tools remember about this root between calls (e.g. search's policy
         # verdicts); never needed for correctness.
         self.memo: dict[str, object] = {}
