@@ -158,7 +158,8 @@ class Protected:
                     "harness's own files (.git/, .harness/)"
                 )
         folded = tuple(p.casefold() for p in parts)
-        for place in self.places():
+        # The most specific place names the reason: `.venv/bin/rg` is the ripgrep it runs.
+        for place in sorted(self.places(), key=lambda p: -len(p.parts)):
             if folded[: len(place.parts)] == place.parts:
                 raise ContainmentError(f"`{rel}` is in {place.path}, {place.why}")
 
