@@ -144,7 +144,9 @@ class WriteFile(BaseTool, name="write_file", args=WriteFileArgs):
     """Create or overwrite a text file with the given content (the whole file). Parent
     directories are created. Paths are relative to the workspace root. To change part
     of an existing file, prefer edit_file. Files with unsaved changes in the editor,
-    secrets, .git/ and .harness/ are refused."""
+    secrets, .git/ and .harness/ (under any name) and the harness's own programs are
+    refused; files that an editor, git, a shell or CI runs by themselves (.vscode/,
+    .envrc, CI workflows, ...) are written only if the user approves."""
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         said = f"[wrote {display_path(args.path)}] ({len(args.content):,} chars)"
