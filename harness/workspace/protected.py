@@ -147,10 +147,11 @@ class Protected:
     def places(self) -> tuple[Place, ...]:
         return (*self.fixed, *aliases(self.root))
 
-    def check(self, rel: str, parts: Sequence[str]) -> None:
+    def check(self, rel: str, parts: Sequence[str], places: Sequence[Place] | None = None) -> None:
         """``ContainmentError`` when the path ``parts`` (relative to the root: as asked, or
         as resolved) is inside ``.git/``, ``.harness/``, one of the harness's own places or
-        programs, or what stands for one of them."""
+        programs, or what stands for one of them (``places``: ``places()``, read once for
+        the checks of one path)."""
         for p in parts:
             if p.casefold() in PROTECTED_DIRS:
                 raise ContainmentError(
@@ -159,7 +160,8 @@ class Protected:
                 )
         folded = tuple(p.casefold() for p in parts)
         # The most specific place names the reason: `.venv/bin/rg` is the ripgrep it runs.
-        for place in sorted(self.places(), key=lambda p: -len(p.parts)):
+        found = self.places() if places is None else places
+        for place in sorted(found, key=lambda p: -len(p.parts)):
             if folded[: len(place.parts)] == place.parts:
                 raise ContainmentError(f"`{rel}` is in {place.path}, {place.why}")
 

@@ -62,8 +62,9 @@ class Workspace:
     def locate(self, rel: str, *, for_write: bool = False) -> Located:
         """Where ``rel`` is inside the root, with fds to use it (the caller closes them)."""
         norm = lexical_check(rel)
+        places = self.protected.places() if for_write else ()
         if for_write:
-            self.protected.check(rel, norm.split("/"))
+            self.protected.check(rel, norm.split("/"), places)
         parts = () if norm == "." else tuple(norm.split("/"))
         try:
             loc = locate(self.root, parts, allow_missing=True)
@@ -77,7 +78,7 @@ class Workspace:
             if for_write:
                 if not loc.real:
                     raise ContainmentError(f"`{rel}` is the workspace root itself, not a file")
-                self.protected.check(rel, loc.real)
+                self.protected.check(rel, loc.real, places)
             if loc.st is not None and not self.links.all_inside(loc.st):
                 raise ContainmentError(
                     f"`{rel}` is a hard link to a file that also has a name outside the "
