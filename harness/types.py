@@ -40,6 +40,10 @@ class ApprovalRequest:
     act: Act
     target: str
     reason: str  # the rule that asked, in words
+    # A write: the unified diff of the file before -> after (§6.3), not yet escaped.
+    diff: str | None = None
+    # An exec: the files this run has written so far (the command may run them).
+    files_written: tuple[str, ...] = ()
 
 
 class Approver(Protocol):

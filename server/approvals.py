@@ -8,6 +8,10 @@ whole target to a file only the user can read (``0600``, in a private directory 
 the store), opens it with ``window/showDocument`` and asks again. The file is removed
 once the question is answered.
 
+A write's dialog shows the diff (``MAX_DIFF_LINES`` lines, each escaped, then how many more:
+"Show full …" writes it all to the file); an exec's names the files this run has written,
+which the command may run (§6.3).
+
 No answer means the run waits — for as long as the user takes. Cancelling the run cancels
 the wait (the ``CancelledError`` reaches the ``await`` here) and the client is told to drop
 the dialog. A dismissed dialog is a Deny; a client that cannot show the request makes the
@@ -37,6 +41,8 @@ ALLOW_RUN = "Allow for this run"
 DENY = "Deny"
 ANSWERS = {ALLOW: Approval.ALLOW_ONCE, ALLOW_RUN: Approval.ALLOW_RUN, DENY: Approval.DENY}
 MAX_TARGET_CHARS = 300
+MAX_DIFF_LINES = 20
+DIFF_LINE_CHARS = 200
 MAX_ASKS = 20  # "Show full command" again and again is eventually a Deny
 SHOW_DOCUMENT_TIMEOUT_S = 10.0
 
@@ -70,7 +76,7 @@ class LspApprover:
         from harness.policy.approval import preview
 
         show_full = show_full_title(request)
-        cut = preview(request.target, MAX_TARGET_CHARS).cut
+        cut = preview(request.target, MAX_TARGET_CHARS).cut or _diff_cut(request)
         titles = [*ANSWERS, show_full] if cut else [*ANSWERS]
         written: Path | None = None
         self._set_waiting(True)
@@ -125,9 +131,33 @@ class LspApprover:
             self.waiting(waiting)
 
 
+def _diff_cut(request: ApprovalRequest) -> bool:
+    from harness.policy.approval import diff_cut
+
+    return request.diff is not None and diff_cut(request.diff, MAX_DIFF_LINES, DIFF_LINE_CHARS)
+
+
+def _details(request: ApprovalRequest) -> str:
+    """The diff of a write, the files an exec may run: lines after the question."""
+    from harness.policy.approval import diff_lines, written_names
+
+    out = ""
+    if request.diff is not None:
+        more = f' — choose "{show_full_title(request)}"'
+        lines = diff_lines(request.diff, MAX_DIFF_LINES, DIFF_LINE_CHARS, more)
+        out += "\nThe change (control characters escaped):\n" + "\n".join(lines)
+    if request.files_written:
+        out += (
+            "\nFiles this run has written, which the command may run: "
+            f"{written_names(request.files_written)}"
+        )
+    return out
+
+
 def approval_message(request: ApprovalRequest, written: Path | None = None) -> str:
     """The dialog's text: the target escaped and, past ``MAX_TARGET_CHARS``, cut with a
-    count of what is hidden; ``written`` names the file holding all of it."""
+    count of what is hidden; ``written`` names the file holding all of it. A write's diff
+    and an exec's files written follow."""
     from harness.policy.approval import preview, shown, target_noun
 
     head = preview(request.target, MAX_TARGET_CHARS)
@@ -143,15 +173,19 @@ def approval_message(request: ApprovalRequest, written: Path | None = None) -> s
     )
     return (
         f"Harness run {request.run_id} wants to {request.act.value} `{head.text}`{hidden} "
-        f"({shown(request.reason)}). Allow it?{where}"
+        f"({shown(request.reason)}). Allow it?{where}{_details(request)}"
     )
 
 
 def write_full_target(request: ApprovalRequest, directory: Path) -> Path:
     """The whole target, as shown, in a new file of ``directory`` readable by the user only."""
-    from harness.policy.approval import full_view, shown, target_noun
+    from harness.policy.approval import full_view, shown, target_noun, whole_diff
 
     noun = target_noun(request)
+    diff = ""
+    if request.diff is not None:
+        lines = whole_diff(request.diff)
+        diff = "\nThe change (control characters escaped):\n" + "\n".join(lines) + "\n"
     fd, name = tempfile.mkstemp(
         dir=directory, prefix=f"run-{request.run_id}-{noun}-", suffix=".txt"
     )
@@ -159,7 +193,7 @@ def write_full_target(request: ApprovalRequest, directory: Path) -> Path:
         f"Harness run {request.run_id} wants to {request.act.value} this {noun} "
         f"({len(shown(request.target)):,} characters; control characters are escaped and ⏎ "
         "marks a newline). Answer in the dialog.\n\n"
-        f"{full_view(request.target)}\n"
+        f"{full_view(request.target)}\n{diff}"
     )
     with os.fdopen(fd, "w", encoding="utf-8") as out:  # mkstemp: mode 0600, O_EXCL
         out.write(text)

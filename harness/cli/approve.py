@@ -7,6 +7,9 @@ characters are hidden and that ``v`` shows them. ``v`` prints the whole target, 
 line of the command, then asks again. Deny is the default; a closed stdin means nobody can
 answer (``UNAVAILABLE``). ``--yes`` allows every ask; with neither a terminal nor ``--yes``
 every ask is refused and the model is told that approval was not available.
+
+A write's prompt shows the diff (up to ``PREVIEW_DIFF_LINES`` lines; ``v`` shows it all); an
+exec's prompt names the files this run has written, which the command may run.
 """
 
 from __future__ import annotations
@@ -18,14 +21,19 @@ from collections.abc import Callable, Mapping
 from harness.policy.approval import (
     UnavailableApprover,
     YesApprover,
+    diff_lines,
     full_view,
     preview,
     shown,
     target_noun,
+    whole_diff,
+    written_names,
 )
 from harness.types import Approval, ApprovalRequest, Approver
 
 PREVIEW_CHARS = 600
+PREVIEW_DIFF_LINES = 40
+DIFF_LINE_CHARS = 300
 MAX_VIEWS = 20  # a user who keeps asking to view is eventually answered with Deny
 
 PromptFn = Callable[[str], str]
@@ -65,19 +73,39 @@ def question(request: ApprovalRequest) -> str:
         f"\nharness run {request.run_id} wants to {request.act.value} "
         f"({shown(request.reason)}):\n"
         f"  {head.text}{hidden}\n"
+        f"{_details(request, PREVIEW_DIFF_LINES)}"
         f"[a]llow once, allow for this [r]un, [d]eny, [v]iew the whole {noun} "
         "(default: deny)? "
     )
 
 
+def _details(request: ApprovalRequest, max_lines: int) -> str:
+    """The lines under the target: a write's diff, the files an exec may run."""
+    out = ""
+    if request.diff is not None:
+        more = " (answer v to view it whole)"
+        lines = diff_lines(request.diff, max_lines, DIFF_LINE_CHARS, more)
+        out += "  the change (control characters escaped):\n"
+        out += "".join(f"    {line}\n" for line in lines)
+    if request.files_written:
+        out += (
+            "  files this run has written, which the command may run: "
+            f"{written_names(request.files_written)}\n"
+        )
+    return out
+
+
 def whole(request: ApprovalRequest) -> str:
-    """What ``v`` prints: the whole target, escaped, between two marked lines."""
+    """What ``v`` prints: the whole target (and diff), escaped, between two marked lines."""
     noun = target_noun(request)
     text = full_view(request.target)
+    diff = ""
+    if request.diff is not None:
+        diff = "\n" + "\n".join(whole_diff(request.diff))
     return (
         f"\n----- the whole {noun}: {len(shown(request.target)):,} characters, control "
         "characters escaped, ⏎ marks a newline -----\n"
-        f"{text}\n----- end of the {noun} -----"
+        f"{text}{diff}\n----- end of the {noun} -----"
     )
 
 

@@ -2,7 +2,7 @@
 layer, loading the policy under workspace trust, the ``[exec]`` table (§6.6), and the
 ``Gate`` that asks an approver and remembers run-wide grants.
 
-    rules      Rule, Layer, Verdict, RuleSet (explain), the secrets layer
+    rules      Rule, Layer, Verdict, RuleSet (explain), the secrets and "runs later" layers
     trust      the trusted folders of the user config, and recording trust
     loading    parse_layer, Policy (Policy.load: user config, workspace file, editor)
     approval   what an approver shows (whole, escaped, cut only with a count); Yes/Unavailable
@@ -36,12 +36,15 @@ from harness.policy.rules import (
     BUILTIN_LAYER,
     DEFAULT_LAYER,
     DEFAULTS,
+    RUNS_LATER_GLOBS,
+    RUNS_LATER_LAYER,
     SECRET_GLOBS,
     Layer,
     Rule,
     RuleSet,
     Verdict,
     builtin_layer,
+    runs_later,
 )
 from harness.policy.trust import TrustChange, covering, record_trust
 
@@ -52,6 +55,8 @@ __all__ = [
     "EDITOR_LAYER",
     "NEWLINE_MARK",
     "NO_APPROVAL_REMEDY",
+    "RUNS_LATER_GLOBS",
+    "RUNS_LATER_LAYER",
     "SECRET_GLOBS",
     "USER_LAYER",
     "WORKSPACE_LAYER",
@@ -74,6 +79,7 @@ __all__ = [
     "parse_layer",
     "preview",
     "record_trust",
+    "runs_later",
     "shown",
     "workspace_config",
 ]

@@ -8,6 +8,11 @@ mark always means a newline); every other control or formatting character is esc
 text between two characters, never inside an escape, and counts what it left out in
 characters of the shown text. The full view ends a line after each ``⏎``.
 
+A write's approval shows the diff (``write_diff``: unified, before → after), each line
+escaped like the target and cut like it, and no more than a given number of lines without
+saying how many more there are (``diff_lines``). An exec's approval names the files this run
+wrote (``written_names``), escaped.
+
 Every registered key is redacted first (``harness.redact``): a dialog, a prompt and the
 file holding a whole command all leave the process (§6.7), and the model may well have put
 the user's key in a command.
@@ -15,6 +20,8 @@ the user's key in a command.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.escape import printable
@@ -75,6 +82,72 @@ def preview(text: str, limit: int) -> Preview:
     return Preview("".join(head), total - used)
 
 
+def write_diff(path: str, before: bytes | None, after: bytes) -> str:
+    """The unified diff of a write (``--- /dev/null`` for a new file), as plain text; a
+    binary or non-UTF-8 side is summarised, not shown."""
+    old = _as_text(before)
+    new = _as_text(after)
+    if old is None or new is None:
+        size = "nothing" if before is None else f"{len(before):,} bytes"
+        return f"binary file {path}: {size} → {len(after):,} bytes (not shown)"
+    lines = difflib.unified_diff(
+        _lines(old),
+        _lines(new),
+        fromfile="/dev/null" if before is None else f"a/{path}",
+        tofile=f"b/{path}",
+        lineterm="",
+    )
+    return "\n".join(lines) or f"no change to {path}"
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split on ``\\n`` only (a ``\\r`` or a form feed stays, to be shown escaped)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def _as_text(data: bytes | None) -> str | None:
+    if data is None:
+        return ""
+    if b"\x00" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def diff_lines(diff: str, max_lines: int, line_chars: int, more: str = "") -> list[str]:
+    """The diff's lines as shown: escaped, each cut at ``line_chars`` characters with a count,
+    at most ``max_lines`` of them, then a line saying how many more there are (``more``: how
+    to see them)."""
+    lines = diff.split("\n")
+    out = []
+    for line in lines[:max_lines]:
+        head = preview(line, line_chars)
+        out.append(head.text + (f" … ({head.hidden:,} more characters)" if head.cut else ""))
+    if len(lines) > max_lines:
+        rest = len(lines) - max_lines
+        out.append(f"… {rest:,} more line{'' if rest == 1 else 's'} of the diff{more}")
+    return out
+
+
+def whole_diff(diff: str) -> list[str]:
+    """Every line of the diff, escaped, none cut."""
+    return [shown(line) for line in diff.split("\n")]
+
+
+def diff_cut(diff: str, max_lines: int, line_chars: int) -> bool:
+    """Whether ``diff_lines`` leaves anything out."""
+    return diff_lines(diff, max_lines, line_chars) != whole_diff(diff)
+
+
+def written_names(paths: Sequence[str], limit: int = 20) -> str:
+    """The files a run wrote, escaped, comma-separated; past ``limit``, how many more."""
+    names = ", ".join(shown(p) for p in paths[:limit])
+    return names + (f" and {len(paths) - limit:,} more" if len(paths) > limit else "")
+
+
 def target_noun(request: ApprovalRequest) -> str:
     return "command" if request.act.value == "exec" else "path"
 
@@ -98,8 +171,13 @@ __all__ = [
     "Preview",
     "UnavailableApprover",
     "YesApprover",
+    "diff_cut",
+    "diff_lines",
     "full_view",
     "preview",
     "shown",
     "target_noun",
+    "whole_diff",
+    "write_diff",
+    "written_names",
 ]

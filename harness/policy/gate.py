@@ -6,6 +6,11 @@ run-wide grant is refused) — for assembly-time re-reads and for grep, which as
 every file. An approver that fails is treated as unavailable: the act does not go ahead.
 A decision carries a ``PolicyEvent`` for every refusal, every ask (with the answer), and
 every exec that goes ahead — the trace shows what ran and what let it (§6.3).
+
+The gate also keeps the files this run has written (``record_write``): an exec approval
+names them, since the command may run them (a ``Makefile`` the agent wrote makes
+``make test`` its command). A write's approval carries the diff (``check(..., diff=)``);
+the write tools ``settle`` first and ask only once the new content is known.
 """
 
 from __future__ import annotations
@@ -43,12 +48,28 @@ class Gate:
     approver: Approver
     run_id: int
     grants: set[tuple[Act, str]] = field(default_factory=set)
+    # The files this run has written, in the order first written (dict: ordered, unique).
+    written: dict[str, None] = field(default_factory=dict)
 
-    async def check(self, act: Act, target: str) -> Decision:
+    def record_write(self, rel: str) -> None:
+        """``rel`` was written by this run: later exec approvals name it."""
+        self.written[rel] = None
+
+    def settle(self, act: Act, target: str) -> Decision | None:
+        """The decision when no one needs asking (an allow, a deny, a granted ask); None when
+        the act needs an approval (``check`` asks it)."""
         verdict = self.policy.explain(act, target)
         if verdict.effect is not Effect.ASK or (act, target) in self.grants:
             return _settled(act, target, verdict)
-        request = ApprovalRequest(self.run_id, act, target, verdict.reason)
+        return None
+
+    async def check(self, act: Act, target: str, *, diff: str | None = None) -> Decision:
+        """Settle the act, asking the approver on ``ask``; ``diff``: what a write changes."""
+        verdict = self.policy.explain(act, target)
+        if verdict.effect is not Effect.ASK or (act, target) in self.grants:
+            return _settled(act, target, verdict)
+        written = tuple(self.written) if act is Act.EXEC else ()
+        request = ApprovalRequest(self.run_id, act, target, verdict.reason, diff, written)
         try:
             answer = await self.approver(request)
         except asyncio.CancelledError:

@@ -6,6 +6,13 @@ any ``allow``, then the per-act default. A glob's ``*`` crosses ``/`` and it mat
 full workspace-relative path or the basename; for ``exec`` it matches the command line or
 the program's name. Rules are case-sensitive, except in the ``builtin`` layer: that one is
 always present and first, and denies reading and writing secrets whatever their case.
+
+The ``runs-later`` layer is always on too, and is not a layer of rules like the others: a
+write to a file that an editor, git, a shell or CI runs by itself (``RUNS_LATER_GLOBS``) is
+``ask`` whatever the layers say, unless they deny it. An ``allow`` rule of any layer, or the
+default, cannot lift it; a ``deny`` still wins. Its globs match the path, or the path from
+any of its directories down (``web/.vscode/tasks.json`` is a ``.vscode/**`` file: VS Code
+runs it when ``web`` is the folder opened), whatever the case.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from harness.types import Act, Effect
 
 BUILTIN_LAYER = "builtin"
 DEFAULT_LAYER = "default"
+RUNS_LATER_LAYER = "runs-later"
 
 DEFAULTS: Mapping[Act, Effect] = {
     Act.READ: Effect.ALLOW,
@@ -47,6 +55,25 @@ SECRET_GLOBS = (
     ".pgpass",
     ".git-credentials",
 )
+
+# Files an editor, git, a shell or CI runs by themselves (§6.3): a write there is asked.
+RUNS_LATER_GLOBS = (
+    ".vscode/**",
+    ".idea/**",
+    ".devcontainer/**",
+    ".nvim.lua",
+    ".nvimrc",
+    ".exrc",
+    ".envrc",
+    ".gitattributes",
+    ".gitmodules",
+    ".pre-commit-config.yaml",
+    ".husky/**",
+    ".github/workflows/**",
+    ".gitlab-ci.yml",
+)
+RUNS_LATER_WHY = "a file that an editor, git, a shell or CI runs by itself"
+_RUNS_LATER = {glob: re.compile(fnmatch.translate(glob)) for glob in RUNS_LATER_GLOBS}
 
 _EFFECT_ORDER = (Effect.DENY, Effect.ASK, Effect.ALLOW)
 
@@ -81,6 +108,17 @@ class Verdict:
 def builtin_layer() -> Layer:
     rules = tuple(Rule(act, Effect.DENY, g) for g in SECRET_GLOBS for act in (Act.READ, Act.WRITE))
     return Layer(BUILTIN_LAYER, rules, ignore_case=True)
+
+
+def runs_later(path: str) -> str | None:
+    """The ``RUNS_LATER_GLOBS`` glob that ``path`` (workspace-relative) matches, from any of
+    its directories down, whatever the case; None when it matches none."""
+    parts = path.casefold().split("/")
+    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    for glob in RUNS_LATER_GLOBS:
+        if any(_RUNS_LATER[glob].match(tail) for tail in tails):
+            return glob
+    return None
 
 
 def stricter(a: Effect, b: Effect) -> Effect:
@@ -167,6 +205,15 @@ class RuleSet:
 
     def explain(self, act: Act, target: str) -> Verdict:
         """The effect for ``act`` on ``target`` and the rule and layer that decided it."""
+        verdict = self._layered(act, target)
+        if act is Act.WRITE and verdict.effect is Effect.ALLOW:
+            glob = runs_later(target)
+            if glob is not None:
+                reason = f"rule `{glob}` in layer {RUNS_LATER_LAYER}: {RUNS_LATER_WHY}"
+                return Verdict(Effect.ASK, Rule(act, Effect.ASK, glob), RUNS_LATER_LAYER, reason)
+        return verdict
+
+    def _layered(self, act: Act, target: str) -> Verdict:
         subjects = _subjects(act, target)
         for effect in _EFFECT_ORDER:
             any_rule = self._any.get((act, effect))
@@ -196,11 +243,15 @@ __all__ = [
     "BUILTIN_LAYER",
     "DEFAULTS",
     "DEFAULT_LAYER",
+    "RUNS_LATER_GLOBS",
+    "RUNS_LATER_LAYER",
+    "RUNS_LATER_WHY",
     "SECRET_GLOBS",
     "Layer",
     "Rule",
     "RuleSet",
     "Verdict",
     "builtin_layer",
+    "runs_later",
     "stricter",
 ]

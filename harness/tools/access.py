@@ -42,11 +42,18 @@ def real_name(workspace: Workspace, raw: str, *, for_write: bool = False) -> str
 
 
 async def authorize(
-    kind: str, raw: str, act: Act, ctx: ToolContext, *, for_write: bool = False
+    kind: str,
+    raw: str,
+    act: Act,
+    ctx: ToolContext,
+    *,
+    for_write: bool = False,
+    deferred: list[str] | None = None,
 ) -> Access | ToolResult:
     """Containment, then the policy for every name the file goes by (the requested path and,
     through a symlink, the real one): a deny of either refuses. Returns the refusal as a
-    result so the caller can hand it straight back."""
+    result so the caller can hand it straight back. With ``deferred``, a name that needs an
+    approval is added to it instead of being asked about (a write asks once it has a diff)."""
     target = display_path(raw)
     try:
         # In a thread: a hard link is checked by walking the root, which can take a while.
@@ -60,7 +67,11 @@ async def authorize(
         )
     events: list[PolicyEvent] = []
     for subject in dict.fromkeys((target, rel)):
-        decision = await ctx.gate.check(act, subject)
+        settled = ctx.gate.settle(act, subject) if deferred is not None else None
+        if deferred is not None and settled is None:
+            deferred.append(subject)
+            continue
+        decision = settled or await ctx.gate.check(act, subject)
         if decision.event is not None:
             events.append(decision.event)
         if not decision.allowed:

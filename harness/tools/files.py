@@ -3,17 +3,15 @@
 Reads are whole or a line range; over the cap they show the whole lines that fit and say
 which (``harness.tools.span``), never silently cut and never refused for size. Only
 regular files are opened, through the workspace's race-free resolver; the file's real name
-is checked again when it is opened. Writes are announced (``ctx.before_write``) before the
-disk is touched, are atomic, keep the file's mode, and never overwrite a buffer the user
-has not saved (§6.5).
+is checked again when it is opened. Writes go through ``harness.tools.writing``: asked
+with their diff where the policy says ask, announced (``ctx.before_write``) before the disk
+is touched, atomic, keeping the file's mode, never over a buffer the user has not saved.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
-from collections.abc import Callable
 
 from pydantic import Field
 
@@ -23,20 +21,16 @@ from harness.tools.access import (
     authorize,
     display_path,
     open_error,
-    owned,
     same_name,
 )
 from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
+from harness.tools.edits import describe_edit, replace_once
 from harness.tools.span import SpanError, SpanText, read_span
+from harness.tools.writing import write
 from harness.types import (
     Act,
-    FileWrite,
-    Notice,
-    NoticeKind,
-    PolicyEvent,
     ReadSpan,
     ToolResult,
-    TraceEvent,
 )
 from harness.workspace import PreparedWrite, Workspace
 
@@ -140,119 +134,6 @@ def _read_notes(ctx: ToolContext, rel: str) -> list[str]:
     return []
 
 
-def _unsaved_refusal(
-    kind: str, target: str, rel: str, policy: tuple[PolicyEvent, ...]
-) -> ToolResult:
-    message = (
-        f"`{target}` has unsaved changes in the editor; the agent does not overwrite them — "
-        "save or discard them, then ask again"
-    )
-    refused = failure(kind, target, message, policy=policy)
-    notice = Notice(
-        NoticeKind.UNSAVED_REFUSED,
-        rel,
-        f"The agent wanted to change {rel}, which has unsaved changes in the editor; it was "
-        "not written. Save or discard your changes to let it.",
-    )
-    return dataclasses.replace(
-        refused,
-        events=(TraceEvent("unsaved_refused", {"path": rel}),),
-        notices=(notice,),
-    )
-
-
-async def _authorize_write(kind: str, raw: str, ctx: ToolContext) -> Access | ToolResult:
-    """Containment (``.git/``, ``.harness/`` included), the ``write`` policy, then the
-    user's unsaved buffer."""
-    access = await authorize(kind, raw, Act.WRITE, ctx, for_write=True)
-    if isinstance(access, ToolResult):
-        return access
-    target = display_path(raw)
-    if ctx.guard is not None and ctx.guard.has_unsaved_changes(access.rel):
-        return _unsaved_refusal(kind, target, access.rel, access.policy)
-    return access
-
-
-async def _prepare(
-    kind: str, raw: str, ctx: ToolContext, access: Access
-) -> PreparedWrite | ToolResult:
-    """Locate the target again and read its old bytes, in a thread; the real name must be
-    the one the policy allowed."""
-    target = display_path(raw)
-    try:
-        prepared = await owned(lambda: ctx.workspace.prepare_write(raw), lambda p: p.close())
-    except IsADirectoryError:
-        return failure(kind, target, f"`{target}` is a directory, not a file", policy=access.policy)
-    except (ContainmentError, OSError) as exc:
-        return failure(kind, target, open_error(kind, target, exc), policy=access.policy)
-    changed = same_name(access, prepared.rel, kind, target)
-    if changed is not None:
-        prepared.close()
-        return changed
-    return prepared
-
-
-async def _commit(
-    kind: str,
-    target: str,
-    ctx: ToolContext,
-    access: Access,
-    *,
-    prepared: PreparedWrite,
-    data: bytes,
-) -> FileWrite | ToolResult:
-    """Announce the write (the store's intent row), then make it. ``prepared`` is closed."""
-    try:
-        if ctx.before_write is not None:
-            ctx.before_write(prepared.rel, prepared.before, data)
-    except Exception as exc:
-        prepared.close()
-        message = (
-            f"the write was not made: it could not be recorded first ({type(exc).__name__}: "
-            f"{exc}); `{target}` is unchanged"
-        )
-        return failure(kind, target, message, policy=access.policy)
-    try:
-        return await owned(lambda: _commit_and_close(prepared, data), lambda _: None)
-    except OSError as exc:
-        message = f"`{target}` could not be written: {exc.strerror or exc}"
-        return failure(kind, target, message, policy=access.policy)
-
-
-def _commit_and_close(prepared: PreparedWrite, data: bytes) -> FileWrite:
-    with prepared:
-        return prepared.commit(data)
-
-
-# The new bytes and what the result says, or a result that ends the write with nothing written.
-Change = Callable[[PreparedWrite, Access], tuple[bytes, str] | ToolResult]
-
-
-async def _write(kind: str, raw: str, ctx: ToolContext, change: Change) -> ToolResult:
-    """The one way a tool writes a file: authorize, locate it and read its old bytes,
-    ``change`` them, announce the write, make it."""
-    access = await _authorize_write(kind, raw, ctx)
-    if isinstance(access, ToolResult):
-        return access
-    prepared = await _prepare(kind, raw, ctx, access)
-    if isinstance(prepared, ToolResult):
-        return prepared
-    target = display_path(raw)
-    try:
-        planned = change(prepared, access)
-    except BaseException:
-        prepared.close()
-        raise
-    if isinstance(planned, ToolResult):
-        prepared.close()
-        return planned
-    data, said = planned
-    written = await _commit(kind, target, ctx, access, prepared=prepared, data=data)
-    if isinstance(written, ToolResult):
-        return written
-    return ToolResult(kind, target, said, writes=(written,), policy=access.policy)
-
-
 class _WriteArgs(ToolArgs):
     path: str = Field(description="File path relative to the workspace root")
 
@@ -265,11 +146,13 @@ class WriteFile(BaseTool, name="write_file", args=WriteFileArgs, label="write", 
     """Create or overwrite a text file with the given content (the whole file). Parent
     directories are created. Paths are relative to the workspace root. To change part
     of an existing file, prefer edit_file. Files with unsaved changes in the editor,
-    secrets, .git/ and .harness/ are refused."""
+    secrets, .git/ and .harness/ (under any name) and the harness's own programs are
+    refused; files that an editor, git, a shell or CI runs by themselves (.vscode/,
+    .envrc, CI workflows, ...) are written only if the user approves."""
 
     async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         said = f"[wrote {display_path(args.path)}] ({len(args.content):,} chars)"
-        return await _write(
+        return await write(
             self.name, args.path, ctx, lambda _p, _a: (args.content.encode("utf-8"), said)
         )
 
@@ -294,7 +177,7 @@ class EditFile(BaseTool, name="edit_file", args=EditFileArgs, label="edit", targ
                 "file (use write_file to create or overwrite a whole file)",
             )
         edit = functools.partial(_edited, display_path(args.path), args.old, args.new)
-        return await _write(self.name, args.path, ctx, edit)
+        return await write(self.name, args.path, ctx, edit)
 
 
 def _edited(
@@ -305,7 +188,7 @@ def _edited(
     text = _existing_text(prepared)
     if text is None:
         return _edit_unreadable(target, prepared, access)
-    replaced = _replace_once(target, text, old, new)
+    replaced = replace_once(target, text, old, new)
     if isinstance(replaced, str):
         return failure("edit_file", target, replaced, policy=access.policy)
     new_text, old, new = replaced
@@ -335,48 +218,6 @@ def _edit_unreadable(target: str, prepared: PreparedWrite, access: Access) -> To
             "edit_file works on text files only"
         )
     return failure("edit_file", target, message, policy=access.policy)
-
-
-def _replace_once(target: str, text: str, old: str, new: str) -> tuple[str, str, str] | str:
-    """The new text, or why not. A file with CRLF endings matches an ``old`` written with
-    plain ``\\n`` (models rarely reproduce ``\\r``), and keeps its CRLF endings."""
-    count = text.count(old)
-    if count == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        count = text.count(old)
-    if count == 0:
-        return (
-            f"`old` was not found in `{target}`; read the file and copy the exact text "
-            "(including indentation and line breaks)"
-        )
-    if count > 1:
-        return (
-            f"`old` occurs {count} times in `{target}`; include more surrounding lines so it "
-            "is unique"
-        )
-    return text.replace(old, new, 1), old, new
-
-
-def line_count(text: str) -> int:
-    """Lines in a piece of text as an editor shows them: none for ``""``; a final newline
-    ends the last line rather than starting another."""
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
-
-
-def describe_edit(old: str, new: str, line: int) -> str:
-    """``replaced 3 lines with 1 line at line 5 (152 → 20 chars)``; ``removed 3 lines at
-    line 5 (152 → 0 chars)`` when ``new`` is empty."""
-    n_old, n_new = line_count(old), line_count(new)
-    chars = f"({len(old):,} → {len(new):,} chars)"
-    if not new:
-        return f"removed {_lines(n_old)} at line {line} {chars}"
-    return f"replaced {_lines(n_old)} with {_lines(n_new)} at line {line} {chars}"
-
-
-def _lines(n: int) -> str:
-    return f"{n:,} line{'' if n == 1 else 's'}"
 
 
 __all__ = ["EditFile", "ReadFile", "WriteFile"]

@@ -1,7 +1,7 @@
-"""Running ripgrep (§6.1): finding the ``rg`` the ``ripgrep`` wheel installed, the flags
-every search shares, and a subprocess that is killed the moment its call is cancelled or
-runs out of time — so nothing keeps burning CPU after Ctrl-C and the event loop is never
-blocked (the work happens in another process).
+"""Running ripgrep (§6.1): the ``rg`` resolved once at start (never one the agent could
+have written: §6.2), the flags every search shares, and a subprocess that is killed the
+moment its call is cancelled or runs out of time — so nothing keeps burning CPU after
+Ctrl-C and the event loop is never blocked (the work happens in another process).
 
 Shared flags: no user config (``--no-config``), hidden files searched, ``.gitignore``
 honoured whether or not the root is a git repository, but not the ignore files above the
@@ -19,10 +19,10 @@ import asyncio
 import contextlib
 import os
 import resource
-import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.workspace.programs import resolved_rg
 
 SKIP_GLOBS = ("!.git", "!node_modules", "!.venv")
 BASE_FLAGS: tuple[str, ...] = (
@@ -69,12 +69,10 @@ class RgOutput:
 
 
 def rg_executable() -> str:
-    """The ``rg`` of the ``ripgrep`` wheel (in the venv's bin, next to ``sys.executable``),
-    else one on PATH."""
-    beside = Path(sys.executable).parent / "rg"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("rg")
+    """The ``rg`` found once per process (``harness.workspace.programs.resolved_rg``: the
+    ``ripgrep`` wheel's, beside the interpreter, else one on an absolute ``PATH`` entry),
+    as an absolute path — the workspace protects it, so the agent cannot have rewritten it."""
+    found = resolved_rg()
     if found is None:
         raise RipgrepMissing(
             "ripgrep (`rg`) is not installed; it comes with the `ripgrep` package from PyPI "

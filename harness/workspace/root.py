@@ -4,8 +4,9 @@ checks, opening files for reading, atomic writes, walking, ignore rules (§6.2).
 Containment cannot be turned off: absolute paths, ``~``, NUL bytes, ``..`` that leaves the
 root, symlinks that resolve outside it and hard links with a name outside raise
 ``ContainmentError`` whatever the policy says; nothing under ``.git/`` or ``.harness/`` is
-ever written. Every open goes through ``resolver.locate`` (component by component, from a
-directory fd, ``O_NOFOLLOW``), so a check cannot be raced.
+ever written, nor what stands for them, nor a program the harness runs
+(``harness.workspace.protected``). Every open goes through ``resolver.locate`` (component
+by component, from a directory fd, ``O_NOFOLLOW``), so a check cannot be raced.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from harness.types import FileWrite, normalize_path
 from harness.workspace.files import OpenFile, PreparedWrite, open_located, prepare
 from harness.workspace.ignores import ALWAYS_SKIPPED, IgnoreFile, IgnoreRules
 from harness.workspace.links import HardLinks
+from harness.workspace.programs import program_places
 from harness.workspace.protected import PROTECTED_DIRS, Protected, own_places
 from harness.workspace.resolver import Located, locate
 
@@ -45,7 +47,9 @@ class Workspace:
         self.root = resolved
         self.ignores = IgnoreRules(resolved)
         self.links = HardLinks(resolved)
-        self.protected = Protected.under(resolved, (*own_places(), *protected))
+        self.protected = Protected.under(
+            resolved, (*own_places(), *protected), programs=program_places()
+        )
         # What the tools remember about this root between calls (e.g. search's policy
         # verdicts); never needed for correctness.
         self.memo: dict[str, object] = {}
@@ -58,8 +62,9 @@ class Workspace:
     def locate(self, rel: str, *, for_write: bool = False) -> Located:
         """Where ``rel`` is inside the root, with fds to use it (the caller closes them)."""
         norm = lexical_check(rel)
+        places = self.protected.places() if for_write else ()
         if for_write:
-            self.protected.check(rel, norm.split("/"))
+            self.protected.check(rel, norm.split("/"), places)
         parts = () if norm == "." else tuple(norm.split("/"))
         try:
             loc = locate(self.root, parts, allow_missing=True)
@@ -73,7 +78,7 @@ class Workspace:
             if for_write:
                 if not loc.real:
                     raise ContainmentError(f"`{rel}` is the workspace root itself, not a file")
-                self.protected.check(rel, loc.real)
+                self.protected.check(rel, loc.real, places)
             if loc.st is not None and not self.links.all_inside(loc.st):
                 raise ContainmentError(
                     f"`{rel}` is a hard link to a file that also has a name outside the "
