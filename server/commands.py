@@ -50,6 +50,8 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.trace.run": "server.trace",
     "harness.trace.step": "server.trace",
     "harness.run.revert": "server.revert",
+    "harness.run.changes": "server.revert",
+    "harness.run.revertFile": "server.revert",
     "harness.trust": "server.trust",
 }
 

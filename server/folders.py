@@ -12,7 +12,7 @@ from pathlib import Path
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace as LspWorkspace
 
-from server.errors import CommandError, InvalidParams
+from server.errors import CommandError, Conflict, InvalidParams
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -53,13 +53,7 @@ def pick_folder(roots: list[Path], given: str | None) -> Path:
                 "(or use scope `global` for memory)"
             )
         return roots[0]
-    try:
-        path = uri_to_path(given) if given.startswith("file:") else Path(given)
-        if path is None or not path.is_absolute():
-            raise ValueError("not an absolute path or file:// URI")
-        resolved = path.expanduser().resolve()
-    except (ValueError, OSError, RuntimeError) as exc:
-        raise InvalidParams(f"`workspaceFolder`: {exc}") from None
+    resolved = named_folder(given)
     if resolved not in roots:
         known = ", ".join(str(r) for r in roots) or "none"
         raise InvalidParams(
@@ -68,4 +62,69 @@ def pick_folder(roots: list[Path], given: str | None) -> Path:
     return resolved
 
 
-__all__ = ["folder_roots", "pick_folder", "uri_to_path"]
+def named_folder(given: str) -> Path:
+    """The folder ``given`` names (a ``file://`` URI or an absolute path), resolved; it need
+    not be open (``InvalidParams`` when it is neither)."""
+    try:
+        path = uri_to_path(given) if given.startswith("file:") else Path(given)
+        if path is None or not path.is_absolute():
+            raise ValueError("not an absolute path or file:// URI")
+        return path.expanduser().resolve()
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise InvalidParams(f"`workspaceFolder`: {exc}") from None
+
+
+ALL_FOLDERS = "*"
+
+
+def listed_folders(roots: list[Path], given: str | None) -> list[Path] | None:
+    """The folders whose runs a list shows: the client's folders by default, the one
+    ``given`` names, or every folder (``None``) for ``"*"`` (§11 "Scope")."""
+    if given is None:
+        return roots
+    if given == ALL_FOLDERS:
+        return None
+    return [named_folder(given)]
+
+
+def in_folders(workspace: str | Path, roots: list[Path]) -> bool:
+    """Whether a run's workspace is one of ``roots`` or inside one."""
+    try:
+        path = Path(workspace).resolve()
+    except (OSError, RuntimeError):
+        return False
+    return any(path.is_relative_to(root) for root in roots)
+
+
+def check_scope(workspace: str, roots: list[Path], given: str | None, doing: str) -> None:
+    """Refuses (``Conflict``) to act on a run of a workspace outside the client's folders
+    unless ``given`` names that very workspace (§7: "unless named with its folder").
+    ``doing`` says what was asked, e.g. ``revert run 3``."""
+    if in_folders(workspace, roots):
+        return
+    if given not in (None, ALL_FOLDERS) and named_folder(str(given)) in _resolved(workspace):
+        return
+    open_ = ", ".join(str(r) for r in roots) or "none"
+    raise Conflict(
+        f"cannot {doing}: it ran in {workspace}, which is not one of this window's folders "
+        f'({open_}); to {doing} anyway, name its folder: "workspaceFolder": "{workspace}"'
+    )
+
+
+def _resolved(workspace: str) -> list[Path]:
+    try:
+        return [Path(workspace).resolve()]
+    except (OSError, RuntimeError):
+        return []
+
+
+__all__ = [
+    "ALL_FOLDERS",
+    "check_scope",
+    "folder_roots",
+    "in_folders",
+    "listed_folders",
+    "named_folder",
+    "pick_folder",
+    "uri_to_path",
+]

@@ -67,6 +67,11 @@ class RunIdParams(Params):
 
 class RevertParams(RunIdParams):
     force: bool = False
+    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
+
+
+class RevertFileParams(RevertParams):
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
 
 
 class StatusParams(Params):
@@ -94,6 +99,7 @@ class WriteParams(KeyParams):
 
 class TraceRunsParams(Params):
     limit: Annotated[int, Field(ge=1, le=10_000)] = 20
+    workspace_folder: Folder | None = None  # default: the client's folders; "*": all
 
 
 class TraceStepParams(RunIdParams):
@@ -177,6 +183,7 @@ __all__ = [
     "KeyParams",
     "Params",
     "PinParams",
+    "RevertFileParams",
     "RevertParams",
     "RunIdParams",
     "RunParams",

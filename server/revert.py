@@ -1,9 +1,13 @@
-"""``harness.run.revert``: put back every file a run wrote (``harness.revert``).
+"""``harness.run.revert``, ``harness.run.changes``, ``harness.run.revertFile``: what a run
+wrote, and putting it back (``harness.revert``, ``harness.changes``; §7, §11).
 
 A run still in progress cannot be reverted (cancel it first). Files changed since the run
-wrote them, or holding unsaved changes in the editor, are refused unless ``force``. Each
-file put back gets a ``harness/didWrite`` so editors reload it, and any active run in that
-folder is told (its reads of those files are now stale).
+wrote them, or holding unsaved changes in the editor, are refused unless ``force`` (for one
+file, an unsaved buffer is refused even with ``force``). A run of a workspace outside the
+client's folders is refused unless its folder is named (``workspaceFolder``, §11 "Scope"):
+one window must not rewrite another repository behind its user's back. Each file put back
+gets a ``harness/didWrite`` so editors reload it, and any active run in that folder is told
+(its reads of those files are now stale).
 """
 
 from __future__ import annotations
@@ -11,35 +15,91 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.revert import revert_run
+from harness.changes import NotWrittenByRun, revert_one, run_changes
+from harness.revert import FileRevert, revert_run
+from harness.store.records import RunRow
 from server.commands import Command
 from server.documents import EditorGuard
-from server.errors import Conflict, NotFound
+from server.errors import Conflict, InvalidParams, NotFound
+from server.folders import check_scope, uri_to_path
 from server.observer import DID_WRITE
-from server.params import RevertParams
+from server.params import RevertFileParams, RevertParams, RunIdParams
 
 if TYPE_CHECKING:
     from server.host import CommandHost
 
 
-def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
+def _writable_run(host: CommandHost, params: RevertParams, doing: str) -> RunRow:
+    """The run ``params`` names, once it may be written back: not active, in scope."""
     if host.runs.is_active(params.run_id):
         raise Conflict(f"run {params.run_id} is still in progress; cancel it first")
     store = host.store()
     row = store.get_run(params.run_id)
     if row is None:
         raise NotFound(f"no run {params.run_id} in the store {store.path}")
+    check_scope(row.workspace, host.folder_roots(), params.workspace_folder, doing)
+    return row
+
+
+def _written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) -> None:
+    changed = [workspace / f.path for f in files if f.changed_disk]
+    for path in changed:
+        host.notify(DID_WRITE, {"uri": path.as_uri()})
+    host.runs.paths_changed(changed)
+
+
+def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
+    row = _writable_run(host, params, f"revert run {params.run_id}")
+    store = host.store()
     guard = EditorGuard(host.documents, Path(row.workspace).resolve())
     result = revert_run(store, params.run_id, force=params.force, guard=guard)
     if result is None:
         raise NotFound(f"no run {params.run_id} in the store {store.path}")
-    changed = [result.workspace / f.path for f in result.files if f.changed_disk]
-    for path in changed:
-        host.notify(DID_WRITE, {"uri": path.as_uri()})
-    host.runs.paths_changed(changed)
+    _written(host, result.workspace, result.files)
     return result.to_json()
 
 
-COMMANDS: list[Command[Any]] = [Command("harness.run.revert", RevertParams, revert)]
+def changes(host: CommandHost, params: RunIdParams) -> list[dict[str, Any]]:
+    store = host.store()
+    found = run_changes(store, params.run_id)
+    if found is None:
+        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+    return found.to_json()
+
+
+def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
+    row = _writable_run(host, params, f"revert a file of run {params.run_id}")
+    workspace = Path(row.workspace).resolve()
+    rel = _relative(params.path, workspace)
+    guard = EditorGuard(host.documents, workspace)
+    try:
+        done = revert_one(host.store(), params.run_id, rel, force=params.force, guard=guard)
+    except NotWrittenByRun as exc:
+        raise InvalidParams(f"`path`: {exc}; harness.run.changes lists its files") from None
+    if done is None:
+        raise NotFound(f"no run {params.run_id} in the store")
+    _written(host, workspace, (done,))
+    return {"runId": params.run_id, "workspace": str(workspace), **done.to_json()}
+
+
+def _relative(path: str, workspace: Path) -> str:
+    """``path`` as the run's edits name it: workspace-relative as given, or a ``file://``
+    URI or absolute path inside the run's workspace."""
+    absolute = uri_to_path(path) if path.startswith("file:") else Path(path)
+    if absolute is None or not absolute.is_absolute():
+        return path
+    try:
+        return absolute.relative_to(workspace).as_posix()
+    except ValueError:
+        raise InvalidParams(
+            f"`path`: {path} is not inside the run's workspace {workspace}"
+        ) from None
+
+
+COMMANDS: list[Command[Any]] = [
+    Command("harness.run.revert", RevertParams, revert),
+    Command("harness.run.changes", RunIdParams, changes),
+    Command("harness.run.revertFile", RevertFileParams, revert_file),
+]
 
 __all__ = ["COMMANDS"]

@@ -1,7 +1,9 @@
 """``harness.trace.runs|run|step``: what runs did, read back from the store (§5, §8.1).
 
 The results are exactly what ``harness trace runs|show|step --json`` prints for the same
-store. An unknown run or step is a NotFound error (the CLI's exit 1).
+store. An unknown run or step is a NotFound error (the CLI's exit 1). ``harness.trace.runs``
+lists the runs of the client's workspace folders (§11 "Scope"): ``workspaceFolder`` names
+another folder, ``"*"`` lists every run in the store.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.commands import Command
 from server.errors import NotFound
+from server.folders import listed_folders
 from server.params import RunIdParams, TraceRunsParams, TraceStepParams
 
 if TYPE_CHECKING:
@@ -17,7 +20,18 @@ if TYPE_CHECKING:
 
 
 def trace_runs(host: CommandHost, params: TraceRunsParams) -> list[dict[str, Any]]:
-    return [row.to_json() for row in host.store().list_runs(limit=params.limit)]
+    folders = listed_folders(host.folder_roots(), params.workspace_folder)
+    store = host.store()
+    if folders is None:
+        rows = store.list_runs(limit=params.limit)
+    else:
+        found = {
+            row.run_id: row
+            for folder in folders
+            for row in store.list_runs(limit=params.limit, workspace=str(folder))
+        }
+        rows = [found[run_id] for run_id in sorted(found, reverse=True)[: params.limit]]
+    return [row.to_json() for row in rows]
 
 
 def trace_run(host: CommandHost, params: RunIdParams) -> dict[str, Any]:

@@ -38,6 +38,8 @@ SPEC_COMMANDS = {
     "harness.trace.run",
     "harness.trace.step",
     "harness.run.revert",
+    "harness.run.changes",
+    "harness.run.revertFile",
     "harness.trust",
 }
 

@@ -1,0 +1,144 @@
+"""What a run changed, file by file, and putting one file back (§11 "Changes").
+
+``run_changes`` reads the run's ``edits`` (§5): per path, the text before the run's first
+write and the text on disk now. A file whose content now is what it was before the run
+(reverted since, or written back by the run itself) is not a change and is left out.
+``revert_one`` puts one file back to its content before the run with the same rules as
+reverting the whole run (``harness.revert``): a file changed since the agent last wrote it
+is refused unless ``force``; an unsaved editor buffer (``guard``) is refused even with
+``force`` — the buffer is the user's (§6.5). A path the run never wrote is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ContainmentError, HarnessError
+from harness.revert import (
+    FileRevert,
+    RevertAction,
+    RunEdits,
+    file_histories,
+    remove_created_dirs,
+    revert_edits,
+)
+from harness.types import DocumentGuard, normalize_path
+from harness.workspace import Workspace
+
+
+class ChangeStatus(StrEnum):
+    ADDED = "added"  # the run created it
+    MODIFIED = "modified"
+    DELETED = "deleted"  # gone from disk now (the run or someone else removed it)
+
+
+class NotWrittenByRun(HarnessError):
+    """A path the run did not write (nothing of it to show or put back)."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # workspace-relative, POSIX
+    status: ChangeStatus
+    before: str | None  # the text before the run's first write (None: it did not exist)
+    after: str | None  # the text on disk now (None: it does not exist)
+    run_ids: tuple[int, ...]
+
+    def to_json(self, workspace: Path) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "uri": (workspace / self.path).as_uri(),
+            "status": self.status.value,
+            "before": self.before,
+            "after": self.after,
+            "runIds": list(self.run_ids),
+        }
+
+
+@dataclass(frozen=True)
+class RunChanges:
+    run_id: int
+    workspace: Path
+    files: tuple[FileChange, ...]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [f.to_json(self.workspace) for f in self.files]
+
+
+def run_changes(store: RunEdits, run_id: int) -> RunChanges | None:
+    """The files run ``run_id`` changed and that differ now; ``None``: no such run.
+    Raises ``ConfigError`` when the run's workspace no longer exists."""
+    row = store.get_run(run_id)
+    if row is None:
+        return None
+    workspace = Workspace(Path(row.workspace))
+    files = []
+    for history in file_histories(store.run_edits(run_id)):
+        now = _read_now(workspace, history.path)
+        if now == history.original:
+            continue
+        if history.original is None:
+            status = ChangeStatus.ADDED if now is not None else ChangeStatus.DELETED
+        else:
+            status = ChangeStatus.MODIFIED if now is not None else ChangeStatus.DELETED
+        files.append(
+            FileChange(history.path, status, _text(history.original), _text(now), (run_id,))
+        )
+    return RunChanges(run_id, workspace.root, tuple(files))
+
+
+def revert_one(
+    store: RunEdits,
+    run_id: int,
+    path: str,
+    *,
+    force: bool = False,
+    guard: DocumentGuard | None = None,
+) -> FileRevert | None:
+    """Put ``path`` back to its content before run ``run_id``; ``None``: no such run.
+
+    Raises ``NotWrittenByRun`` for a path the run did not write, ``ConfigError`` when the
+    run's workspace no longer exists."""
+    row = store.get_run(run_id)
+    if row is None:
+        return None
+    rel = normalize_path(path)
+    edits = [e for e in store.run_edits(run_id) if e.path == rel]
+    if not edits:
+        raise NotWrittenByRun(f"run {run_id} did not write {path!r}")
+    workspace = Workspace(Path(row.workspace))
+    if guard is not None and guard.has_unsaved_changes(rel):
+        return FileRevert(
+            rel,
+            RevertAction.REFUSED,
+            "has unsaved changes in the editor; save or discard them first",
+        )
+    (done,) = revert_edits(workspace, edits, force=force, guard=guard)
+    remove_created_dirs(workspace, edits)
+    return done
+
+
+def _read_now(workspace: Workspace, rel: str) -> bytes | None:
+    try:
+        target = workspace.resolve(rel)
+        return target.read_bytes() if target.is_file() else None
+    except (OSError, ContainmentError):
+        return None
+
+
+def _text(content: bytes | None) -> str | None:
+    """The text of a file's bytes; an undecodable byte shows as U+FFFD."""
+    return None if content is None else content.decode("utf-8", errors="replace")
+
+
+__all__ = [
+    "ChangeStatus",
+    "FileChange",
+    "NotWrittenByRun",
+    "RunChanges",
+    "revert_one",
+    "run_changes",
+]

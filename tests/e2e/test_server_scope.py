@@ -1,0 +1,230 @@
+"""Lists and reverts scoped to the client's folders, and one file's changes and revert
+(issue 22; §7, §11 "Changes", "Scope"), through the real server and the real CLI.
+
+Seen: from one VS Code window, Revert Run offered a CLI run of another repository, its
+confirm named only relative paths, and clicking it rewrote files there."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from server.errors import CONFLICT, INVALID_PARAMS, NOT_FOUND
+from tests.e2e.cli import call, calls, harness, script
+from tests.e2e.lsp import HarnessClient, initialize_params, settings, wait_watching
+from tests.e2e.test_server_changes import open_dirty
+from tests.support.fake_llm import FakeLLM
+
+
+@dataclass(frozen=True)
+class Folders:
+    one: Path
+    two: Path
+    other: Path  # not open in the client; its run was made by the CLI in the same store
+    runs: dict[str, int]  # folder name -> run id
+
+
+async def cli_run(tmp: Path, ws: Path, store: Path, *turns: dict[str, Any]) -> int:
+    path = script(tmp / f"{ws.name}-turns.json", *turns, {"content": "done"})
+    out = await asyncio.to_thread(
+        harness, "run", "edit", "--script", path, "-w", ws, "--store", store, "--json"
+    )
+    assert out.code == 0, out.stderr
+    run_id: int = out.json()["runId"]
+    return run_id
+
+
+@pytest.fixture
+async def folders(bare: HarnessClient, fake: FakeLLM, store: Path, tmp_path: Path) -> Folders:
+    made = {}
+    for name in ("one", "two", "other"):
+        ws = tmp_path / name
+        ws.mkdir()
+        (ws / "a.py").write_text(f"A = '{name}'\n")
+        (ws / "b.py").write_text("B = 1\n")
+        made[name] = ws
+    runs = {}
+    for name, ws in made.items():
+        runs[name] = await cli_run(
+            tmp_path,
+            ws,
+            store,
+            calls(call("edit_file", path="a.py", old="A =", new="A_RENAMED =")),
+            calls(call("write_file", path="new/c.py", content="C = 1\n")),
+        )
+    opened = [made["one"], made["two"]]
+    await bare.initialize_session(initialize_params(opened, settings(fake, store)))
+    await wait_watching(bare)
+    return Folders(made["one"], made["two"], made["other"], runs)
+
+
+async def refused(client: HarnessClient, code: int, name: str, *arguments: Any) -> str:
+    with pytest.raises(JsonRpcException) as caught:
+        await client.command(name, *arguments)
+    assert caught.value.code == code, caught.value
+    return str(caught.value)
+
+
+async def test_trace_runs_lists_the_clients_folders_unless_asked_for_all(
+    bare: HarnessClient, folders: Folders
+) -> None:
+    runs = folders.runs
+    listed = await bare.command("harness.trace.runs")
+    assert [r["runId"] for r in listed] == [runs["two"], runs["one"]]
+    every = await bare.command("harness.trace.runs", {"workspaceFolder": "*"})
+    assert [r["runId"] for r in every] == [runs["other"], runs["two"], runs["one"]]
+    named = await bare.command(
+        "harness.trace.runs", {"workspaceFolder": folders.other.as_uri(), "limit": 5}
+    )
+    assert [(r["runId"], r["workspace"]) for r in named] == [
+        (runs["other"], str(folders.other.resolve()))
+    ]
+    limited = await bare.command("harness.trace.runs", {"limit": 1})
+    assert [r["runId"] for r in limited] == [runs["two"]]
+
+
+async def test_reverting_a_run_of_another_folder_needs_that_folder_named(
+    bare: HarnessClient, folders: Folders
+) -> None:
+    other, run_id = folders.other, folders.runs["other"]
+    message = await refused(bare, CONFLICT, "harness.run.revert", {"runId": run_id})
+    assert str(other.resolve()) in message and '"workspaceFolder"' in message
+    # Naming one of the window's own folders does not unlock another's run.
+    named_wrong = {"runId": run_id, "workspaceFolder": str(folders.one)}
+    await refused(bare, CONFLICT, "harness.run.revert", named_wrong)
+    for args in (
+        {"runId": run_id, "path": "a.py"},
+        {"runId": run_id, "path": "a.py", "force": True},
+    ):
+        await refused(bare, CONFLICT, "harness.run.revertFile", args)
+    assert (other / "a.py").read_text() == "A_RENAMED = 'other'\n", "untouched"
+    assert (other / "new" / "c.py").exists()
+    assert bare.did_write == []
+
+    result = await bare.command(
+        "harness.run.revert", {"runId": run_id, "workspaceFolder": other.as_uri()}
+    )
+    assert result["workspace"] == str(other.resolve())
+    assert (result["restored"], result["deleted"]) == (1, 1)
+    assert (other / "a.py").read_text() == "A = 'other'\n"
+    assert not (other / "new").exists()
+
+
+async def test_a_run_of_an_open_folder_reverts_without_naming_it(
+    bare: HarnessClient, folders: Folders
+) -> None:
+    result = await bare.command("harness.run.revert", {"runId": folders.runs["two"]})
+    assert result["restored"] == 1
+    assert (folders.two / "a.py").read_text() == "A = 'two'\n"
+
+
+async def test_changes_give_each_file_before_and_now(bare: HarnessClient, folders: Folders) -> None:
+    one = folders.one.resolve()
+    changes = await bare.command("harness.run.changes", {"runId": folders.runs["one"]})
+    assert changes == [
+        {
+            "path": "a.py",
+            "uri": (one / "a.py").as_uri(),
+            "status": "modified",
+            "before": "A = 'one'\n",
+            "after": "A_RENAMED = 'one'\n",
+            "runIds": [folders.runs["one"]],
+        },
+        {
+            "path": "new/c.py",
+            "uri": (one / "new" / "c.py").as_uri(),
+            "status": "added",
+            "before": None,
+            "after": "C = 1\n",
+            "runIds": [folders.runs["one"]],
+        },
+    ]
+
+
+async def test_revert_file_refuses_someone_elses_edit_unless_forced(
+    bare: HarnessClient, folders: Folders
+) -> None:
+    one, run_id = folders.one, folders.runs["one"]
+    (one / "a.py").write_text("A_RENAMED = 'the user'\n")
+    args = {"runId": run_id, "path": "a.py"}
+    result = await bare.command("harness.run.revertFile", args)
+    assert (result["action"], result["path"]) == ("refused", "a.py")
+    assert "changed since the run wrote it" in result["reason"]
+    assert (one / "a.py").read_text() == "A_RENAMED = 'the user'\n"
+    assert (one / "new" / "c.py").exists(), "one file only"
+
+    forced = await bare.command("harness.run.revertFile", {**args, "force": True})
+    assert forced["action"] == "restored"
+    assert (one / "a.py").read_text() == "A = 'one'\n"
+    created = await bare.command(
+        "harness.run.revertFile", {"runId": run_id, "path": (one / "new" / "c.py").as_uri()}
+    )
+    assert created["action"] == "deleted" and not (one / "new").exists()
+    resolved = one.resolve()
+    assert bare.did_write == [(resolved / "a.py").as_uri(), (resolved / "new/c.py").as_uri()]
+    assert await bare.command("harness.run.changes", {"runId": run_id}) == []
+
+
+async def test_revert_file_never_overwrites_an_unsaved_buffer(
+    bare: HarnessClient, folders: Folders
+) -> None:
+    a = folders.one / "a.py"
+    open_dirty(bare, a, "# typed, unsaved\n")
+    for force in (False, True):
+        result = await bare.command(
+            "harness.run.revertFile", {"runId": folders.runs["one"], "path": "a.py", "force": force}
+        )
+        assert result["action"] == "refused"
+        assert "unsaved changes in the editor" in result["reason"]
+    assert a.read_text() == "A_RENAMED = 'one'\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "code", "says"),
+    [
+        ("harness.run.changes", {"runId": "1"}, INVALID_PARAMS, "`runId`"),
+        ("harness.run.changes", {"runId": 999}, NOT_FOUND, "no run 999"),
+        ("harness.run.changes", {"runId": 1, "path": "a.py"}, INVALID_PARAMS, "`path`"),
+        ("harness.run.revertFile", {"runId": 1}, INVALID_PARAMS, "`path` is required"),
+        ("harness.run.revertFile", {"runId": 1, "path": 5}, INVALID_PARAMS, "`path`"),
+        ("harness.run.revertFile", {"runId": 1, "path": ""}, INVALID_PARAMS, "`path`"),
+        ("harness.run.revertFile", {"runId": 999, "path": "a.py"}, NOT_FOUND, "no run 999"),
+        (
+            "harness.run.revertFile",
+            {"runId": 1, "path": "a.py", "force": "yes"},
+            INVALID_PARAMS,
+            "`force`",
+        ),
+        ("harness.trace.runs", {"workspaceFolder": "relative"}, INVALID_PARAMS, "absolute"),
+        ("harness.trace.runs", {"workspaceFolder": 3}, INVALID_PARAMS, "`workspaceFolder`"),
+    ],
+)
+async def test_bad_input_is_refused_and_the_server_keeps_serving(
+    bare: HarnessClient,
+    folders: Folders,
+    name: str,
+    arguments: dict[str, Any],
+    code: int,
+    says: str,
+) -> None:
+    message = await refused(bare, code, name, arguments)
+    assert says in message
+    assert (await bare.command("harness.status"))["runs"] == []
+
+
+@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "b.py", "new"])
+async def test_revert_file_refuses_a_path_the_run_did_not_write(
+    bare: HarnessClient, folders: Folders, path: str
+) -> None:
+    run_id = folders.runs["one"]
+    message = await refused(
+        bare, INVALID_PARAMS, "harness.run.revertFile", {"runId": run_id, "path": path}
+    )
+    assert "`path`" in message
+    assert (folders.one / "b.py").read_text() == "B = 1\n"
+    assert (folders.one / "a.py").read_text() == "A_RENAMED = 'one'\n"
