@@ -2,8 +2,9 @@
 prefix-cache-priced cost: per request, the characters shared with the request before are
 cache reads (0.1); the rest is written (1.25) and sorted by what it is — new text (results
 and model turns appended), the trailer, refresh entries (rule 3), and text re-sent after a
-break (a slide or a memory block re-chosen: texts the request before already had, or the
-tail of the text where the two first differ).
+break (a slide or a memory block re-chosen: texts the request before already had, the texts
+a slide rewrote — stubs, current copies — or the tail of the text where the two first
+differ).
 
 Run: ``.venv/bin/python -m tests.bench.breakdown refactor 20 [ceiling]``.
 """
@@ -11,6 +12,7 @@ Run: ``.venv/bin/python -m tests.bench.breakdown refactor 20 [ceiling]``.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -25,7 +27,8 @@ from harness.store import Store
 from .agent_sessions import AGENT
 from .context_sessions import EXPLORATION, REFACTOR
 
-REFRESHED = "] (refreshed at step "
+REFRESHED = re.compile(r"\] \(refreshed at step [\d,]+: ")  # not a slide's current copy
+SLID = re.compile(r"\(refreshed at step [\d,]+\)$|\(elided|elided\b")  # rewritten at a slide
 BUCKETS = ("cache reads", "new text", "trailer", "refresh entries", "re-sent after breaks")
 
 
@@ -49,7 +52,7 @@ def breakdown(result: ScenarioResult) -> Breakdown:
         texts = request.texts()
         shared = shared_prefix_chars(previous, texts)
         out.units["cache reads"] += shared * CACHE_READ
-        seen, at, rest = set(previous), 0, shared
+        seen, rest = set(previous), shared
         for i, text in enumerate(texts):
             if rest >= len(text):
                 rest -= len(text)
@@ -59,16 +62,15 @@ def breakdown(result: ScenarioResult) -> Breakdown:
                 out.units["re-sent after breaks"] += unshared * CACHE_WRITE
             elif i == len(texts) - 1 and text == request.trailer:
                 out.units["trailer"] += unshared * CACHE_WRITE
-            elif REFRESHED in text.split("\n", 1)[0]:
+            elif REFRESHED.search(text.split("\n", 1)[0]):
                 out.units["refresh entries"] += unshared * CACHE_WRITE
                 out.refresh_chars += unshared
                 out.refreshes += 1
-            elif text in seen:
+            elif text in seen or SLID.search(text.split("\n", 1)[0]):
                 out.units["re-sent after breaks"] += unshared * CACHE_WRITE
             else:
                 out.units["new text"] += unshared * CACHE_WRITE
-            rest, at = 0, i
-        del at
+            rest = 0
         previous = texts
     return out
 
