@@ -29,7 +29,6 @@ from harness.context import (
     Emission,
     MemorySource,
     NaiveContext,
-    Placement,
     RunFrame,
     Wire,
 )
@@ -155,13 +154,12 @@ class BoundedAssembler(_Assembler):
         memory: RunMemory | None,
         workspace: Workspace,
         gate: Gate,
-        rereads: Placement = "end",
     ) -> None:
         super().__init__(contract, schemas, memory)
         self.workspace = workspace
         self.gate = gate
         low_water = contract.context_budget.low_water
-        self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water, rereads=rereads)
+        self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water)
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
         return self.engine.assemble(

@@ -26,7 +26,6 @@ from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
-from harness.context import Placement
 from harness.contract import ContractOverrides, TaskContract
 from harness.errors import ConfigError
 from harness.loop import Run
@@ -111,7 +110,6 @@ async def open_session(
     memory: bool = True,
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
-    rereads: Placement = "end",
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
@@ -150,7 +148,7 @@ async def open_session(
             store=store,
             provider=model,
             toolbox=toolbox,
-            assembler=_assembler(assembly, contract, toolbox, rereads),
+            assembler=_assembler(assembly, contract, toolbox),
             observer=observer,
         )
     except BaseException:
@@ -210,9 +208,7 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(
-    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, rereads: Placement
-) -> Assembler:
+def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
     if assembly == "naive":
         return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
     return BoundedAssembler(
@@ -221,7 +217,6 @@ def _assembler(
         memory=toolbox.memory,
         workspace=toolbox.workspace,
         gate=toolbox.gate,
-        rereads=rereads,
     )
 
 

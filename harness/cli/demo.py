@@ -142,7 +142,7 @@ def _budgets(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> No
 def _summary(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
     raw = bounded.total_chars / max(1, naive.total_chars)
     cost = bounded.total_cost / max(1, naive.total_cost)
-    rereads = sum(s.reread for s in bounded.steps)
+    refreshes = sum(s.reread for s in bounded.steps)
     slides = sum(s.slid for s in bounded.steps)
     say(f"bounded / naive: {raw:.2f}× the characters, {cost:.2f}× the cache-priced cost")
     say(
@@ -158,9 +158,9 @@ def _summary(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> No
     )
     times = "once" if slides == 1 else f"{slides} times"
     say(
-        f"The bounded run re-read {rereads} stale files for the model (its own edits and the "
-        f"user's save of {session.DISK_EDIT_PATH}) and slid its window {times}; the naive "
-        "run kept sending the old text."
+        f"The bounded run appended {refreshes} refreshes of stale reads (the changed lines as "
+        f"they are now, after its own edits and the user's save of {session.DISK_EDIT_PATH}) "
+        f"and slid its window {times}; the naive run kept sending the old text."
     )
 
 

@@ -11,7 +11,7 @@
 
 from harness.context.ceiling import Ceiling
 from harness.context.emission import Emission, Entry, Form, Refreshed
-from harness.context.engine import BoundedContext, Placement
+from harness.context.engine import BoundedContext
 from harness.context.frame import RunFrame
 from harness.context.hunks import changed_lines
 from harness.context.memory_block import MemorySource
@@ -40,7 +40,6 @@ __all__ = [
     "Form",
     "MemorySource",
     "NaiveContext",
-    "Placement",
     "RefreshOutcome",
     "Refreshed",
     "Refresher",

@@ -11,8 +11,6 @@ the one the next turn is measured against.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from harness.context.ceiling import Ceiling
 from harness.context.emission import Emission, Entry
 from harness.context.frame import RunFrame, Sender
@@ -24,11 +22,6 @@ from harness.context.slide import slide
 from harness.context.state import State
 from harness.context.supersede import admit
 from harness.ledger import Ledger
-
-# Where a stale read's correction went, in the measured alternatives of issue 12. Since
-# issue 21 it is always a refresh entry appended at the end (§3 rule 3); the argument is
-# accepted so the older benchmarks still run.
-Placement = Literal["end", "in_place", "hybrid"]
 
 
 class BoundedContext(Sender[State]):
@@ -42,13 +35,11 @@ class BoundedContext(Sender[State]):
         frame: RunFrame,
         *,
         low_water: float = 0.6,
-        rereads: Placement = "end",
     ) -> None:
         if not 0.0 < low_water <= 1.0:
             raise ValueError(f"low_water must be in (0, 1], not {low_water}")
         super().__init__(ledger, frame, State())
         self.low_water = low_water
-        self.placement = rereads
 
     def assemble(
         self,

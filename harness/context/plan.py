@@ -43,6 +43,8 @@ class Plan:
         self.events: dict[int, TraceEvent] = {}
         self.refreshed: list[Refreshed] = []
         self.appended: list[Observation] = []
+        # (path, changed lines) -> the read whose refresh entry this turn shows them
+        self.shown: dict[tuple[str, str], Observation] = {}
         self.changed, self.state.changes = ledger.changed_since(state.changes)
         self.subjects = index(self.state)
 

@@ -23,7 +23,7 @@ from harness.context.hunks import changed_lines
 from harness.context.outcome import Refresher
 from harness.context.plan import Plan
 from harness.context.state import Unrefreshed
-from harness.context.texts import refresh_text, unrefreshed_text
+from harness.context.texts import refresh_text, same_lines, unrefreshed_text
 from harness.ledger import Confirmation, Ledger, Observation, Refresh
 from harness.tools.span import EMPTY_FILE
 from harness.types import ReadSpan, content_hash, normalize_path
@@ -102,7 +102,7 @@ def _check(plan: Plan, seq: int) -> None:
         assert span is not None
         held = held_text(obs, plan.ledger)
         body = check.text if held is None else changed_lines(held, check.text, span.offset or 1)
-        text = refresh_text(obs, plan.step, check.invalidated_by, body or EMPTY_FILE)
+        text = refresh_text(obs, plan.step, check.invalidated_by, _once(plan, obs, body))
         read = ReadSpan(span.path, span.offset, span.limit, check.content_hash, check.shown_hash)
         s.stale[seq] = _append(plan, obs, text, read)
     elif isinstance(check, Unrefreshed):
@@ -110,6 +110,16 @@ def _check(plan: Plan, seq: int) -> None:
         plan.events[seq] = refused_event(obs, check, plan.step)
         text = unrefreshed_text(obs, plan.step, check.change, check.reason)
         s.stale[seq] = _append(plan, obs, text, None)
+
+
+def _once(plan: Plan, obs: Observation, body: str) -> str:
+    """``body`` (or the empty-file line), unless an earlier refresh entry of this request
+    shows the same lines of the same file (two reads of one file, one change): then a
+    pointer to it, so the changed lines are sent once."""
+    body = body or EMPTY_FILE
+    first = plan.shown.setdefault((normalized(obs), body), obs)
+    pointer = same_lines(first)
+    return pointer if first is not obs and len(pointer) < len(body) else body
 
 
 def _append(plan: Plan, stale: Observation, text: str, read: ReadSpan | None) -> int:

@@ -123,6 +123,13 @@ def refresh_text(obs: Observation, step: int, change: Change, body: str) -> str:
     return f"{label(obs)} (refreshed at step {step}: {changed_since(obs, change)})\n{body}"
 
 
+def same_lines(first: Observation) -> str:
+    """Rule 3, a second read of one file whose changed lines are the very lines an earlier
+    refresh entry of this request shows: ``(the same lines as the refresh of the read at
+    step 1, above)``."""
+    return f"(the same lines as the refresh of {named(first)}, above)"
+
+
 def unrefreshed_text(obs: Observation, step: int, change: Change, reason: str) -> str:
     """Rule 3, the refresh failed: the entry says why."""
     return (

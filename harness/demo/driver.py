@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.context import Placement, shared_prefix_chars
+from harness.context import shared_prefix_chars
 from harness.contract import (
     DEFAULT_CONTEXT_MAX_TOKENS,
     DEFAULT_TOKEN_BUDGET,
@@ -140,7 +140,6 @@ async def run_scenario(
     turns: list[dict[str, Any]] | None = None,
     create: bool = True,
     wire: ContextWire = "transcript",
-    rereads: Placement = "end",
 ) -> ScenarioResult:
     """One scripted run over ``root`` (generated unless ``create`` is False): the
     scenario's session (or ``turns``, and then no edits by "the user"), with the bounded
@@ -165,7 +164,6 @@ async def run_scenario(
         approver=YesApprover(),  # the demo approves its own scripted commands
         policy=Policy.load(root, user_config=None),
         assembly="naive" if naive else "bounded",
-        rereads=rereads,
     )
     user.notify = started.run.notify_changed
     result = await started.execute()

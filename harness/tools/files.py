@@ -25,7 +25,7 @@ from harness.tools.access import (
 )
 from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
 from harness.tools.edits import describe_edit, replace_once
-from harness.tools.span import SpanError, SpanText, read_span
+from harness.tools.span import EMPTY_FILE, SpanError, SpanText, read_body_cap, read_span
 from harness.tools.writing import write
 from harness.types import (
     Act,
@@ -33,8 +33,6 @@ from harness.types import (
     ToolResult,
 )
 from harness.workspace import PreparedWrite, Workspace
-
-_EMPTY = "(empty file)"
 
 
 class ReadFileArgs(ToolArgs):
@@ -59,9 +57,8 @@ class ReadFile(
         target = display_path(args.path)
         notes = _read_notes(ctx, access.rel)
         whole = args.offset is None and args.limit is None
-        # Room for the header (with the widest range) and the notes: the result fits the cap.
-        reserve = len(f"[read {target}:{10**12}-{10**12}]") + sum(len(n) + 1 for n in notes)
-        cap = max(200, ctx.read_limit_chars - reserve - len(_EMPTY) - 2)
+        # The one cap the assembly-time re-read uses too, so both show the same lines.
+        cap = read_body_cap(ctx.read_limit_chars, target, tuple(notes))
         read = await asyncio.to_thread(
             functools.partial(
                 span_of,
@@ -111,7 +108,7 @@ def _read_result(
     head = header("read_file", f"{target}:{read.first}-{read.last}" if not whole else target)
     lines = [head, *notes]
     if whole and not read.body:
-        lines.append(_EMPTY)
+        lines.append(EMPTY_FILE)
     span = ReadSpan(
         access.rel,
         read.first if ranged else None,

@@ -122,6 +122,39 @@ def test_two_distant_changes_are_two_hunks() -> None:
     )
 
 
+def test_two_reads_of_one_file_send_one_change_once() -> None:
+    """Two carried reads of one file (the whole file, then a range) made stale by one edit:
+    each gets its refresh entry, the second points to the first's lines, not a copy."""
+    s = having_read("a.py", files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py", 20, 20))  # lines 20-39, step 2
+    s.send()
+    edit(s, "a.py", "line 30\n", "line thirty\n")
+    e = s.send()  # step 4
+    hunk = "@@ lines 28–32 now @@\nline 28\nline 29\nline thirty\nline 31\nline 32"
+    assert entry_texts(e)[-2:] == [
+        "[read a.py] (refreshed at step 4: the write at step 3 changed it since the read at "
+        f"step 1)\n{hunk}",
+        "[read a.py:20-39] (refreshed at step 4: the write at step 3 changed it since the "
+        "read at step 2)\n(the same lines as the refresh of the read at step 1, above)",
+    ]
+    assert e.reread == 2, "both reads are refreshed (their hunks recorded in the ledger)"
+    s.act(ToolResult("edit_file", "a.py", "[edit a.py] 1 line"))
+    s.write("a.py", s.disk.files["a.py"].replace("line 5\n", "line five\n"))
+    later = s.send()
+    assert later.reread == 1, "the change outside the range refreshes the whole read only"
+    assert "(the same lines" not in entry_texts(later)[-1]
+
+
+def test_a_pointer_only_where_it_is_shorter_than_the_lines() -> None:
+    s = having_read("a.py", files={"a.py": "a\nb"})
+    s.send()
+    s.act(s.disk.read("a.py", 1, 2))
+    s.send()
+    s.write("a.py", "x\nb")
+    assert [t.split("\n", 1)[1] for t in entry_texts(s.send())[-2:]] == ["x\nb", "x\nb"]
+
+
 def test_the_whole_current_text_when_the_hunks_would_be_longer() -> None:
     s = having_read("a.py", files={"a.py": "a\nb\nc"})
     s.send()
