@@ -33,6 +33,7 @@ from harness.tools.ripgrep import BASE_FLAGS, RipgrepError, RipgrepTimeout, run_
 from harness.tools.scope import Scope, admit, search_target
 from harness.types import ToolResult
 from harness.workspace import OpenFile, PathGlob, Workspace
+from harness.workspace.files import shown_name
 
 GREP_MAX_LINES = 50
 LINE_CLIP_CHARS = 200
@@ -242,8 +243,7 @@ def _hit_line(hit: LineHit) -> str:
             + ("…" if end < len(hit.text) else "")
             + f" [line clipped: {len(hit.text):,} chars]"
         )
-    path = hit.path.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
-    return f"{path}:{hit.line_no}: {text}"
+    return f"{shown_name(hit.path)}:{hit.line_no}: {text}"
 
 
 __all__ = ["GREP_MAX_LINES", "GREP_TIMEOUT_S", "LINE_CLIP_CHARS", "Grep", "GrepArgs", "LineHit"]
