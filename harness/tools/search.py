@@ -45,7 +45,7 @@ class Find(BaseTool, name="find", args=FindArgs, facts={"most": FIND_MAX_PATHS})
             async with asyncio.timeout(FIND_TIMEOUT_S):
                 rels = await list_files(ctx.workspace, None)
                 named = [rel for rel in rels if glob.matches(rel)]
-                scope = await asyncio.to_thread(admit, ctx.workspace, ctx.gate, named, None)
+                scope = await asyncio.to_thread(admit, ctx.workspace, ctx.gate, named, None, rels)
         except RipgrepError as exc:
             return failure(self.name, args.name_glob, str(exc))
         except (RipgrepTimeout, TimeoutError):
