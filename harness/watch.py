@@ -103,8 +103,8 @@ class Watcher:
                 await asyncio.wait_for(self._task, timeout=2.0)
             except (TimeoutError, asyncio.CancelledError):
                 self._task.cancel()
-            except Exception:
-                log.exception("watcher ended with an error")
+            except Exception:  # already said once, by _log_failure
+                log.debug("watcher ended with an error", exc_info=True)
             self._task = None
 
     @property

@@ -1,5 +1,12 @@
 """What the wire formats share: assembling a ``Reply`` from parts (streamed or whole), tool-call
 arguments that may not be JSON, and the token estimate used when a server reports no usage.
+
+An answer whose numbers make no sense or whose structure is pathological is ``malformed``
+(§9), found here before anything else sees it: a token count below 0 or above
+``MAX_REPORTED_TOKENS`` (no model reads or writes a billion tokens in one call; a count of
+2^63 would overflow the store's integers, a negative one would make the spending go down),
+or tool arguments nested deeper than ``MAX_ARGUMENT_DEPTH`` (which Python's recursive JSON
+code would follow until it overflows the stack).
 """
 
 from __future__ import annotations
@@ -8,12 +15,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.provider.failure import malformed
 from harness.redact import clip
 from harness.tokens import estimate_tokens
 from harness.types import Reply, Request, ToolCall, Usage
 
 # Finish reasons meaning "the output limit cut the reply short" (OpenAI, Anthropic).
 CUT_OFF = frozenset({"length", "max_tokens"})
+MAX_ARGUMENT_DEPTH = 100  # levels of objects and arrays in one call's arguments, itself included
+MAX_REPORTED_TOKENS = 10**9
 
 
 def request_chars(request: Request) -> int:
@@ -36,6 +46,8 @@ def parse_arguments(
         return {}, f"the arguments of `{name}` must be a JSON object, got {type(raw).__name__}"
     try:
         value = json.loads(raw)
+    except RecursionError:
+        raise _too_deep(name) from None
     except ValueError as exc:
         why = f"the arguments of `{name}` are not valid JSON ({exc}); got {_preview(raw)}"
         if cut_off:
@@ -47,6 +59,42 @@ def parse_arguments(
             f" {_preview(raw)}"
         )
     return value, None
+
+
+def nesting_depth(value: object) -> int:
+    """Levels of objects and arrays in ``value`` (a scalar is 0), found without recursion."""
+    deepest = 0
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict):
+            children: list[object] = list(item.values())
+        elif isinstance(item, list | tuple):
+            children = list(item)
+        else:
+            continue
+        deepest = max(deepest, level)
+        if level > MAX_ARGUMENT_DEPTH:
+            break  # enough to refuse it; the rest need not be walked
+        pending.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _too_deep(name: str) -> Exception:
+    return malformed(
+        f"the arguments of `{name}` are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+    )
+
+
+def check_usage(usage: Usage) -> None:
+    """Refuse (``malformed``) a reported token count below 0 or above ``MAX_REPORTED_TOKENS``."""
+    for field_name in ("prompt", "completion", "total", "cache_read", "cache_write"):
+        count = getattr(usage, f"{field_name}_tokens")
+        if count is not None and not 0 <= count <= MAX_REPORTED_TOKENS:
+            raise malformed(
+                f"the answer reports {count:,} {field_name.replace('_', ' ')} tokens; a count "
+                f"must lie between 0 and {MAX_REPORTED_TOKENS:,}"
+            )
 
 
 def _preview(raw: str, limit: int = 200) -> str:
@@ -102,6 +150,8 @@ class ReplyBuilder:
         for n, (_, pending) in enumerate(sorted(self.calls.items())):
             raw: object = pending.value if pending.value is not None else "".join(pending.pieces)
             args, error = parse_arguments(pending.name, raw, cut_off=cut_off)
+            if nesting_depth(args) > MAX_ARGUMENT_DEPTH:
+                raise _too_deep(pending.name)
             completion_chars += len(pending.name) + len(str(raw))
             calls.append(
                 ToolCall(
@@ -112,6 +162,8 @@ class ReplyBuilder:
                 )
             )
         content = "".join(self.content)
+        if self.usage is not None:
+            check_usage(self.usage)
         usage = self.usage or estimate_usage(request, len(content) + completion_chars)
         return Reply(
             content=content,
@@ -147,10 +199,14 @@ def as_int(value: object) -> int | None:
 
 __all__ = [
     "CUT_OFF",
+    "MAX_ARGUMENT_DEPTH",
+    "MAX_REPORTED_TOKENS",
     "PendingCall",
     "ReplyBuilder",
     "as_int",
+    "check_usage",
     "estimate_usage",
+    "nesting_depth",
     "parse_arguments",
     "request_chars",
 ]

@@ -4,9 +4,11 @@ it writes, and the default path."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -34,6 +36,35 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def locked_error(path: Path, exc: sqlite3.OperationalError) -> StoreError | None:
+    """The error to report when ``exc`` says another process holds the store locked."""
+    said = str(exc).lower()
+    if "locked" not in said and "busy" not in said:
+        return None
+    return StoreError(
+        f"the store at {path} is locked by another process (still busy after "
+        f"{BUSY_TIMEOUT_MS / 1000:g} s); try again when it is done, or pass --store for another"
+    )
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. Many processes opening a new store at once race here, and SQLite does
+    not wait on its busy handler for this switch: a lost race is retried (briefly) until
+    another process's switch is seen or the busy timeout passes."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if locked_error(Path(), exc) is None or time.monotonic() > deadline:
+                raise
+        with contextlib.suppress(sqlite3.OperationalError):
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                return
+        time.sleep(0.005)
+
+
 class Database:
     """Owns one connection. Safe to share between threads: every use holds ``lock``."""
 
@@ -52,13 +83,18 @@ class Database:
             )
             self.conn.row_factory = sqlite3.Row
             self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            _use_wal(self.conn)
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
             with self.lock:
                 self.version = migrate(self.conn)
             if on_disk:
                 secure(side_files(self.path))  # the -wal and -shm SQLite has made by now
+        except sqlite3.OperationalError as exc:
+            raise (
+                locked_error(self.path, exc)
+                or StoreError(f"cannot open the store at {path}: {exc}")
+            ) from exc
         except (sqlite3.Error, OSError, RuntimeError) as exc:
             raise StoreError(f"cannot open the store at {path}: {exc}") from exc
 
@@ -69,7 +105,7 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it lands or none of it."""
-        with self.lock:
+        with self.lock, self.busy():
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
@@ -79,13 +115,32 @@ class Database:
             self.conn.execute("COMMIT")
 
     def rows(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
-        with self.lock:
+        with self.lock, self.busy():
             return list(self.conn.execute(sql, params).fetchall())
 
     def row(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Row | None:
-        with self.lock:
+        with self.lock, self.busy():
             found: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
             return found
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection for reads, under the lock; a store locked by another process past
+        the busy timeout raises ``StoreError`` (``busy``)."""
+        with self.lock, self.busy():
+            yield self.conn
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """A store another process holds locked past the busy timeout is a ``StoreError``
+        that says so (one line for the operator), not a bare ``sqlite3`` error."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            locked = locked_error(self.path, exc)
+            if locked is None:
+                raise
+            raise locked from exc
 
     def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: it moves when another connection commits."""
@@ -93,4 +148,4 @@ class Database:
             return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "default_store_path", "now_iso"]
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "default_store_path", "locked_error", "now_iso"]

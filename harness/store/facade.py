@@ -84,13 +84,13 @@ class Store(Closing):
         process holding the write lock past the busy timeout) opens all the same: the next
         open marks them."""
         try:
-            with self._db.lock:
+            with self._db.reading():
                 found = orphaned_runs(self._db.conn)
                 if not found:
                     return ()
                 with self._db.transaction() as conn:
                     return tuple(r for r, owner in found if mark_interrupted(conn, r, owner))
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, StoreError) as exc:
             log.warning("could not mark interrupted runs in %s: %s", self.path, exc)
             return ()
 
@@ -142,7 +142,7 @@ class Store(Closing):
         with self._db.transaction() as conn:
             insert_step(conn, rec)
             new_runs = insert_recalls(conn, rec.run_id, rec.step, rec.recalls)
-        with self._db.lock:
+        with self._db.reading():
             self._recall.recalled_by_new_runs(new_runs)
 
     def finish_run(self, run_id: int, end: RunEnd) -> None:
@@ -152,20 +152,20 @@ class Store(Closing):
     # -- the trace: reading ------------------------------------------------------------------
 
     def list_runs(self, limit: int = 20, workspace: str | None = None) -> list[RunRow]:
-        with self._db.lock:
+        with self._db.reading():
             return select_runs(self._db.conn, limit, workspace)
 
     def get_run(self, run_id: int) -> RunRow | None:
-        with self._db.lock:
+        with self._db.reading():
             return select_run(self._db.conn, run_id)
 
     def run_steps(self, run_id: int) -> list[StepRow]:
-        with self._db.lock:
+        with self._db.reading():
             return select_steps(self._db.conn, run_id)
 
     def run_trace(self, run_id: int) -> RunTrace | None:
         """The run with its steps, ``summary`` and ``filesChanged`` (``trace show``)."""
-        with self._db.lock:
+        with self._db.reading():
             run = select_run(self._db.conn, run_id)
             if run is None:
                 return None
@@ -174,58 +174,58 @@ class Store(Closing):
 
     def files_changed(self, run_id: int) -> list[str]:
         """The paths the run wrote (committed steps), in first-write order."""
-        with self._db.lock:
+        with self._db.reading():
             return files_changed(self._db.conn, run_id)
 
     def step_detail(self, run_id: int, step: int) -> StepDetail | None:
-        with self._db.lock:
+        with self._db.reading():
             return select_step(self._db.conn, run_id, step)
 
     def run_edits(self, run_id: int) -> list[EditRow]:
         """Every write of the run in order, intents whose step never committed included."""
-        with self._db.lock:
+        with self._db.reading():
             return select_edits(self._db.conn, run_id)
 
     def provider_calls(self, run_id: int) -> list[dict[str, Any]]:
-        with self._db.lock:
+        with self._db.reading():
             return select_attempts(self._db.conn, run_id)
 
     def context_events(self, run_id: int, kind: str | None = None) -> list[dict[str, Any]]:
-        with self._db.lock:
+        with self._db.reading():
             return select_events(self._db.conn, run_id, kind)
 
     # -- durable memory (§4) -----------------------------------------------------------------
 
     def memory_list(self, ws: Path | str) -> list[MemoryNote]:
         """A scope's notes in store order (the order they were first written)."""
-        with self._db.lock:
+        with self._db.reading():
             return select_notes(self._db.conn, scope_key(ws))
 
     def memory_get(self, ws: Path | str, key: str) -> MemoryNote | None:
         """The note, or None; a malformed key raises ``MemoryInputError``."""
-        with self._db.lock:
+        with self._db.reading():
             return select_note(self._db.conn, scope_key(ws), check_key(key))
 
     def memory_usage(self, ws: Path | str) -> MemoryUsage:
         """How many notes and value characters a scope holds (to compare with its caps)."""
-        with self._db.lock:
+        with self._db.reading():
             return usage(self._db.conn, scope_key(ws))
 
     def memory_recalls(self, run_id: int) -> list[MemoryRecall]:
         """Every recall row of a run: which note each step carried."""
-        with self._db.lock:
+        with self._db.reading():
             return select_recalls(self._db.conn, run_id)
 
     def memory_similar(self, ws: Path | str, key: str, value: str) -> list[SimilarNote]:
         """Other keys in the scope whose value overlaps ``value`` (Jaccard >= 0.6 of words)."""
-        with self._db.lock:
+        with self._db.reading():
             index = scope_index(self._db, self._recall, scope_key(ws))
             found = restatements(index, self._recall.words(clean_value(value)), key.strip())
         return list(found)
 
     def memory_index(self, ws: Path | str) -> ScopeIndex:
         """The scope's recall index, current with the database."""
-        with self._db.lock:
+        with self._db.reading():
             return scope_index(self._db, self._recall, scope_key(ws))
 
     def memory_write(  # noqa: PLR0917 -- the §4 operator API is positional

@@ -207,23 +207,33 @@ def schema_version(conn: sqlite3.Connection) -> int:
 
 def migrate(conn: sqlite3.Connection) -> int:
     """Apply the migrations not yet applied, each in its own transaction; return the version.
-    Applying twice is a no-op."""
-    current = schema_version(conn)
-    if current > len(MIGRATIONS):
-        raise RuntimeError(
-            f"store schema version {current} is newer than this harness ({len(MIGRATIONS)})"
-        )
-    for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
+    Applying twice is a no-op, and so is racing another process: the version is read again
+    inside each write transaction (``BEGIN IMMEDIATE`` holds the write lock), so a migration
+    another process applied meanwhile is never applied again."""
+    current = _checked_version(conn)
+    while current < len(MIGRATIONS):
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(script):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number}")
+            current = _checked_version(conn)
+            if current < len(MIGRATIONS):
+                for statement in _statements(MIGRATIONS[current]):
+                    conn.execute(statement)
+                current += 1
+                conn.execute(f"PRAGMA user_version = {current}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
     return schema_version(conn)
+
+
+def _checked_version(conn: sqlite3.Connection) -> int:
+    current = schema_version(conn)
+    if current > len(MIGRATIONS):
+        raise RuntimeError(
+            f"store schema version {current} is newer than this harness ({len(MIGRATIONS)})"
+        )
+    return current
 
 
 def _statements(script: str) -> list[str]:

@@ -29,10 +29,17 @@ from pydantic import Field
 from harness.errors import ContainmentError
 from harness.tools.access import owned
 from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
-from harness.tools.ripgrep import BASE_FLAGS, RipgrepError, RipgrepTimeout, run_rg
+from harness.tools.ripgrep import (
+    BASE_FLAGS,
+    RipgrepError,
+    RipgrepTimeout,
+    failure_text,
+    run_rg,
+)
 from harness.tools.scope import Scope, admit, search_target
 from harness.types import ToolResult
 from harness.workspace import OpenFile, PathGlob, Workspace
+from harness.workspace.files import shown_name
 
 GREP_MAX_LINES = 50
 LINE_CLIP_CHARS = 200
@@ -101,27 +108,18 @@ class Grep(
             [*BASE_FLAGS, "--count", "--include-zero", "--null", "-e", pattern], ws.root
         )
         if out.code == 2 and not out.stdout:
-            return failure(
-                self.name,
-                target,
-                f"bad regular expression (ripgrep says: {_rg_said(out.stderr)}); fix the "
-                "pattern (Rust regex syntax: escape literal characters such as ( [ . * with a "
-                "backslash; no look-around or backreferences)",
-            )
+            failed = failure_text(out.stderr)
+            if failed is not None:
+                return failure(self.name, target, failed)
         searched = parse_counts(out.stdout)
         rels = sorted(searched)
         if under is not None:
             prefix = under.rstrip("/") + "/"
             rels = [rel for rel in rels if rel.startswith(prefix)]
-        scope = await asyncio.to_thread(admit, ws, ctx.gate, rels, glob)
+        scope = await asyncio.to_thread(admit, ws, ctx.gate, rels, glob, list(searched))
         counts = {rel: searched[rel] for rel in scope.files if searched[rel]}
         hits = await first_lines(ws, pattern, scope, counts)
         return ToolResult(self.name, target, grep_text(target, scope, counts, hits))
-
-
-def _rg_said(stderr: str) -> str:
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    return " ".join(lines).removeprefix("rg: ") or "it could not run the pattern"
 
 
 def parse_counts(stdout: bytes) -> dict[str, int]:
@@ -249,8 +247,7 @@ def _hit_line(hit: LineHit) -> str:
             + ("…" if end < len(hit.text) else "")
             + f" [line clipped: {len(hit.text):,} chars]"
         )
-    path = hit.path.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
-    return f"{path}:{hit.line_no}: {text}"
+    return f"{shown_name(hit.path)}:{hit.line_no}: {text}"
 
 
 __all__ = ["GREP_MAX_LINES", "GREP_TIMEOUT_S", "LINE_CLIP_CHARS", "Grep", "GrepArgs", "LineHit"]

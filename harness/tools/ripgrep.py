@@ -116,6 +116,43 @@ async def run_rg(args: list[str], cwd: Path, *, pass_fds: tuple[int, ...] = ()) 
     return RgOutput(code, out, said, cut)
 
 
+# rg's words when the pattern is at fault (regex parse errors, size limits, unknown classes).
+_PATTERN_ERRORS = ("regex parse error", "error parsing regex", "regex exceeds size limit")
+_NOTHING_SEARCHED = "no files were searched"
+
+
+def failure_text(stderr: str) -> str | None:
+    """What went wrong, for the model, when rg exits 2 without an answer; None when nothing
+    was wrong (rg found no file to search: an answer of its own, no matches). A bad pattern
+    says so with rg's message; anything else is named as rg names it (an I/O or permission
+    error, a missing directory, …) — never taken for a bad pattern."""
+    said = said_text(stderr)
+    lowered = said.lower()
+    if any(words in lowered for words in _PATTERN_ERRORS):
+        return (
+            f"bad regular expression (ripgrep says: {said}); fix the pattern (Rust regex "
+            "syntax: escape literal characters such as ( [ . * with a backslash; no "
+            "look-around or backreferences)"
+        )
+    if _NOTHING_SEARCHED in lowered:
+        return None
+    if "os error 13" in lowered or "permission denied" in lowered:
+        kind = "permission denied"
+    elif "os error" in lowered:
+        kind = "an I/O error"
+    else:
+        kind = "an error"
+    return (
+        f"ripgrep could not search ({kind}; ripgrep says: {said}); the pattern is not the problem"
+    )
+
+
+def said_text(stderr: str) -> str:
+    """rg's stderr on one line, without its ``rg:`` prefixes."""
+    lines = [line.strip().removeprefix("rg: ") for line in stderr.splitlines() if line.strip()]
+    return " ".join(lines) or "no message"
+
+
 async def _read_capped(proc: asyncio.subprocess.Process) -> tuple[bytes, bool]:
     assert proc.stdout is not None
     chunks: list[bytes] = []
@@ -158,6 +195,7 @@ __all__ = [
     "RipgrepFailed",
     "RipgrepMissing",
     "RipgrepTimeout",
+    "failure_text",
     "rg_executable",
     "run_rg",
 ]

@@ -10,6 +10,7 @@ import asyncio
 import os
 import stat
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,10 @@ class Scope:
     denied: int = 0
     needs_approval: int = 0
     linked_out: int = 0
+
+    def add(self, rel: str, st: os.stat_result) -> None:
+        self.files.append(rel)
+        self.ident[rel] = (st.st_dev, st.st_ino)
 
     def skipped(self, noun: str) -> str:
         """``1 file read_file may not open (policy)``, and the other reasons, or ""."""
@@ -95,39 +100,90 @@ def _same(a: object, b: tuple[object, object, int]) -> bool:
     return isinstance(a, tuple) and len(a) == 3 and a[0] is b[0] and a[1] is b[1] and a[2] == b[2]
 
 
-def admit(ws: Workspace, gate: Gate, rels: list[str], glob: PathGlob | None) -> Scope:
+def admit(
+    ws: Workspace,
+    gate: Gate,
+    rels: list[str],
+    glob: PathGlob | None,
+    listing: Sequence[str] | None = None,
+) -> Scope:
+    """The files of ``rels`` (sorted) a search may look at. ``listing``: every file of the
+    root's listing ``rels`` came from (default ``rels``), where the other names of a
+    hard-linked file are counted — one ``lstat`` pass at most, never a walk of the tree."""
     scope = Scope()
     prefix = str(ws.root) + "/"
     verdicts = _verdict_cache(ws, gate)
-    links = ws.links
+    linked: list[tuple[str, os.stat_result]] = []  # hard-linked, no verdict known yet
+    seen: dict[str, os.stat_result] = {}
     for rel in rels:
         if glob is not None and not glob.matches(rel):
             continue
-        verdict = verdicts.get(rel)
-        if verdict is None:
-            decision = gate.check_nowait(Act.READ, rel)
-            verdict = _ALLOW if decision.allowed else _DENY
-            if not decision.allowed and decision.event is not None:
-                verdict = _ASK if decision.event.effect is Effect.ASK else _DENY
-            verdicts[rel] = verdict
-        if verdict == _DENY:
-            scope.denied += 1
-            continue
-        if verdict == _ASK:
-            scope.needs_approval += 1
+        verdict = _policy_verdict(gate, verdicts, rel)
+        if verdict != _ALLOW:
+            scope.denied += verdict == _DENY
+            scope.needs_approval += verdict == _ASK
             continue
         try:
-            st = os.lstat(prefix + rel)
+            st = seen[rel] = os.lstat(prefix + rel)
         except OSError:
             continue  # gone since it was listed
         if not stat.S_ISREG(st.st_mode):
             continue
-        if st.st_nlink > 1 and not links.all_inside(st):
+        inside = ws.links.known(st)
+        if inside is None:
+            linked.append((rel, st))
+        elif inside:
+            scope.add(rel, st)
+        else:
             scope.linked_out += 1
-            continue
-        scope.files.append(rel)
-        scope.ident[rel] = (st.st_dev, st.st_ino)
+    if linked:
+        every = listing if listing is not None else rels
+        _judge_links(ws, prefix, linked=linked, seen=seen, listing=every, scope=scope)
     return scope
+
+
+def _policy_verdict(gate: Gate, verdicts: dict[str, int], rel: str) -> int:
+    verdict = verdicts.get(rel)
+    if verdict is None:
+        decision = gate.check_nowait(Act.READ, rel)
+        verdict = _ALLOW if decision.allowed else _DENY
+        if not decision.allowed and decision.event is not None:
+            verdict = _ASK if decision.event.effect is Effect.ASK else _DENY
+        verdicts[rel] = verdict
+    return verdict
+
+
+def _judge_links(
+    ws: Workspace,
+    prefix: str,
+    *,
+    linked: list[tuple[str, os.stat_result]],
+    seen: dict[str, os.stat_result],
+    listing: Sequence[str],
+    scope: Scope,
+) -> None:
+    """Count the names of each hard-linked inode in the listing: all ``st_nlink`` of them
+    seen means every name is inside the root; fewer, and the file is refused."""
+    wanted = {(st.st_dev, st.st_ino) for _, st in linked}
+    names: dict[tuple[int, int], int] = dict.fromkeys(wanted, 0)
+    for rel in listing:
+        st = seen.get(rel)
+        if st is None:
+            try:
+                st = os.lstat(prefix + rel)
+            except OSError:
+                continue
+        ident = (st.st_dev, st.st_ino)
+        if st.st_nlink > 1 and ident in wanted and stat.S_ISREG(st.st_mode):
+            names[ident] += 1
+    for rel, st in linked:
+        inside = names[(st.st_dev, st.st_ino)] >= st.st_nlink
+        ws.links.remember(st, inside)
+        if inside:
+            scope.add(rel, st)
+        else:
+            scope.linked_out += 1
+    scope.files.sort()
 
 
 _GLOB_MAGIC = frozenset("*?[")

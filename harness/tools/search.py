@@ -21,6 +21,7 @@ from harness.tools.ripgrep import RipgrepError, RipgrepTimeout
 from harness.tools.scope import Scope, admit, list_files
 from harness.types import Act, ToolResult
 from harness.workspace import PathGlob, Workspace
+from harness.workspace.files import shown_name
 
 FIND_MAX_PATHS = 200
 FIND_TIMEOUT_S = 60.0
@@ -51,7 +52,7 @@ class Find(
             async with asyncio.timeout(FIND_TIMEOUT_S):
                 rels = await list_files(ctx.workspace, None)
                 named = [rel for rel in rels if glob.matches(rel)]
-                scope = await asyncio.to_thread(admit, ctx.workspace, ctx.gate, named, None)
+                scope = await asyncio.to_thread(admit, ctx.workspace, ctx.gate, named, None, rels)
         except RipgrepError as exc:
             return failure(self.name, args.name_glob, str(exc))
         except (RipgrepTimeout, TimeoutError):
@@ -59,7 +60,7 @@ class Find(
             return failure(self.name, args.name_glob, message)
         shown = scope.files[:FIND_MAX_PATHS]
         more = len(scope.files) - len(shown)
-        lines = [header(self.name, args.name_glob), *shown]
+        lines = [header(self.name, args.name_glob), *map(shown_name, shown)]
         if not shown:
             lines.append(f"no files match `{args.name_glob}`")
         if more:
@@ -147,7 +148,7 @@ def _list(ws: Workspace, raw: str, rel: str) -> tuple[list[str], list[str]] | st
             is_dir = entry.is_dir(follow_symlinks=False)
         except OSError:
             is_dir = False
-        name = entry.name + ("/" if is_dir else "")
+        name = shown_name(entry.name) + ("/" if is_dir else "")
         child = entry.name if rel == "." else f"{rel}/{entry.name}"
         (ignored if ws.is_ignored(child, is_dir) else shown).append(name)
     return shown, ignored

@@ -27,6 +27,14 @@ FULL_HASH_MAX_BYTES = 32 * 1024 * 1024
 MAX_OVERWRITE_BYTES = 32 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
+
+def shown_name(name: str) -> str:
+    """A file name as the model and the store see it: valid UTF-8 whatever the disk holds.
+    A name that is not UTF-8 (decoded by Python with surrogates) shows each undecodable byte
+    escaped, ``bad\\xff.txt`` (§5); any other name is unchanged."""
+    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
+
+
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISSOCK, "a socket"),
@@ -220,4 +228,5 @@ __all__ = [
     "open_located",
     "prepare",
     "read_fd",
+    "shown_name",
 ]
