@@ -31,7 +31,8 @@ from harness.contract import ContractOverrides, TaskContract
 from harness.errors import ConfigError
 from harness.loop import Run
 from harness.memory import RunMemory
-from harness.policy import Gate, Policy
+from harness.policy import Gate, Policy, default_user_config
+from harness.pricing import ModelPrices, Pricer, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
 from harness.report import RunObserver, RunResult
 from harness.sandbox import sandbox_available, sandbox_status
@@ -112,18 +113,21 @@ async def open_session(
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
     rereads: Placement = "end",
+    prices: Mapping[str, ModelPrices] | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
     the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
-    the editor's verdict on the folder. Raises ``ConfigError`` before the run row exists."""
+    the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
+    the ``[prices]`` table of the user config. Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
     if policy is None:
         policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
+    overrides = {**user_prices(default_user_config()), **(prices or {})}
     model = _provider(provider, env)
     try:
         store = store if isinstance(store, Store) else store()
@@ -152,6 +156,7 @@ async def open_session(
             toolbox=toolbox,
             assembler=_assembler(assembly, contract, toolbox, rereads),
             observer=observer,
+            pricer=Pricer(model.name, model.model, overrides),
         )
     except BaseException:
         await model.aclose()
