@@ -22,6 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from harness.errors import ConfigError
 from harness.types import Usage
 
@@ -101,15 +103,21 @@ def _dollars(value: Any, where: str) -> Decimal:
     return Decimal(str(value))
 
 
+def default_prices_file() -> Path:
+    """``<user config dir>/harness/prices.toml`` (beside the user's ``policy.toml``)."""
+    return Path(platformdirs.user_config_dir("harness")) / "prices.toml"
+
+
 def user_prices(config: Path) -> dict[str, ModelPrices]:
-    """The ``[prices]`` table of the user config (empty when the file or table is absent)."""
+    """The user's price overrides: one table per model (``["gpt-4o"]`` with ``input``,
+    ``output``, ``cacheRead``, ``cacheWrite``); empty when the file is absent."""
     try:
         raw = tomllib.loads(config.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"user config {config} cannot be read: {exc}") from exc
-    return parse_prices(raw["prices"], f"user config {config}") if "prices" in raw else {}
+        raise ConfigError(f"prices file {config} cannot be read: {exc}") from exc
+    return parse_prices(raw, f"prices file {config}")
 
 
 class Pricer:
@@ -164,4 +172,7 @@ def _table_provider(provider: str, model: str) -> str | None:
     return table_id
 
 
-__all__ = ["PRICE_FIELDS", "Cost", "ModelPrices", "Pricer", "parse_prices", "user_prices"]
+__all__ = ["PRICE_FIELDS", "Cost", "ModelPrices", "Pricer", "default_prices_file",
+    "parse_prices",
+    "user_prices",
+]

@@ -31,8 +31,8 @@ from harness.contract import ContractOverrides, TaskContract
 from harness.errors import ConfigError
 from harness.loop import Run
 from harness.memory import RunMemory
-from harness.policy import Gate, Policy, default_user_config
-from harness.pricing import ModelPrices, Pricer, user_prices
+from harness.policy import Gate, Policy
+from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
 from harness.report import RunObserver, RunResult
 from harness.sandbox import sandbox_available, sandbox_status
@@ -120,14 +120,14 @@ async def open_session(
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
     the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
     the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-    the ``[prices]`` table of the user config. Raises ``ConfigError`` before the run row exists."""
+    the user's ``prices.toml``. Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
     if policy is None:
         policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
-    overrides = {**user_prices(default_user_config()), **(prices or {})}
+    overrides = {**user_prices(default_prices_file()), **(prices or {})}
     model = _provider(provider, env)
     try:
         store = store if isinstance(store, Store) else store()

@@ -111,13 +111,13 @@ def test_a_bad_prices_table_is_a_config_error_naming_it(raw: object) -> None:
         parse_prices(raw, "settings")
 
 
-def test_the_user_config_prices_table(tmp_path: Path) -> None:
-    config = tmp_path / "policy.toml"
+def test_the_users_prices_file(tmp_path: Path) -> None:
+    config = tmp_path / "prices.toml"
     assert user_prices(config) == {}
-    config.write_text('[prices."my-model"]\ninput = 0.5\noutput = 1.5\ncache_read = 0.05\n')
+    config.write_text('["my-model"]\ninput = 0.5\noutput = 1.5\ncache_read = 0.05\n')
     assert user_prices(config) == {
         "my-model": ModelPrices(Decimal("0.5"), Decimal("1.5"), Decimal("0.05"))
     }
-    config.write_text("[prices]\nm = 1\n")
+    config.write_text("m = 1\n")
     with pytest.raises(ConfigError, match=r"prices\.m"):
         user_prices(config)
