@@ -24,7 +24,7 @@ from harness.assembly import Assembler, Turn, TurnState
 from harness.contract import TaskContract, effective_tokens, entry_cap_chars
 from harness.errors import ContextOverflowError, ProviderError
 from harness.ledger import Cause, Observation
-from harness.pricing import Cost, Pricer
+from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
 from harness.steps import StepDone, step_record, step_summary
 from harness.store import Store
@@ -76,9 +76,7 @@ class Run:
         self.result: RunResult | None = None
         self._last_words: str | None = None
         self._written: dict[str, None] = {}  # files the run wrote, an ordered set
-        self.pricer = pricer
-        # The run's dollars so far; None once a call could not be priced (§11).
-        self.cost: Cost | None = Cost(0.0, 0.0) if pricer and pricer.known else None
+        self.cost = RunCost(pricer)  # the run's dollars so far (§11)
         self.calls = CallCounts()  # the model's calls refused, denied, failed
         self._pending: list[TraceEvent] = []  # changes noted between steps
         self._overflow_cap: int | None = None
@@ -131,9 +129,10 @@ class Run:
 
     def _finish(self, outcome: Outcome, error: str | None) -> RunResult:
         end = RunEnd(outcome, self.step, self.spent, error)
-        cost = None if self.cost is None else round(self.cost.usd, 6)
         written = (*self._written,)
-        self.result = RunResult(self.run_id, end, cost, self._last_words, written, self.calls)
+        self.result = RunResult(
+            self.run_id, end, self.cost.usd, self._last_words, written, self.calls
+        )
         _record_end(self.store, self.observer, self.info, self.result)
         return self.result
 
@@ -143,7 +142,7 @@ class Run:
         turn, reply = await self._ask(step)
         self.observer.model_replied(self.info, step, reply)
         self.spent += _total_tokens(reply, turn)
-        self._priced(reply)
+        self.cost.add(reply.usage)
         self.ledger.add_turn(step, reply.content, reply.tool_calls[:MAX_CALLS_PER_TURN])
         ctx = self.toolbox.context(self.run_id, step, entry_cap_chars(turn.effective))
         taken = _Taken()
@@ -230,13 +229,6 @@ class Run:
             note = _not_run_note(calls[MAX_CALLS_PER_TURN:], len(calls))
             taken.observed.append(self._observe(ctx.step, note))
 
-    def _priced(self, reply: Reply) -> None:
-        """Add the call's dollars to the run's; a call without a price makes them unknown."""
-        if self.cost is None or self.pricer is None:
-            return
-        call = self.pricer.cost(reply.usage)
-        self.cost = None if call is None else self.cost + call
-
     def _observe(self, step: int, result: ToolResult, call_id: str | None = None) -> Observation:
         observation = self.ledger.add(step, result, call_id)
         for write in result.writes:
@@ -253,11 +245,8 @@ class Run:
         self.step = done.step  # whole steps only: what the store holds is what the run did
         # The run's summary: the model's last words, the observation its last turn left.
         self._last_words = done.reply.content if done.reply.content.strip() else None
-        summary = step_summary(self.info, done)
-        if self.cost is not None:
-            usd, cached = round(self.cost.usd, 6), round(self.cost.cached_usd, 6)
-            summary = replace(summary, cost_usd=usd, cached_cost_usd=cached)
-        self.last_summary = summary
+        summary, usd, cached = step_summary(self.info, done), self.cost.usd, self.cost.cached_usd
+        self.last_summary = replace(summary, cost_usd=usd, cached_cost_usd=cached)
         self.observer.step_finished(self.info, self.last_summary)
 
 

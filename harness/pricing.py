@@ -72,7 +72,10 @@ def parse_prices(raw: object, source: str) -> dict[str, ModelPrices]:
     ``cache_read`` / ``cache_write``); ``ConfigError`` naming the bad entry."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{source}: `prices` must be a table of models, got {raw!r}")
-    return {str(model): _model_prices(entry, f"{source}: prices.{model}") for model, entry in raw.items()}
+    return {
+        str(model): _model_prices(entry, f"{source}: prices.{model}")
+        for model, entry in raw.items()
+    }
 
 
 def _model_prices(entry: object, where: str) -> ModelPrices:
@@ -120,6 +123,27 @@ def user_prices(config: Path) -> dict[str, ModelPrices]:
     return parse_prices(raw, f"prices file {config}")
 
 
+class RunCost:
+    """A run's dollars so far, call by call: None once a call could not be priced."""
+
+    def __init__(self, pricer: Pricer | None) -> None:
+        self.pricer = pricer
+        self.total: Cost | None = Cost(0.0, 0.0) if pricer is not None and pricer.known else None
+
+    def add(self, usage: Usage) -> None:
+        if self.total is not None and self.pricer is not None:
+            call = self.pricer.cost(usage)
+            self.total = None if call is None else self.total + call
+
+    @property
+    def usd(self) -> float | None:
+        return None if self.total is None else round(self.total.usd, 6)
+
+    @property
+    def cached_usd(self) -> float | None:
+        return None if self.total is None else round(self.total.cached_usd, 6)
+
+
 class Pricer:
     """Prices the calls of one provider and model: a ``prices`` override for the model (by
     name) wins over the genai-prices table."""
@@ -146,7 +170,8 @@ class Pricer:
     def _usd(self, usage: Usage) -> Decimal:
         if self.override is not None:
             return self.override.usd(usage)
-        from genai_prices import Usage as TableUsage, calc_price  # noqa: PLC0415
+        from genai_prices import Usage as TableUsage
+        from genai_prices import calc_price
 
         counts = {
             "input_tokens": usage.prompt_tokens or 0,
@@ -163,7 +188,7 @@ def _table_provider(provider: str, model: str) -> str | None:
     table_id = _GENAI_PROVIDER.get(provider)
     if table_id is None or not model:
         return None
-    from genai_prices import data_snapshot  # noqa: PLC0415 (a large table: loaded on use)
+    from genai_prices import data_snapshot  # a large table: loaded on use
 
     try:
         data_snapshot.get_snapshot().find_provider_model(model, None, table_id, None)
@@ -172,7 +197,13 @@ def _table_provider(provider: str, model: str) -> str | None:
     return table_id
 
 
-__all__ = ["PRICE_FIELDS", "Cost", "ModelPrices", "Pricer", "default_prices_file",
+__all__ = [
+    "PRICE_FIELDS",
+    "Cost",
+    "ModelPrices",
+    "Pricer",
+    "RunCost",
+    "default_prices_file",
     "parse_prices",
     "user_prices",
 ]

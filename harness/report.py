@@ -154,7 +154,10 @@ class RunObserver:
 
 __all__ = [
     "CallCounts",
-    "RunInfo", "RunObserver", "RunResult", "StepSummary",
+    "RunInfo",
+    "RunObserver",
+    "RunResult",
+    "StepSummary",
     "camel_json",
     "refusal_of",
 ]

@@ -139,14 +139,8 @@ async def open_session(
             contract=contract.model_dump_json(),
         )
         notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
-        toolbox = _toolbox(
-            workspace,
-            Gate(policy, approver, run_id),
-            environ=env,
-            guard=guard,
-            notes=notes,
-            store=store,
-        )
+        gate = Gate(policy, approver, run_id)
+        toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
         run = Run(
             contract,

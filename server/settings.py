@@ -6,8 +6,9 @@ Settings are camelCase: ``provider {name, model, baseUrl, apiKeyEnv}``, ``storeP
 ``tokenBudget``, ``maxSteps``, ``contextBudget {maxTokens, share, lowWater}``,
 ``contextWire``, ``policy``, ``trusted`` (the client's own workspace-trust verdict, §6.3;
 unset: the user config decides), ``prices`` (per model: ``input``, ``output``, ``cacheRead``,
-``cacheWrite``, dollars per million tokens, §11; over the user's ``prices.toml``). Either the settings object itself or ``{"harness": {...}}``
-(what VS Code and Neovim push) is accepted. Unknown keys are ignored (editors keep their own,
+``cacheWrite``, dollars per million tokens, §11; over the user's ``prices.toml``). Either
+the settings object itself or ``{"harness": {...}}`` (what VS Code and Neovim push) is
+accepted. Unknown keys are ignored (editors keep their own,
 such as ``serverPath``, in the same section).
 
 A bad value is a ``Problem`` naming the field — never echoing the value, which may be a key
@@ -237,8 +238,8 @@ def _check_values(settings: Settings) -> tuple[Settings, list[Problem]]:
         if dropped:
             settings = settings.model_copy(update={"policy": kept})
     if settings.prices is not None:
-        prices, dropped = _clean_prices(settings.prices)
-        problems += dropped
+        prices, bad = _clean_prices(settings.prices)
+        problems += bad
         settings = settings.model_copy(update={"prices": prices})
     return settings, problems
 

@@ -153,8 +153,6 @@ def test_one_refused_one_denied_one_failed_call_are_counted(
     assert result["filesChanged"] == []
     assert result["costUsd"] is None, "the scripted provider has no price"
 
-    piped = harness(
-        "run", "Try", "--script", turns, "--store", tmp_path / "s.db", cwd=shop, **home
-    )
+    piped = harness("run", "Try", "--script", turns, "--store", tmp_path / "s.db", cwd=shop, **home)
     last = piped.stdout.splitlines()[-1]
     assert "2 calls refused" in last and "1 call failed" in last, last

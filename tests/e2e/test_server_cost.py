@@ -33,7 +33,7 @@ def dollars(usages: list[Any], fresh: float, read: float, out: float) -> list[fl
     total, cached, running = 0.0, 0.0, []
     for u in filter(None, usages):
         hit = u["prompt_tokens_details"]["cached_tokens"]
-        total += ((u["prompt_tokens"] - hit) * fresh + hit * read + u["completion_tokens"] * out)
+        total += (u["prompt_tokens"] - hit) * fresh + hit * read + u["completion_tokens"] * out
         cached += hit * read
         running.append(total / 1e6)
     return [*running, cached / 1e6]

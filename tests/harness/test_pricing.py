@@ -29,9 +29,7 @@ USAGE = Usage(
     [
         # input, cache read, cache write (none on OpenAI: priced as input), output
         pytest.param("openai", "gpt-4o", (2.5, 1.25, 2.5, 10), id="openai-gpt-4o"),
-        pytest.param(
-            "anthropic", "claude-sonnet-4-0", (3, 0.3, 3.75, 15), id="anthropic-sonnet-4"
-        ),
+        pytest.param("anthropic", "claude-sonnet-4-0", (3, 0.3, 3.75, 15), id="anthropic-sonnet-4"),
         pytest.param("openrouter", "openai/gpt-4o", (2.5, 1.25, 2.5, 10), id="openrouter"),
     ],
 )
@@ -46,7 +44,9 @@ def test_a_table_model_is_priced_from_the_usage_reported(
     assert cost.cached_usd == pytest.approx(6_000 * read_in / 1e6)
     table = calc_price(
         TableUsage(
-            input_tokens=10_000, output_tokens=500, cache_read_tokens=6_000,
+            input_tokens=10_000,
+            output_tokens=500,
+            cache_read_tokens=6_000,
             cache_write_tokens=1_000,
         ),
         model,
