@@ -127,9 +127,9 @@ async def open_session(
     if policy is None:
         policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
-    overrides = {**user_prices(default_prices_file()), **(prices or {})}
     model = _provider(provider, env)
     try:
+        pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
         store = store if isinstance(store, Store) else store()
         run_id = store.create_run(
             goal=contract.goal,
@@ -150,12 +150,17 @@ async def open_session(
             toolbox=toolbox,
             assembler=_assembler(assembly, contract, toolbox, rereads),
             observer=observer,
-            pricer=Pricer(model.name, model.model, overrides),
+            pricer=pricer,
         )
     except BaseException:
         await model.aclose()
         raise
     return Session(run, model)
+
+
+def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:
+    """The model's prices: ``prices`` over the user's ``prices.toml`` over the table."""
+    return Pricer(model.name, model.model, {**user_prices(default_prices_file()), **(prices or {})})
 
 
 def _run_memory(
