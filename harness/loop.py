@@ -24,7 +24,8 @@ from harness.assembly import Assembler, Turn, TurnState
 from harness.contract import TaskContract, effective_tokens, entry_cap_chars
 from harness.errors import ContextOverflowError, ProviderError
 from harness.ledger import Cause, Observation
-from harness.report import RunInfo, RunObserver, RunResult, StepSummary
+from harness.pricing import Pricer, RunCost
+from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
 from harness.steps import StepDone, step_record, step_summary
 from harness.store import Store
 from harness.store.base import now_iso
@@ -63,6 +64,7 @@ class Run:
         toolbox: Toolbox,
         assembler: Assembler,
         observer: RunObserver | None = None,
+        pricer: Pricer | None = None,
     ) -> None:
         self.contract, self.run_id, self.info = contract, run_id, RunInfo.of(run_id, contract)
         self.store, self.provider, self.toolbox = store, provider, toolbox
@@ -74,6 +76,8 @@ class Run:
         self.result: RunResult | None = None
         self._last_words: str | None = None
         self._written: dict[str, None] = {}  # files the run wrote, an ordered set
+        self.cost = RunCost(pricer)  # the run's dollars so far (§11)
+        self.calls = CallCounts()  # the model's calls refused, denied, failed
         self._pending: list[TraceEvent] = []  # changes noted between steps
         self._overflow_cap: int | None = None
         self.verify_failed = False  # the last verification failed
@@ -125,7 +129,10 @@ class Run:
 
     def _finish(self, outcome: Outcome, error: str | None) -> RunResult:
         end = RunEnd(outcome, self.step, self.spent, error)
-        self.result = RunResult(self.run_id, end, self._last_words, (*self._written,))
+        written = (*self._written,)
+        self.result = RunResult(
+            self.run_id, end, self.cost.usd, self._last_words, written, self.calls
+        )
         _record_end(self.store, self.observer, self.info, self.result)
         return self.result
 
@@ -135,6 +142,7 @@ class Run:
         turn, reply = await self._ask(step)
         self.observer.model_replied(self.info, step, reply)
         self.spent += _total_tokens(reply, turn)
+        self.cost.add(reply.usage)
         self.ledger.add_turn(step, reply.content, reply.tool_calls[:MAX_CALLS_PER_TURN])
         ctx = self.toolbox.context(self.run_id, step, entry_cap_chars(turn.effective))
         taken = _Taken()
@@ -211,10 +219,12 @@ class Run:
             self.observer.tool_started(self.info, ctx.step, call, label(call))
             result = await self.toolbox.call(call, ctx, self.ledger)
             taken.add(result, self._observe(ctx.step, result, call.id))
+            self.calls = self.calls.counted(result)
             self.observer.tool_finished(self.info, ctx.step, call, result)
         if len(calls) > MAX_CALLS_PER_TURN:  # each answered in the store, once to the model
             for call in calls[MAX_CALLS_PER_TURN:]:
                 taken.results.append(skipped := not_run(call, len(calls)))
+                self.calls = self.calls.counted(skipped)
                 self.observer.tool_finished(self.info, ctx.step, call, skipped)
             note = _not_run_note(calls[MAX_CALLS_PER_TURN:], len(calls))
             taken.observed.append(self._observe(ctx.step, note))
@@ -235,7 +245,8 @@ class Run:
         self.step = done.step  # whole steps only: what the store holds is what the run did
         # The run's summary: the model's last words, the observation its last turn left.
         self._last_words = done.reply.content if done.reply.content.strip() else None
-        self.last_summary = step_summary(self.info, done)
+        summary, usd, cached = step_summary(self.info, done), self.cost.usd, self.cost.cached_usd
+        self.last_summary = replace(summary, cost_usd=usd, cached_cost_usd=cached)
         self.observer.step_finished(self.info, self.last_summary)
 
 

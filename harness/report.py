@@ -12,7 +12,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.camel import camel_json, json_flat
-from harness.types import Attempt, ContextCounts, Reply, RunEnd, ToolCall, ToolResult
+from harness.types import (
+    Approval,
+    Attempt,
+    ContextCounts,
+    NoticeKind,
+    PolicyEvent,
+    Reply,
+    RunEnd,
+    ToolCall,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
@@ -48,23 +58,58 @@ class StepSummary:
     counts: ContextCounts  # not in the notification: for a terminal's step line
     cached_prompt_tokens: int | None = None  # the provider's reported cache reads
     prefix_chars: int = 0  # characters shared from the start with the previous request
+    # The run's dollars so far (None: the model has no price, or a call reported no usage),
+    # and the part of them paid for prompt tokens read from the provider's cache (§11).
+    cost_usd: float | None = None
+    cached_cost_usd: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §7 ``harness/budget`` object."""
         return camel_json(self, leave_out=("counts",))
 
 
+def refusal_of(result: ToolResult) -> PolicyEvent | None:
+    """The policy event that stopped the call, if one did (the last refusal recorded)."""
+    return next((p for p in reversed(result.policy) if not p.allowed), None)
+
+
+@dataclass(frozen=True)
+class CallCounts:
+    """The model's tool calls that did not go through (§8.1): ``refused`` by the policy, the
+    containment, the editor (unsaved changes) or for want of an approver; ``denied`` by the
+    user at an approval; ``failed`` as tools (an error, a command's non-zero exit)."""
+
+    refused: int = 0
+    denied: int = 0
+    failed: int = 0
+
+    def counted(self, result: ToolResult) -> CallCounts:
+        """These counts with one more call, ``result``, counted."""
+        refusal = refusal_of(result)
+        if refusal is not None and refusal.approval is Approval.DENY:
+            return CallCounts(self.refused, self.denied + 1, self.failed)
+        unsaved = any(n.kind is NoticeKind.UNSAVED_REFUSED for n in result.notices)
+        if refusal is not None or unsaved:
+            return CallCounts(self.refused + 1, self.denied, self.failed)
+        if not result.ok or result.exit_code not in (None, 0):
+            return CallCounts(self.refused, self.denied, self.failed + 1)
+        return self
+
+
 @dataclass(frozen=True)
 class RunResult:
     """How a run ended (§8.1). ``summary`` is the model's last words (None when its last
     reply said nothing); ``files_changed`` the workspace-relative paths it wrote, in
-    first-write order. ``end.error`` is for the host's log and message, not part of the
-    JSON."""
+    first-write order; ``cost_usd`` the run's dollars (None: not known, §11); ``calls`` the
+    calls refused, denied and failed. ``end.error`` is for the host's log and message, not
+    part of the JSON."""
 
     run_id: int
     end: RunEnd = field(metadata=json_flat())
+    cost_usd: float | None = None
     summary: str | None = None
     files_changed: tuple[str, ...] = ()
+    calls: CallCounts = field(default_factory=CallCounts, metadata=json_flat())
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §8.1 run object."""
@@ -107,4 +152,12 @@ class RunObserver:
     def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
 
 
-__all__ = ["RunInfo", "RunObserver", "RunResult", "StepSummary", "camel_json"]
+__all__ = [
+    "CallCounts",
+    "RunInfo",
+    "RunObserver",
+    "RunResult",
+    "StepSummary",
+    "camel_json",
+    "refusal_of",
+]

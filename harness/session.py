@@ -31,6 +31,7 @@ from harness.errors import ConfigError
 from harness.loop import Run
 from harness.memory import RunMemory
 from harness.policy import Gate, Policy
+from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
 from harness.report import RunObserver, RunResult
 from harness.sandbox import sandbox_available, sandbox_status
@@ -110,12 +111,14 @@ async def open_session(
     memory: bool = True,
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
+    prices: Mapping[str, ModelPrices] | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
     the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
-    the editor's verdict on the folder. Raises ``ConfigError`` before the run row exists."""
+    the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
+    the user's ``prices.toml``. Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -124,6 +127,7 @@ async def open_session(
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
     model = _provider(provider, env)
     try:
+        pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
         store = store if isinstance(store, Store) else store()
         run_id = store.create_run(
             goal=contract.goal,
@@ -133,14 +137,8 @@ async def open_session(
             contract=contract.model_dump_json(),
         )
         notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
-        toolbox = _toolbox(
-            workspace,
-            Gate(policy, approver, run_id),
-            environ=env,
-            guard=guard,
-            notes=notes,
-            store=store,
-        )
+        gate = Gate(policy, approver, run_id)
+        toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
         run = Run(
             contract,
@@ -150,11 +148,17 @@ async def open_session(
             toolbox=toolbox,
             assembler=_assembler(assembly, contract, toolbox),
             observer=observer,
+            pricer=pricer,
         )
     except BaseException:
         await model.aclose()
         raise
     return Session(run, model)
+
+
+def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:
+    """The model's prices: ``prices`` over the user's ``prices.toml`` over the table."""
+    return Pricer(model.name, model.model, {**user_prices(default_prices_file()), **(prices or {})})
 
 
 def _run_memory(

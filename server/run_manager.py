@@ -112,6 +112,7 @@ class RunManager:
             client_trusted=settings.trusted,
             guard=EditorGuard(host.documents, root),
             observer=LspObserver(host, progress, self._budget_sent),
+            prices=settings.model_prices,
         )
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting

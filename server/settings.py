@@ -5,13 +5,16 @@ values.
 Settings are camelCase: ``provider {name, model, baseUrl, apiKeyEnv}``, ``storePath``,
 ``tokenBudget``, ``maxSteps``, ``contextBudget {maxTokens, share, lowWater}``,
 ``contextWire``, ``policy``, ``trusted`` (the client's own workspace-trust verdict, §6.3;
-unset: the user config decides). Either the settings object itself or ``{"harness": {...}}``
-(what VS Code and Neovim push) is accepted. Unknown keys are ignored (editors keep their own,
+unset: the user config decides), ``prices`` (per model: ``input``, ``output``, ``cacheRead``,
+``cacheWrite``, dollars per million tokens, §11; over the user's ``prices.toml``). Either
+the settings object itself or ``{"harness": {...}}`` (what VS Code and Neovim push) is
+accepted. Unknown keys are ignored (editors keep their own,
 such as ``serverPath``, in the same section).
 
 A bad value is a ``Problem`` naming the field — never echoing the value, which may be a key
 pasted into the wrong box — and only that field falls back to its default; the rest still
-applies (``policy`` is checked entry by entry, ``server.editor_policy``). The exception is
+applies (``policy`` is checked entry by entry, ``server.editor_policy``; ``prices`` model by
+model: a bad model's entry is dropped, the others apply). The exception is
 where the run goes: the default of a bad ``provider``, ``provider.name`` or
 ``provider.baseUrl`` would be the provider's hosted API instead of the server the user
 meant, so such a problem *refuses runs* until it is fixed (``Settings.refusals``). The API
@@ -32,6 +35,8 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from harness.contract import ContextBudgetOverrides, ContractOverrides
+from harness.errors import ConfigError
+from harness.pricing import ModelPrices, parse_prices
 from harness.provider import ProviderConfig, config_from_env
 from server.editor_policy import clean_policy
 from server.section import is_variable_name, register_pasted_key, settings_section
@@ -126,6 +131,7 @@ class Settings(_Model):
     context_wire: Literal["transcript", "flat"] | None = None
     policy: dict[str, Any] | None = None
     trusted: bool | None = None
+    prices: dict[str, Any] | None = None
     _refusals: tuple[Problem, ...] = PrivateAttr(default=())
 
     @property
@@ -148,6 +154,11 @@ class Settings(_Model):
             context_budget=ContextBudgetOverrides(**self.context_budget.model_dump()),
             context_wire=self.context_wire,
         )
+
+    @property
+    def model_prices(self) -> dict[str, ModelPrices]:
+        """The ``prices`` setting, parsed (checked when the settings were read)."""
+        return parse_prices(self.prices or {}, "prices")
 
     @property
     def store_file(self) -> Path | None:
@@ -226,7 +237,31 @@ def _check_values(settings: Settings) -> tuple[Settings, list[Problem]]:
         problems += [Problem(where, message) for where, message in dropped]
         if dropped:
             settings = settings.model_copy(update={"policy": kept})
+    if settings.prices is not None:
+        prices, bad = _clean_prices(settings.prices)
+        problems += bad
+        settings = settings.model_copy(update={"prices": prices})
     return settings, problems
+
+
+def _clean_prices(raw: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """The ``prices`` entries that parse; one problem per model whose entry does not."""
+    kept: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for model, entry in raw.items():
+        try:
+            parse_prices({model: entry}, "prices")
+        except ConfigError as exc:
+            message = str(exc).removeprefix(f"prices: prices.{model}").lstrip(".: ")
+            problems.append(Problem(f"prices.{model}", _without_value(message)))
+            continue
+        kept[model] = entry
+    return kept, problems
+
+
+def _without_value(message: str) -> str:
+    """A price problem without the value (``, got ...``): a setting's value is never echoed."""
+    return message.split(", got ", 1)[0]
 
 
 def _json_type(value: object) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from harness.escape import printable
+from harness.report import refusal_of
 from harness.types import Approval, Effect, NoticeKind, PolicyEvent, ToolResult
 
 REASON_CHARS = 120
@@ -80,11 +81,6 @@ def verify_mark(result: ToolResult) -> Mark:
     if result.exit_code is not None:
         return Mark(Went.FAILED, f"failed (exit {result.exit_code})")
     return Mark(Went.FAILED, f"did not run: {error_reason(result)}")
-
-
-def refusal_of(result: ToolResult) -> PolicyEvent | None:
-    """The policy event that stopped the call, if one did (the last refusal recorded)."""
-    return next((p for p in reversed(result.policy) if not p.allowed), None)
 
 
 def refusal_mark(event: PolicyEvent) -> Mark:

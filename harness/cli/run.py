@@ -1,7 +1,7 @@
 """``harness run GOAL``: one task from the terminal — live progress on stderr, and at the end
 the model's last words, the files changed and the outcome on stdout (or, with ``--json``,
-exactly the run object: ``runId``, ``outcome``, ``steps``, ``spentTokens``, ``summary``,
-``filesChanged``)."""
+exactly the run object: ``runId``, ``outcome``, ``steps``, ``spentTokens``, ``costUsd``,
+``summary``, ``filesChanged``, ``refused``, ``denied``, ``failed``)."""
 
 from __future__ import annotations
 

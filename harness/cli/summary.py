@@ -1,6 +1,7 @@
 """The end of ``harness run`` as a person reads it: the model's last words, the files the
-run changed, and a final line with the outcome, steps, tokens and the cached share, and what
-the run met on the way (calls refused or failed, a verification that was refused).
+run changed, and a final line with the outcome, steps, tokens, the cached share and the
+dollars (when the model's price is known), and what the run met on the way (calls refused,
+denied or failed — the result's counts — and a verification that was refused).
 
 ``RunTally`` is what the progress observer counted while the run went; ``end_lines`` turns
 it and the ``RunResult`` into the lines printed on stdout.
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from harness.cli.marks import NO_APPROVAL, Mark, Went
+from harness.cli.marks import NO_APPROVAL, Mark
 from harness.escape import printable
 from harness.report import RunResult, StepSummary
 
@@ -21,8 +22,9 @@ from harness.report import RunResult, StepSummary
 class RunTally:
     """What a run met, counted as it went."""
 
-    refused: list[tuple[str, Mark]] = field(default_factory=list)  # (call label, mark)
-    failed: int = 0
+    # (call label, mark) of the calls stopped: for the words of the final line (the counts
+    # themselves are the result's, ``RunResult.calls``)
+    refused: list[tuple[str, Mark]] = field(default_factory=list)
     prompt_tokens: int = 0  # provider-reported, summed over the steps that reported them
     cached_tokens: int | None = None  # None: the provider reported no cache figures
     last_verification: Mark | None = None
@@ -31,8 +33,6 @@ class RunTally:
     def called(self, what: str, mark: Mark) -> None:
         if mark.stopped:
             self.refused.append((what, mark))
-        elif mark.went is Went.FAILED:
-            self.failed += 1
 
     def verified(self, mark: Mark) -> None:
         self.last_verification = mark
@@ -76,16 +76,24 @@ def final_line(result: RunResult, tally: RunTally) -> Text:
     facts = [
         plural(end.steps, "step"),
         f"{end.spent_tokens:,} tokens, {tally.cache_words()}",
+        *([dollars(result.cost_usd)] if result.cost_usd is not None else []),
         plural(files, "file") + " changed" if files else "no files changed",
     ]
-    met = _met(tally)
+    met = _met(result, tally)
     line.append(printable(" · " + " · ".join(facts)))
     if met:
         line.append(printable(" · " + " · ".join(met)), style="yellow")
     return line
 
 
-def _met(tally: RunTally) -> list[str]:
+def dollars(usd: float) -> str:
+    """``$0.031``: three significant digits below a dollar (``$0.00042``), cents above."""
+    if usd >= 1:
+        return f"${usd:,.2f}"
+    return f"${usd:.3g}" if usd > 0 else "$0"
+
+
+def _met(result: RunResult, tally: RunTally) -> list[str]:
     """What the run met that the outcome alone does not say."""
     met: list[str] = []
     verification = tally.last_verification
@@ -93,17 +101,20 @@ def _met(tally: RunTally) -> list[str]:
         met.append(f"the verification was {verification.words}")
     elif verification is not None and verification.words.startswith("did not run"):
         met.append(f"the verification {verification.words}")
-    if tally.refused:
+    calls = result.calls
+    if calls.refused:
         waiting = sum(1 for _, m in tally.refused if m.words == NO_APPROVAL)
-        words = plural(len(tally.refused), "call") + " refused"
-        if waiting == len(tally.refused):
+        words = plural(calls.refused, "call") + " refused"
+        if waiting == calls.refused:
             words += f" ({NO_APPROVAL}: run with --yes)"
         elif waiting:
             words += f" ({waiting} of them needed approval, not available: run with --yes)"
         met.append(words)
-    if tally.failed:
-        met.append(plural(tally.failed, "call") + " failed")
+    if calls.denied:
+        met.append(plural(calls.denied, "call") + " denied by you")
+    if calls.failed:
+        met.append(plural(calls.failed, "call") + " failed")
     return met
 
 
-__all__ = ["RunTally", "end_lines", "final_line", "plural"]
+__all__ = ["RunTally", "dollars", "end_lines", "final_line", "plural"]

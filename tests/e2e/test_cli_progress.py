@@ -190,8 +190,13 @@ def test_json_is_exactly_the_run_object(shop: Path, tmp_path: Path, home: dict[s
         "outcome": "finished",
         "steps": 5,
         "spentTokens": result["spentTokens"],
+        "costUsd": None,  # the scripted provider has no price
         "summary": "Doubled total(); the tests could not be run here.",
         "filesChanged": ["src/pricing.py"],
+        # .env, ../../etc/passwd, and the exec nobody could approve; the edit not found
+        "refused": 3,
+        "denied": 0,
+        "failed": 1,
     }
 
 

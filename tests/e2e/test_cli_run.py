@@ -55,8 +55,12 @@ def test_a_multi_step_task_reads_greps_edits_and_verifies(
         "outcome": "success",
         "steps": 4,
         "spentTokens": result["spentTokens"],
+        "costUsd": None,  # model "m" has no price
         "summary": "Fixed add().",
         "filesChanged": ["src/a.py"],
+        "refused": 0,
+        "denied": 0,
+        "failed": 0,
     }
     assert result["spentTokens"] > 0
     assert (project / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b\n"

@@ -38,8 +38,12 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
         "outcome": "finished",
         "steps": 4,
         "spentTokens": finished["spentTokens"],
+        "costUsd": None,  # model "m" has no price
         "summary": "Fixed add().",
         "filesChanged": ["src/a.py"],
+        "refused": 0,
+        "denied": 0,
+        "failed": 0,
     }
     assert (ws / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b\n"
     assert client.did_write == [(ws / "src" / "a.py").resolve().as_uri()]

@@ -420,8 +420,12 @@ async def test_the_result_carries_the_last_words_and_the_files_written(
         "outcome": "finished",
         "steps": 4,
         "spentTokens": result.end.spent_tokens,
+        "costUsd": None,  # the scripted provider has no price
         "summary": "Changed a.py and new.txt.",
         "filesChanged": ["new.txt", "a.py"],
+        "refused": 0,
+        "denied": 0,
+        "failed": 0,
     }
 
 
@@ -480,6 +484,8 @@ async def test_each_step_reports_the_prefix_it_shares_with_the_previous_request(
         "reportedPromptTokens",
         "cachedPromptTokens",
         "prefixChars",
+        "costUsd",  # null: the scripted provider has no price
+        "cachedCostUsd",
     }
 
 
