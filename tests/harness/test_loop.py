@@ -357,14 +357,15 @@ async def test_context_overflow_retries_once_with_half_the_budget(ws: Path, tmp_
         turn(call("grep", pattern="zzz")),
         {"content": "ok"},
     ]
-    provider = Overflowing(limit=13_000, turns=turns)
+    limit = 13_200  # the provider's window: above a full 9k-token request, below a 4.5k one + the system prompt
+    provider = Overflowing(limit=limit, turns=turns)
     contract = TaskContract.workspace("x", ws).with_context_budget(ContextBudget(max_tokens=9_000))
     run = await make_run(ws, tmp_path, provider, contract=contract)
     result = await run.execute()
     assert result.end.outcome is Outcome.FINISHED
     assert len(provider.sizes) == 4  # step 2 was rejected once, then sent at half the budget
-    assert provider.sizes[1] > 13_000 >= provider.sizes[2]
-    assert provider.sizes[3] <= 13_000, "the halved ceiling holds for the rest of the run"
+    assert provider.sizes[1] > limit >= provider.sizes[2]
+    assert provider.sizes[3] <= limit, "the halved ceiling holds for the rest of the run"
     prompt = run.store.step_detail(run.run_id, 2).prompt  # type: ignore[union-attr]
     assert sum("…[truncated: elided" in m["content"] for m in prompt) == 4, "the retry as sent"
     events = run.store.context_events(run.run_id, "context_overflow")
