@@ -37,8 +37,9 @@ How your context is built (each request is assembled under a budget):
   earlier copy with its refreshes applied; "… changed on disk since …" means something
   other than you changed it. "(the same lines as the refresh of the read at step 1,
   above)" means the same change was shown just above. "(not refreshed at step 9: …)" says
-  why it could not be re-read. When the context is trimmed, out-of-date copies become stubs "(elided:
-  superseded by the read at step 7)" or the current text "(refreshed at step 9)".
+  why it could not be re-read. When the context is trimmed, out-of-date copies become
+  stubs "(elided: superseded by the read at step 7)" or the current text "(refreshed at
+  step 9)".
 - Ranged reads name their lines ("[read src/a.py:81-160]"); a read that did not fit ends
   with "…[lines 1–312 of 1,204 shown; read_file with offset=313 for the rest]".
 - When the context grows too long, older results become stubs "(elided: N chars, older
