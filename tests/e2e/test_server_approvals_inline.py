@@ -117,7 +117,7 @@ async def test_the_request_has_the_spec_fields_and_deny_refuses(
         assert asked["runId"] == run_id
         assert asked["options"] == ["allow", "allowRun", "deny"]
     assert (write["step"], write["act"], write["target"]) == (1, "write", ".vscode/settings.json")
-    assert "+{\"editor.fontSize\": 30}" in write["diff"] and "command" not in write
+    assert '+{"editor.fontSize": 30}' in write["diff"] and "command" not in write
     assert write["filesWritten"] == []
     assert (exec_["step"], exec_["act"], exec_["target"]) == (3, "exec", "make test")
     assert exec_["command"] == "make test" and "diff" not in exec_

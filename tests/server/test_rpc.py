@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+import server.approvals
 from harness.redact import register
 from harness.types import Act, Approval, ApprovalRequest
-import server.approvals
 from server.approvals import LspApprover, approval_message
 from server.logs import LspLogHandler, stderr_handler
 
