@@ -12,10 +12,19 @@ A write's dialog shows the diff (``MAX_DIFF_LINES`` lines, each escaped, then ho
 "Show full …" writes it all to the file); an exec's names the files this run has written,
 which the command may run (§6.3).
 
-No answer means the run waits — for as long as the user takes. Cancelling the run cancels
-the wait (the ``CancelledError`` reaches the ``await`` here) and the client is told to drop
-the dialog. A dismissed dialog is a Deny; a client that cannot show the request makes the
-gate treat the approval as unavailable (the model is told so).
+A client that declares ``experimental.harness.approvals`` in ``initialize`` gets the
+request ``harness/approve`` instead (§7, ``server.inline_approval``) and draws the question
+where the conversation is; it answers ``{decision: allow|allowRun|deny}``.
+
+An approval waits until it is answered or the run is cancelled — for as long as the user
+takes. A dismissed dialog (the client answers null: a toast closed, "Clear All
+Notifications") or an answer that is not one of the options is **not** an answer: the same
+question is asked again, ``REASK_INTERVAL_S`` seconds after the previous one was sent at
+the earliest (at once if the user took longer than that to dismiss it), so a client that
+dismisses everything is not flooded. Cancelling the run cancels the wait (the
+``CancelledError`` reaches the ``await`` here) and the client is told to drop the dialog.
+A client that cannot show the request (an error answer) makes the gate treat the approval
+as unavailable (the model is told so).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import logging
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +42,8 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
 from harness.types import Approval, ApprovalRequest
-from server.rpc import ask_client
+from server.inline_approval import InlineAsk, ask_inline
+from server.rpc import ask_client, wait_to_reask
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +55,7 @@ MAX_TARGET_CHARS = 300
 MAX_DIFF_LINES = 20
 DIFF_LINE_CHARS = 200
 MAX_ASKS = 20  # "Show full command" again and again is eventually a Deny
+REASK_INTERVAL_S = 2.0  # a dismissed question comes back no sooner after the last was sent
 SHOW_DOCUMENT_TIMEOUT_S = 10.0
 
 
@@ -67,29 +79,51 @@ class LspApprover:
         waiting: Callable[[bool], None] | None = None,
         *,
         view_dir: Path | None = None,
+        inline: bool = False,
     ) -> None:
         self.protocol = protocol
         self.waiting = waiting  # told True while a dialog is open (for harness.status)
         self.view_dir = view_dir
+        self.inline = inline  # the client declared experimental.harness.approvals
+        self.step = 0  # the tool call being run (told by the observer): harness/approve
+        self.call_id = ""
+
+    def tool_started(self, step: int, call_id: str) -> None:
+        self.step, self.call_id = step, call_id
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
+        self._set_waiting(True)
+        try:
+            if self.inline:
+                where = InlineAsk(self.protocol, self.step, self.call_id, REASK_INTERVAL_S)
+                return await ask_inline(where, request, MAX_TARGET_CHARS)
+            return await self._dialog(request)
+        finally:
+            self._set_waiting(False)
+
+    async def _dialog(self, request: ApprovalRequest) -> Approval:
         from harness.policy.approval import preview
 
         show_full = show_full_title(request)
         cut = preview(request.target, MAX_TARGET_CHARS).cut or _diff_cut(request)
         titles = [*ANSWERS, show_full] if cut else [*ANSWERS]
         written: Path | None = None
-        self._set_waiting(True)
+        shows = 0
         try:
-            for _ in range(MAX_ASKS):
+            while shows < MAX_ASKS:
+                sent = time.monotonic()
                 title = await self._ask(approval_message(request, written), titles)
-                if title != show_full:
-                    return ANSWERS.get(title, Approval.DENY) if title else Approval.DENY
-                written = written or write_full_target(request, self._directory())
-                await self._show(written)
+                if title is None or title not in titles:  # dismissed: not an answer
+                    log.info("run %d: the approval was dismissed; asking again", request.run_id)
+                    await wait_to_reask(sent, REASK_INTERVAL_S)
+                elif title != show_full:
+                    return ANSWERS[title]
+                else:
+                    shows += 1
+                    written = written or write_full_target(request, self._directory())
+                    await self._show(written)
             return Approval.DENY
         finally:
-            self._set_waiting(False)
             if written is not None:
                 written.unlink(missing_ok=True)
 
@@ -223,6 +257,7 @@ __all__ = [
     "ANSWERS",
     "DENY",
     "MAX_TARGET_CHARS",
+    "REASK_INTERVAL_S",
     "LspApprover",
     "approval_message",
     "private_dir",

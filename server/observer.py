@@ -38,10 +38,12 @@ class LspObserver(RunObserver):
         host: RunHost,
         progress: RunProgress,
         on_budget: Callable[[StepSummary], None] | None = None,
+        on_tool: Callable[[int, str], None] | None = None,
     ) -> None:
         self.host = host
         self.progress = progress
         self.on_budget = on_budget
+        self.on_tool = on_tool  # (step, call id) of the call about to run: its approvals'
 
     def _report(self, run: RunInfo, step: int, label: str | None = None) -> None:
         message = f"step {step}/{run.max_steps}"
@@ -53,6 +55,8 @@ class LspObserver(RunObserver):
         self._report(run, step)
 
     def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None:
+        if self.on_tool is not None:
+            self.on_tool(step, call.id)
         self._report(run, step, label)
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 import uuid
 from concurrent.futures import Future
 from typing import Any
@@ -48,6 +49,12 @@ async def ask_client(
         raise
 
 
+async def wait_to_reask(sent: float, interval_s: float) -> None:
+    """Sleep until ``interval_s`` seconds after ``sent`` (a ``time.monotonic()``): a question
+    the client dismissed is asked again no sooner. Cancellable (a cancelled run)."""
+    await asyncio.sleep(max(0.0, sent + interval_s - time.monotonic()))
+
+
 def _dropped(method: str, fut: asyncio.Future[Any]) -> None:
     """The answer to a request nobody waits for any more."""
     if fut.cancelled():
@@ -64,4 +71,4 @@ def _retrieve(fut: asyncio.Future[Any]) -> None:
         fut.exception()
 
 
-__all__ = ["ask_client", "notify"]
+__all__ = ["ask_client", "notify", "wait_to_reask"]

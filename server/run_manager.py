@@ -98,11 +98,16 @@ class RunManager:
         from harness.session import open_session
         from server.approvals import LspApprover
         from server.documents import EditorGuard
+        from server.inline_approval import declares_inline
 
         host = self.host
         settings = host.settings
         progress = RunProgress(host.lsp)
-        approver = LspApprover(host.lsp.protocol, view_dir=host.store_path().parent / "approvals")
+        approver = LspApprover(
+            host.lsp.protocol,
+            view_dir=host.store_path().parent / "approvals",
+            inline=declares_inline(host.lsp.client_capabilities),
+        )
         session = await open_session(
             contract_for(params, settings, root),
             store=host.store,
@@ -111,7 +116,7 @@ class RunManager:
             editor_policy=settings.policy,
             client_trusted=settings.trusted,
             guard=EditorGuard(host.documents, root),
-            observer=LspObserver(host, progress, self._budget_sent),
+            observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
             prices=settings.model_prices,
         )
         active = ActiveRun(session, progress)

@@ -88,7 +88,7 @@ class HarnessClient(LanguageClient):
         self.did_write: list[str] = []
         self.approvals: list[types.ShowMessageRequestParams] = []
         self.approvals_withdrawn = 0
-        self.answers: list[str] = []  # the next approvals' answers, in order ...
+        self.answers: list[str | None] = []  # the next approvals' answers (None: dismissed) ...
         self.approval_answer: str | None = "Allow"  # ... then this one
         self.opened: list[Opened] = []
         self._tick = asyncio.Event()
@@ -153,7 +153,8 @@ def client_factory() -> HarnessClient:
         ls.approvals.append(params)
         ls.tick()
         if ls.answers:
-            return types.MessageActionItem(title=ls.answers.pop(0))
+            answer = ls.answers.pop(0)  # None: the user dismissed the dialog
+            return None if answer is None else types.MessageActionItem(title=answer)
         if ls.approval_answer is None:  # the user never answers
             try:
                 await asyncio.Event().wait()

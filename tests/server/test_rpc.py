@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+import server.approvals
 from harness.redact import register
 from harness.types import Act, Approval, ApprovalRequest
 from server.approvals import LspApprover, approval_message
@@ -46,8 +47,6 @@ REQUEST = ApprovalRequest(run_id=3, act=Act.EXEC, target="make test", reason="th
         ("Allow", Approval.ALLOW_ONCE),
         ("Allow for this run", Approval.ALLOW_RUN),
         ("Deny", Approval.DENY),
-        (None, Approval.DENY),  # dismissed
-        ("Something else", Approval.DENY),
     ],
 )
 async def test_the_buttons_map_to_approvals(answer: str | None, approval: Approval) -> None:
@@ -62,6 +61,28 @@ async def test_the_buttons_map_to_approvals(answer: str | None, approval: Approv
     future.set_result(types.MessageActionItem(title=answer) if answer else None)
     assert await task is approval
     assert waiting == [True, False]
+
+
+@pytest.mark.parametrize("dismissal", [None, "Something else"])
+async def test_a_dismissed_dialog_is_asked_again_not_denied(
+    dismissal: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server.approvals, "REASK_INTERVAL_S", 0.0)
+    protocol = FakeProtocol()
+    task = asyncio.create_task(LspApprover(protocol)(REQUEST))  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    for asked in range(1, 4):
+        future = protocol.requests[-1][3]
+        future.set_result(types.MessageActionItem(title=dismissal) if dismissal else None)
+        for _ in range(100):  # a few turns of the loop: the answer, then the re-ask
+            if len(protocol.requests) > asked:
+                break
+            await asyncio.sleep(0)
+        assert len(protocol.requests) == asked + 1, "asked again"
+        assert not task.done()
+    assert len({params.message for _, params, _, _ in protocol.requests}) == 1
+    protocol.requests[-1][3].set_result(types.MessageActionItem(title="Allow"))
+    assert await task is Approval.ALLOW_ONCE
 
 
 @pytest.mark.parametrize("late", ["result", "error"])
