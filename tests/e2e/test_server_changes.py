@@ -26,7 +26,7 @@ def user_text(body: dict[str, Any]) -> str:
     return request_text(body)
 
 
-async def test_a_file_changed_on_disk_is_reread_by_the_next_request(
+async def test_a_file_changed_on_disk_is_refreshed_in_the_next_request(
     client: HarnessClient, fake: FakeLLM, ws: Path
 ) -> None:
     seen = threading.Event()
@@ -45,9 +45,10 @@ async def test_a_file_changed_on_disk_is_reread_by_the_next_request(
     requests = [user_text(b) for b in fake.requests]
     assert len(requests) == 3
     assert "B_VERSION = 1" in requests[1]
-    assert "B_VERSION = 2  # changed on disk" in requests[2]
-    assert "B_VERSION = 1" not in requests[2]
-    assert "invalidated by a change on disk" in requests[2]
+    # §3 rule 3: the copy already sent stays; the refresh entry after it gives the change.
+    last = requests[2]
+    refresh = last.index("[read src/b.py] (refreshed at step 3: it changed on disk since the read")
+    assert last.index("B_VERSION = 1") < refresh < last.index("B_VERSION = 2  # changed on disk")
 
 
 async def test_did_save_feeds_the_run_at_once(
@@ -85,7 +86,8 @@ async def test_did_save_feeds_the_run_at_once(
     seen.set()
     assert (await client.wait_finished(run_id))["outcome"] == "finished"
     last = user_text(fake.requests[2])
-    assert "saved from the editor" in last and "first version" not in last
+    refresh = last.index("[read notes/todo.txt] (refreshed at step 3: it changed on disk since")
+    assert last.index("first version") < refresh < last.index("saved from the editor")
 
 
 async def test_a_file_with_unsaved_changes_is_not_written_and_the_user_is_warned(

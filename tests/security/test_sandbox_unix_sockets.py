@@ -39,6 +39,7 @@ class Daemon:
         self.dgram_path = self.home / "daemon.dgram"
         self.sentinel = self.home / "reached.txt"
         self.marked = threading.Event()
+        self._closing = threading.Event()
         self._stream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._stream.bind(str(self.stream_path))
         self._stream.listen()
@@ -62,6 +63,9 @@ class Daemon:
                 conn, _ = self._stream.accept()
             except OSError:
                 return
+            if self._closing.is_set():
+                conn.close()
+                return
             self._mark("stream")
             conn.sendall(b"hello from outside\n")
             conn.close()
@@ -72,9 +76,20 @@ class Daemon:
                 self._dgram.recv(1024)
             except OSError:
                 return
+            if self._closing.is_set():
+                return
             self._mark("datagram")
 
     def close(self) -> None:
+        """Wake both threads (closing a socket does not interrupt a blocked accept or recv),
+        let them return without marking, then close: no thread outlives the directory."""
+        self._closing.set()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as waker:
+            waker.connect(str(self.stream_path))
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as waker:
+            waker.sendto(b"stop", str(self.dgram_path))
+        for thread in self._threads:
+            thread.join()
         self._stream.close()
         self._dgram.close()
 
