@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
 from harness.contract import ContractOverrides, TaskContract
+from harness.conversation import FollowUp, follow_up, follow_up_text
 from harness.errors import ConfigError
 from harness.loop import Run
 from harness.memory import RunMemory
@@ -112,13 +113,16 @@ async def open_session(
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
     prices: Mapping[str, ModelPrices] | None = None,
+    conversation_id: int | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
-    configuration is known to be good). ``provider``: a configuration, its key read from
-    ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
-    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
-    the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-    the user's ``prices.toml``. Raises ``ConfigError`` before the run row exists."""
+        configuration is known to be good). ``provider``: a configuration, its key read from
+        ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
+        the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
+        the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
+        the user's ``prices.toml``. ``conversation_id``: the run is the next turn of that
+    conversation (§11), continuing its context. Raises ``ConfigError`` before the run row
+    exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -129,31 +133,59 @@ async def open_session(
     try:
         pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
         store = store if isinstance(store, Store) else store()
-        run_id = store.create_run(
-            goal=contract.goal,
-            workspace=str(workspace.root),
-            provider=model.name,
-            model=model.model,
-            contract=contract.model_dump_json(),
-        )
+        run_id, previous = _create_run(store, contract, model, conversation_id)
         notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
         gate = Gate(policy, approver, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
+        assembler = _assembler(assembly, contract, toolbox)
+        if previous is not None:
+            _continue(assembler, previous, contract.goal)
         run = Run(
             contract,
             run_id,
             store=store,
             provider=model,
             toolbox=toolbox,
-            assembler=_assembler(assembly, contract, toolbox),
+            assembler=assembler,
             observer=observer,
             pricer=pricer,
         )
+        if previous is not None and previous.snapshot is not None:
+            # Files the user (or anything) changed between turns are refreshed (§3 rule 3).
+            run.notify_changed(previous.snapshot.ledger.known_paths())
     except BaseException:
         await model.aclose()
         raise
     return Session(run, model)
+
+
+def _create_run(
+    store: Store, contract: TaskContract, model: Provider, conversation_id: int | None
+) -> tuple[int, FollowUp | None]:
+    """The run row, the next turn of ``conversation_id`` when given (checked first)."""
+    previous = None
+    if conversation_id is not None:
+        previous = follow_up(store, conversation_id, contract.root)
+    run_id = store.create_run(
+        goal=contract.goal,
+        workspace=str(contract.root),
+        provider=model.name,
+        model=model.model,
+        contract=contract.model_dump_json(),
+        conversation_id=conversation_id,
+    )
+    return run_id, previous
+
+
+def _continue(assembler: Assembler, previous: FollowUp, goal: str) -> None:
+    """The run continues its conversation's context: the follow-up's goal a new user turn."""
+    if not isinstance(assembler, BoundedAssembler):
+        raise ConfigError("a follow-up needs the bounded assembly")
+    assembler.turn = previous.turn
+    if previous.snapshot is not None:
+        text = follow_up_text(goal, previous.turn)
+        assembler.continue_from(previous.snapshot, previous.turn, text)
 
 
 def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:

@@ -81,12 +81,12 @@ def load(text: str) -> Snapshot:
         turn = int(data["turn"])
         raw = data["ledger"]
         parts = LedgerParts(
-            **{
-                name: (_listed if name in ("observations", "changes", "log") else _decode)(
-                    raw[name], turn
-                )
-                for name in (f.name for f in fields(LedgerParts))
-            }
+            observations=_listed(raw["observations"], turn),
+            changes=_listed(raw["changes"], turn),
+            log=_listed(raw["log"], turn),
+            known=_decode(raw["known"], turn),
+            refreshed=_decode(raw["refreshed"], turn),
+            seen=_decode(raw["seen"], turn),
         )
         ledger = Ledger.restored(parts)
         state = _state(data["state"], parts.observations, turn)

@@ -122,7 +122,8 @@ def select_conversations(
 ) -> list[ConversationRow]:
     """The conversations whose first run is in one of ``workspaces`` (None: all), newest
     (by their latest run) first."""
-    where, args = "", ()
+    where = ""
+    args: tuple[str, ...] = ()
     if workspaces is not None:
         where = f"WHERE f.workspace IN ({', '.join('?' for _ in workspaces)})"
         args = tuple(workspaces)
