@@ -202,6 +202,7 @@ class Run:
         return turn, reply
 
     async def _call_provider(self, step: int, turn: Turn) -> Reply:
+        self.observer.model_asked(self.info, step, turn.request)
         with _interruptible(self):
             return await self.provider.complete(
                 turn.request, functools.partial(self._attempted, step)

@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
@@ -34,7 +34,7 @@ from harness.memory import RunMemory
 from harness.policy import Gate, Policy
 from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
-from harness.report import RunObserver, RunResult
+from harness.report import RunObserver, RunResult, fan_out
 from harness.sandbox import sandbox_available, sandbox_status
 from harness.store import Store
 from harness.toolbox import Toolbox
@@ -42,6 +42,9 @@ from harness.tools import all_tools
 from harness.tools.exec import exec_environment
 from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode
 from harness.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
 
@@ -114,15 +117,16 @@ async def open_session(
     environ: Mapping[str, str] | None = None,
     prices: Mapping[str, ModelPrices] | None = None,
     conversation_id: int | None = None,
+    telemetry: Telemetry | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
-        configuration is known to be good). ``provider``: a configuration, its key read from
-        ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
-        the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
-        the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-        the user's ``prices.toml``. ``conversation_id``: the run is the next turn of that
-    conversation (§11), continuing its context. Raises ``ConfigError`` before the run row
-    exists."""
+    configuration is known to be good). ``provider``: a configuration, its key read from
+    ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
+    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
+    the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
+    the user's ``prices.toml``. ``conversation_id``: the run is the next turn of that
+    conversation (§11), continuing its context. ``telemetry``: the process's export (§12),
+    observing the run beside ``observer``. Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -141,6 +145,7 @@ async def open_session(
         assembler = _assembler(assembly, contract, toolbox)
         if previous is not None:
             _continue(assembler, previous, contract.goal)
+        spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
         run = Run(
             contract,
             run_id,
@@ -148,7 +153,7 @@ async def open_session(
             provider=model,
             toolbox=toolbox,
             assembler=assembler,
-            observer=observer,
+            observer=fan_out(observer, spans),
             pricer=pricer,
         )
         if previous is not None and previous.snapshot is not None:
