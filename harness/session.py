@@ -150,10 +150,9 @@ async def open_session(
             assembler=assembler,
             observer=observer,
             pricer=pricer,
+            conversation=(previous.conversation_id, previous.turn) if previous else None,
         )
-        if previous is not None and previous.snapshot is not None:
-            # Files the user (or anything) changed between turns are refreshed (§3 rule 3).
-            run.notify_changed(previous.snapshot.ledger.known_paths())
+        _changed_between_turns(run, previous)
     except BaseException:
         await model.aclose()
         raise
@@ -176,6 +175,13 @@ def _create_run(
         conversation_id=conversation_id,
     )
     return run_id, previous
+
+
+def _changed_between_turns(run: Run, previous: FollowUp | None) -> None:
+    """Files the user (or anything) changed since the previous turn's reads are refreshed
+    (§3 rule 3), naming the read of the earlier turn."""
+    if previous is not None and previous.snapshot is not None:
+        run.notify_changed(previous.snapshot.ledger.known_paths())
 
 
 def _continue(assembler: Assembler, previous: FollowUp, goal: str) -> None:
