@@ -22,6 +22,7 @@ MAX_SQL_INT = 2**63 - 1
 MAX_GOAL_CHARS = 100_000
 MAX_FIELD_NAME_CHARS = 60
 MAX_REPORTED_ERRORS = 5
+MAX_CONTEXT_ITEMS = 32
 
 RunId = Annotated[int, Field(ge=1, le=MAX_SQL_INT)]
 Positive = Annotated[int, Field(ge=1, le=MAX_SQL_INT)]
@@ -42,6 +43,23 @@ class ContextBudgetParams(Params):
     low_water: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
 
 
+class PositionParams(Params):
+    line: Annotated[int, Field(ge=0, le=MAX_SQL_INT)]
+    character: Annotated[int, Field(ge=0, le=MAX_SQL_INT)]
+
+
+class RangeParams(Params):
+    start: PositionParams
+    end: PositionParams
+
+
+class ContextParams(Params):
+    """What the user attached (§11): a file, or a range of it (LSP positions, 0-based)."""
+
+    uri: Annotated[str, Field(min_length=1, max_length=8192)]
+    range: RangeParams | None = None
+
+
 class RunParams(Params):
     goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
     workspace_folder: Folder | None = None
@@ -49,6 +67,8 @@ class RunParams(Params):
     max_steps: Positive | None = None
     context_budget: ContextBudgetParams | None = None
     verify: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
+    conversation_id: RunId | None = None  # a follow-up in that conversation (§11)
+    context: Annotated[list[ContextParams], Field(max_length=MAX_CONTEXT_ITEMS)] | None = None
 
     def overrides(self) -> ContractOverrides:
         """The contract values these arguments give (``None``: not given)."""
@@ -100,6 +120,10 @@ class WriteParams(KeyParams):
 class TraceRunsParams(Params):
     limit: Annotated[int, Field(ge=1, le=10_000)] = 20
     workspace_folder: Folder | None = None  # default: the client's folders; "*": all
+
+
+class ConversationsParams(TraceRunsParams):
+    pass
 
 
 class TraceStepParams(RunIdParams):

@@ -77,7 +77,7 @@ class RunManager:
     # -- starting and stopping ---------------------------------------------------------
 
     async def start(self, params: RunParams) -> dict[str, Any]:
-        root = self.host.folder(params.workspace_folder)
+        root = self._root(params)
         busy = next((a for a in self._active.values() if a.session.root == root), None)
         if busy is not None:
             raise Conflict(
@@ -91,7 +91,24 @@ class RunManager:
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
         log.info("run %d started in %s: %s", run_id, root, one_line(params.goal))
-        return {"runId": run_id}
+        return {"runId": run_id, "conversationId": active.session.run.info.conversation_id}
+
+    def _root(self, params: RunParams) -> Path:
+        """The folder the run works in: named, the conversation's (a follow-up), or the
+        first; a follow-up of a conversation outside the client's folders is refused."""
+        if params.conversation_id is None or params.workspace_folder is not None:
+            return self.host.folder(params.workspace_folder)
+        runs = self.host.store().conversation_runs(params.conversation_id)
+        if not runs:
+            raise InvalidParams(f"`conversationId`: no conversation {params.conversation_id}")
+        roots = self.host.folder_roots()
+        root = Path(runs[0].workspace)
+        if root not in roots:
+            raise InvalidParams(
+                f"`conversationId`: conversation {params.conversation_id} is of another "
+                f"workspace ({root}), not one of the open folders"
+            )
+        return root
 
     async def _open(self, params: RunParams, root: Path) -> ActiveRun:
         """The run (its row exists once this returns) with what only the editor has."""
@@ -118,6 +135,7 @@ class RunManager:
             guard=EditorGuard(host.documents, root),
             observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
             prices=settings.model_prices,
+            conversation_id=params.conversation_id,
         )
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting
