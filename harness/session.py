@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,8 +26,8 @@ from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
-from harness.contract import ContractOverrides, TaskContract
-from harness.conversation import FollowUp, follow_up, follow_up_text
+from harness.contract import ContractOverrides, TaskContract, effective_tokens, entry_cap_chars
+from harness.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
 from harness.errors import ConfigError
 from harness.loop import Run
 from harness.memory import RunMemory
@@ -40,7 +40,7 @@ from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
 from harness.tools.exec import exec_environment
-from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode
+from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode, ToolCall
 from harness.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -114,6 +114,7 @@ async def open_session(
     environ: Mapping[str, str] | None = None,
     prices: Mapping[str, ModelPrices] | None = None,
     conversation_id: int | None = None,
+    context: Sequence[Attachment] | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
         configuration is known to be good). ``provider``: a configuration, its key read from
@@ -138,9 +139,7 @@ async def open_session(
         gate = Gate(policy, approver, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
-        assembler = _assembler(assembly, contract, toolbox)
-        if previous is not None:
-            _continue(assembler, previous, contract.goal)
+        assembler = _context(assembly, contract, toolbox, previous, context or ())
         run = Run(
             contract,
             run_id,
@@ -153,6 +152,7 @@ async def open_session(
             conversation=(previous.conversation_id, previous.turn) if previous else None,
         )
         _changed_between_turns(run, previous)
+        await _attach(run, context or ())
     except BaseException:
         await model.aclose()
         raise
@@ -184,14 +184,39 @@ def _changed_between_turns(run: Run, previous: FollowUp | None) -> None:
         run.notify_changed(previous.snapshot.ledger.known_paths())
 
 
-def _continue(assembler: Assembler, previous: FollowUp, goal: str) -> None:
-    """The run continues its conversation's context: the follow-up's goal a new user turn."""
+def _context(
+    assembly: Assembly,
+    contract: TaskContract,
+    toolbox: Toolbox,
+    previous: FollowUp | None,
+    context: Sequence[Attachment],
+) -> Assembler:
+    """The run's assembler: a new context (the frame says what the user attached), or the
+    conversation's continued, the follow-up's goal (and attachments) a new user turn."""
+    attached = attached_text(context, contract.root)
+    if previous is None or previous.snapshot is None:
+        assembler = _assembler(assembly, contract, toolbox, attached)
+        if previous is not None:
+            assembler.turn = previous.turn  # type: ignore[attr-defined]
+        return assembler
+    assembler = _assembler(assembly, contract, toolbox)
     if not isinstance(assembler, BoundedAssembler):
         raise ConfigError("a follow-up needs the bounded assembly")
-    assembler.turn = previous.turn
-    if previous.snapshot is not None:
-        text = follow_up_text(goal, previous.turn)
-        assembler.continue_from(previous.snapshot, previous.turn, text)
+    text = follow_up_text(contract.goal, previous.turn, attached)
+    assembler.continue_from(previous.snapshot, previous.turn, text)
+    return assembler
+
+
+async def _attach(run: Run, context: Sequence[Attachment]) -> None:
+    """What the user attached, read at step 0 through the policy and containment like any
+    read (a path outside the workspace is refused, and the model is told so)."""
+    contract = run.contract
+    spent = effective_tokens(contract.context_budget, contract.token_budget, 0)
+    ctx = run.toolbox.context(run.run_id, 0, entry_cap_chars(spent))
+    for i, item in enumerate(context):
+        call = ToolCall(f"attached-{i}", "read_file", item.arguments(contract.root))
+        result = await run.toolbox.call(call, ctx, run.ledger)
+        run.ledger.add(0, result)  # the user's, not the answer to a call of the model's
 
 
 def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:
@@ -250,12 +275,15 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+def _assembler(
+    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, attached: str = ""
+) -> Assembler:
     if assembly == "naive":
         return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
     return BoundedAssembler(
         contract,
         toolbox.schemas,
+        attached=attached,
         memory=toolbox.memory,
         workspace=toolbox.workspace,
         gate=toolbox.gate,

@@ -59,6 +59,17 @@ class ContextParams(Params):
     uri: Annotated[str, Field(min_length=1, max_length=8192)]
     range: RangeParams | None = None
 
+    def lines(self) -> tuple[int | None, int | None]:
+        """``(offset, limit)``, 1-based, of the lines the range covers (a range ending at
+        the start of a line leaves that line out); ``(None, None)`` for the whole file."""
+        if self.range is None:
+            return None, None
+        start, end = self.range.start, self.range.end
+        last = end.line - 1 if end.character == 0 and end.line > start.line else end.line
+        if last < start.line:
+            raise InvalidParams("`context`: a range ends before it starts")
+        return start.line + 1, last - start.line + 1
+
 
 class RunParams(Params):
     goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]

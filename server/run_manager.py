@@ -26,6 +26,7 @@ from server.progress import RunProgress
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
+    from harness.conversation import Attachment
     from harness.report import StepSummary
     from harness.session import Session
     from server.host import RunHost
@@ -136,6 +137,7 @@ class RunManager:
             observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
             prices=settings.model_prices,
             conversation_id=params.conversation_id,
+            context=attachments(params),
         )
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting
@@ -220,6 +222,20 @@ class RunManager:
                 active.changes_seen += active.session.run.notify_changed(inside, cause="disk")
 
 
+def attachments(params: RunParams) -> list[Attachment]:
+    """What the user attached (§11): ``file://`` URIs, each a file or a range of one."""
+    from harness.conversation import Attachment
+    from server.folders import uri_to_path
+
+    found = []
+    for item in params.context or ():
+        path = uri_to_path(item.uri) if item.uri.startswith("file:") else None
+        if path is None:
+            raise InvalidParams(f"`context`: {item.uri!r} is not a file:// URI")
+        found.append(Attachment(str(path), *item.lines()))
+    return found
+
+
 def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContract:
     """The run's contract: command arguments win over settings, settings over defaults."""
     from harness.errors import ConfigError
@@ -240,4 +256,4 @@ def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContr
         raise InvalidParams(str(exc)) from None
 
 
-__all__ = ["ActiveRun", "RunManager", "contract_for"]
+__all__ = ["ActiveRun", "RunManager", "attachments", "contract_for"]

@@ -114,3 +114,18 @@ async def test_follow_ups_continue_conversations_scoped_to_the_clients_folders(
             await bare.command("harness.run", {"goal": "x", "conversationId": bad})
         assert caught.value.code == INVALID_PARAMS and why in str(caught.value)
     assert await bare.command("harness.status")
+
+    # Editor context: a range of a file, and a file outside the folders (refused like a read).
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOKEN = 'not for the model'\n")
+    lines = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
+    context = [{"uri": (one / "a.py").as_uri(), "range": lines}, {"uri": secret.as_uri()}]
+    claude.add_turns({"content": "Seen."})
+    await ask(bare, {"goal": "Explain this", "workspaceFolder": str(one), "context": context})
+    sent = body_text(claude.requests[-1])
+    assert "The user attached:\n- a.py, lines 1–1\n- " + str(secret) in sent
+    assert "[read a.py:1-1]\nNAME = 'renamed'" in sent
+    assert "not for the model" not in sent
+    with pytest.raises(JsonRpcException) as caught:
+        await bare.command("harness.run", {"goal": "x", "context": [{"uri": "untitled:1"}]})
+    assert caught.value.code == INVALID_PARAMS and "not a file:// URI" in str(caught.value)
