@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from harness.camel import camel_json, json_flat
 from harness.types import (
     Approval,
+    ApprovalRequest,
     Attempt,
     ContextCounts,
     NoticeKind,
@@ -85,15 +86,29 @@ class CallCounts:
 
     def counted(self, result: ToolResult) -> CallCounts:
         """These counts with one more call, ``result``, counted."""
-        refusal = refusal_of(result)
-        if refusal is not None and refusal.approval is Approval.DENY:
+        status = call_status(result)
+        if status == "denied":
             return CallCounts(self.refused, self.denied + 1, self.failed)
-        unsaved = any(n.kind is NoticeKind.UNSAVED_REFUSED for n in result.notices)
-        if refusal is not None or unsaved:
+        if status == "refused":
             return CallCounts(self.refused + 1, self.denied, self.failed)
-        if not result.ok or result.exit_code not in (None, 0):
+        if status == "failed":
             return CallCounts(self.refused, self.denied, self.failed + 1)
         return self
+
+
+def call_status(result: ToolResult) -> str:
+    """How a call went (§11 ``toolResult``): ``denied`` by the user at an approval;
+    ``refused`` by the policy, the containment, the editor (unsaved changes) or for want of
+    an approver; ``failed`` as a tool (an error, a command's non-zero exit); else ``ok``."""
+    refusal = refusal_of(result)
+    if refusal is not None and refusal.approval is Approval.DENY:
+        return "denied"
+    unsaved = any(n.kind is NoticeKind.UNSAVED_REFUSED for n in result.notices)
+    if refusal is not None or unsaved:
+        return "refused"
+    if not result.ok or result.exit_code not in (None, 0):
+        return "failed"
+    return "ok"
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,11 @@ class RunObserver:
 
     def step_started(self, run: RunInfo, step: int) -> None: ...
 
+    def text_delta(self, run: RunInfo, step: int, delta: str) -> None:
+        """A piece of the model's words as it arrived (a streaming provider; §11 ``text``).
+        The pieces of a step join to its reply's words, unless an attempt failed after
+        some arrived (its retry starts over)."""
+
     def model_replied(self, run: RunInfo, step: int, reply: Reply) -> None:
         """The model answered: its words (``reply.content``) and the calls it asked for."""
 
@@ -135,6 +155,22 @@ class RunObserver:
 
     def tool_finished(self, run: RunInfo, step: int, call: ToolCall, result: ToolResult) -> None:
         """A call ran (or was refused, or not run): ``result`` says how it went."""
+
+    def approval_asked(self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest) -> None:
+        """The policy asked whoever approves (a dialog, ``harness/approve``, the terminal,
+        ``--yes``) about the call ``call_id`` (``verify`` for the verification)."""
+
+    def approval_decided(
+        self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest, decision: Approval
+    ) -> None:
+        """The answer to ``approval_asked`` (``unavailable``: nobody could answer)."""
+
+    def file_refreshed(
+        self, run: RunInfo, step: int, path: str, read_step: int, cause: str
+    ) -> None:
+        """A file the model read at ``read_step`` changed — ``cause``: ``a change on disk``
+        (the user, the editor, git), ``the write at step 3``, ``the exec at step 2`` — and
+        step ``step``'s request carries what changed (§3 rule 3)."""
 
     def verification_started(self, run: RunInfo, step: int, command: str) -> None:
         """The model stopped; the contract's verification command starts."""
@@ -158,6 +194,7 @@ __all__ = [
     "RunObserver",
     "RunResult",
     "StepSummary",
+    "call_status",
     "camel_json",
     "refusal_of",
 ]

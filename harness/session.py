@@ -28,8 +28,10 @@ from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
 from harness.contract import ContractOverrides, TaskContract
 from harness.errors import ConfigError
+from harness.events import EventSink, RunEvents
 from harness.loop import Run
 from harness.memory import RunMemory
+from harness.observers import Observers, WatchedApprover
 from harness.policy import Gate, Policy
 from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
@@ -70,6 +72,7 @@ class Session:
 
     run: Run
     provider: Provider
+    events: RunEvents | None = None  # the run's §11 events: ``subscribe`` a sink to them
     _closed: bool = False
 
     @property
@@ -112,13 +115,15 @@ async def open_session(
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
     prices: Mapping[str, ModelPrices] | None = None,
+    on_event: EventSink | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
     the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
     the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-    the user's ``prices.toml``. Raises ``ConfigError`` before the run row exists."""
+    the user's ``prices.toml``. ``on_event``: each §11 event as it happens (recorded in
+    ``store`` too). Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -137,7 +142,8 @@ async def open_session(
             contract=contract.model_dump_json(),
         )
         notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
-        gate = Gate(policy, approver, run_id)
+        watched, events, observers = _observers(store, run_id, approver, observer, on_event)
+        gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
         run = Run(
@@ -147,13 +153,28 @@ async def open_session(
             provider=model,
             toolbox=toolbox,
             assembler=_assembler(assembly, contract, toolbox),
-            observer=observer,
+            observer=observers,
             pricer=pricer,
         )
     except BaseException:
         await model.aclose()
         raise
-    return Session(run, model)
+    return Session(run, model, events)
+
+
+def _observers(
+    store: Store,
+    run_id: int,
+    approver: Approver,
+    observer: RunObserver | None,
+    on_event: EventSink | None,
+) -> tuple[WatchedApprover, RunEvents, Observers]:
+    """The run's approver, watched; its events (``harness.events``); and all its observers:
+    the approver's watch, the events, the host's own."""
+    watched = WatchedApprover(approver)
+    events = RunEvents(store, run_id, run_id, [on_event] if on_event else [])
+    watched.report_to = Observers(events, observer)
+    return watched, events, Observers(watched, events, observer)
 
 
 def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:

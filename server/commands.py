@@ -52,6 +52,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.run.revert": "server.revert",
     "harness.run.changes": "server.revert",
     "harness.run.revertFile": "server.revert",
+    "harness.run.events": "server.events",
     "harness.trust": "server.trust",
 }
 

@@ -16,10 +16,10 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from harness.cli.marks import Mark, call_mark, verify_mark
 from harness.cli.summary import RunTally
 from harness.cli.table import cut
 from harness.escape import printable
+from harness.marks import Mark, call_mark, verify_mark
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.toolbox import label
 from harness.types import Attempt, Reply, ToolCall, ToolResult

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from harness.cli.marks import NO_APPROVAL, Mark
 from harness.escape import printable
+from harness.marks import NO_APPROVAL, Mark
 from harness.report import RunResult, StepSummary
 
 

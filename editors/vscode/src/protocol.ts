@@ -11,6 +11,8 @@
 export const BUDGET = "harness/budget";
 export const RUN_FINISHED = "harness/runFinished";
 export const DID_WRITE = "harness/didWrite";
+/** Each §11 event of a run as it happens: `{runId, conversationId, seq, step, kind, …}`. */
+export const RUN_EVENT = "harness/runEvent";
 
 /** The server's own command ids (`workspace/executeCommand`). */
 export const Cmd = {
@@ -27,6 +29,9 @@ export const Cmd = {
   traceRun: "harness.trace.run",
   traceStep: "harness.trace.step",
   revert: "harness.run.revert",
+  changes: "harness.run.changes",
+  revertFile: "harness.run.revertFile",
+  runEvents: "harness.run.events",
   trust: "harness.trust",
 } as const;
 
