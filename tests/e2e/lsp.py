@@ -19,6 +19,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +88,7 @@ class HarnessClient(LanguageClient):
         self.finished: list[dict[str, Any]] = []
         self.did_write: list[str] = []
         self.events: list[dict[str, Any]] = []  # harness/runEvent, in the order received
+        self.event_times: list[float] = []  # time.perf_counter() as each one arrived
         self.approvals: list[types.ShowMessageRequestParams] = []
         self.approvals_withdrawn = 0
         self.answers: list[str | None] = []  # the next approvals' answers (None: dismissed) ...
@@ -144,6 +146,7 @@ def client_factory() -> HarnessClient:
 
     @client.feature("harness/runEvent")
     def on_run_event(ls: HarnessClient, params: Any) -> None:
+        ls.event_times.append(time.perf_counter())
         ls.events.append(plain(params))
         ls.tick()
 
