@@ -20,22 +20,23 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
 from harness.contract import ContractOverrides, TaskContract
+from harness.conversation import FollowUp, follow_up, follow_up_text
 from harness.errors import ConfigError
 from harness.events import EventSink, RunEvents
 from harness.loop import Run
 from harness.memory import RunMemory
-from harness.observers import Observers, WatchedApprover
+from harness.observers import WatchedApprover
 from harness.policy import Gate, Policy
 from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
-from harness.report import RunObserver, RunResult
+from harness.report import RunObserver, RunResult, fan_out
 from harness.sandbox import sandbox_available, sandbox_status
 from harness.store import Store
 from harness.toolbox import Toolbox
@@ -43,6 +44,9 @@ from harness.tools import all_tools
 from harness.tools.exec import exec_environment
 from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode
 from harness.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
 
@@ -116,13 +120,14 @@ async def open_session(
     environ: Mapping[str, str] | None = None,
     prices: Mapping[str, ModelPrices] | None = None,
     on_event: EventSink | None = None,
+    conversation_id: int | None = None,
+    telemetry: Telemetry | None = None,
 ) -> Session:
-    """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
-    configuration is known to be good). ``provider``: a configuration, its key read from
-    ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
-    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
-    the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-    the user's ``prices.toml``. ``on_event``: each §11 event as it happens (recorded in
+    """A run, ready to execute, its row in ``store`` (or what ``store()`` opens once the
+    configuration is good). ``provider``: a configuration (key from ``environ``) or a
+    provider, closed by the session. ``policy``: by default the user's, the workspace's and
+    ``editor_policy``. ``conversation_id``: the run is that conversation's next turn (§11).
+    ``telemetry``: the export (§12). ``on_event``: each §11 event as it happens (recorded in
     ``store`` too). Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
@@ -134,47 +139,83 @@ async def open_session(
     try:
         pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
         store = store if isinstance(store, Store) else store()
-        run_id = store.create_run(
-            goal=contract.goal,
-            workspace=str(workspace.root),
-            provider=model.name,
-            model=model.model,
-            contract=contract.model_dump_json(),
-        )
+        run_id, previous = _create_run(store, contract, model, conversation_id)
         notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
-        watched, events, observers = _observers(store, run_id, approver, observer, on_event)
+        spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
+        watched, events, observers = _observers(
+            store, (run_id, previous), approver, fan_out(observer, spans), on_event
+        )
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
+        assembler = _assembler(assembly, contract, toolbox, previous)
         run = Run(
             contract,
             run_id,
             store=store,
             provider=model,
             toolbox=toolbox,
-            assembler=_assembler(assembly, contract, toolbox),
+            assembler=assembler,
             observer=observers,
             pricer=pricer,
         )
+        _changed_between_turns(run, previous)
     except BaseException:
         await model.aclose()
         raise
     return Session(run, model, events)
 
 
+def _changed_between_turns(run: Run, previous: FollowUp | None) -> None:
+    """Files the user (or anything) changed between turns are refreshed (§3 rule 3)."""
+    if previous is not None and previous.snapshot is not None:
+        run.notify_changed(previous.snapshot.ledger.known_paths())
+
+
 def _observers(
     store: Store,
-    run_id: int,
+    run: tuple[int, FollowUp | None],
     approver: Approver,
-    observer: RunObserver | None,
+    observer: RunObserver,
     on_event: EventSink | None,
-) -> tuple[WatchedApprover, RunEvents, Observers]:
-    """The run's approver, watched; its events (``harness.events``); and all its observers:
-    the approver's watch, the events, the host's own."""
+) -> tuple[WatchedApprover, RunEvents, RunObserver]:
+    """The run's approver, watched; its events (``harness.events``; ``run``: its id, and
+    the turn it follows in its conversation); and all its observers: the approver's watch,
+    the events, the host's own."""
+    run_id, previous = run
+    conversation = previous.conversation_id if previous is not None else run_id
     watched = WatchedApprover(approver)
-    events = RunEvents(store, run_id, run_id, [on_event] if on_event else [])
-    watched.report_to = Observers(events, observer)
-    return watched, events, Observers(watched, events, observer)
+    events = RunEvents(store, run_id, conversation, [on_event] if on_event else [])
+    watched.report_to = fan_out(events, observer)
+    return watched, events, fan_out(watched, events, observer)
+
+
+def _create_run(
+    store: Store, contract: TaskContract, model: Provider, conversation_id: int | None
+) -> tuple[int, FollowUp | None]:
+    """The run row, the next turn of ``conversation_id`` when given (checked first)."""
+    previous = None
+    if conversation_id is not None:
+        previous = follow_up(store, conversation_id, contract.root)
+    run_id = store.create_run(
+        goal=contract.goal,
+        workspace=str(contract.root),
+        provider=model.name,
+        model=model.model,
+        contract=contract.model_dump_json(),
+        conversation_id=conversation_id,
+    )
+    return run_id, previous
+
+
+def _continue(assembler: Assembler, previous: FollowUp, goal: str) -> None:
+    """The run continues its conversation's context: the follow-up's goal a new user turn."""
+    if not isinstance(assembler, BoundedAssembler):
+        raise ConfigError("a follow-up needs the bounded assembly")
+    assembler.turn = previous.turn
+    if previous.snapshot is not None:
+        text = follow_up_text(goal, previous.turn)
+        assembler.continue_from(previous.snapshot, previous.turn, text)
 
 
 def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:
@@ -233,16 +274,23 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+def _assembler(
+    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, previous: FollowUp | None
+) -> Assembler:
+    """The run's assembler; a follow-up's continues ``previous`` (its conversation so far)."""
     if assembly == "naive":
-        return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
-    return BoundedAssembler(
-        contract,
-        toolbox.schemas,
-        memory=toolbox.memory,
-        workspace=toolbox.workspace,
-        gate=toolbox.gate,
-    )
+        assembler: Assembler = NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
+    else:
+        assembler = BoundedAssembler(
+            contract,
+            toolbox.schemas,
+            memory=toolbox.memory,
+            workspace=toolbox.workspace,
+            gate=toolbox.gate,
+        )
+    if previous is not None:
+        _continue(assembler, previous, contract.goal)
+    return assembler
 
 
 def _first_problem(exc: ValidationError) -> str:
