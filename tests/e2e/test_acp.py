@@ -26,6 +26,7 @@ pytestmark = pytest.mark.timeout(120)
 
 FOLLOW_UPS = "conversation_id" in inspect.signature(open_session).parameters
 
+KEY = "sk-acp-test-" + "k3y" * 12  # the API key: redacted from everything sent (§6.7)
 FIRST_GOAL = "Fix add() in src/a.py"
 FIRST_WORDS = "Fixed add(): it subtracted."
 
@@ -42,7 +43,7 @@ TURNS = [
         call("write_file", path=".vscode/settings.json", content="{}\n"),
         call("write_file", path="src/b.py", content="B_VERSION = 2\n"),
     ),
-    {"content": "Some of that was refused."},
+    {"content": f"Some of that was refused. By the way, your key is {KEY}."},
     # prompt 3: a command that asks; the user cancels the turn at the question
     turn(call("exec", argv=["touch", "made-by-exec"])),
 ]
@@ -77,7 +78,7 @@ async def test_an_acp_session_reads_edits_refuses_cancels_and_replays(
     store = tmp_path / "store" / "harness.db"
     fake = fake_llm(TURNS)
     client = RecordingClient()
-    async with acp_agent(client, fake.url, store) as conn:
+    async with acp_agent(client, fake.url, store, HARNESS_API_KEY=KEY) as conn:
         session_id = await start(conn, ws)
         await read_and_edit(conn, client, session_id, ws)
         await follow_up_refused(conn, client, session_id, ws, fake)
@@ -124,6 +125,7 @@ async def follow_up_refused(
     assert "outside" in text_of(outside), outside
     assert ".env" in text_of(secret) and "do-not-read-me" not in json.dumps(client.updates)
     assert "unsaved" in text_of(unsaved), unsaved
+    assert "your key is" in client.said() and KEY[:12] not in json.dumps(client.updates)
     assert not (ws / ".vscode").exists(), "the rejected write never happened"
     assert (ws / "src" / "b.py").read_text() == "B_VERSION = 1\n"
     (asked,) = client.permissions
