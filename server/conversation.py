@@ -28,6 +28,7 @@ from harness.provider import ProviderConfig
 from harness.report import RunResult
 from harness.session import build_contract, open_session
 from harness.store import Store
+from harness.telemetry.export import Telemetry
 from harness.types import Approval, ApprovalRequest
 from harness.watch import Watcher
 from server.conversation_events import EventMaker, Events
@@ -63,6 +64,7 @@ class Backend:
     provider: ProviderConfig
     memory: bool = True
     environ: Mapping[str, str] = field(default_factory=dict)
+    telemetry: Telemetry | None = None  # the process's OpenTelemetry export (§12)
 
 
 class _Bridge:
@@ -169,6 +171,8 @@ class Conversation:
             observer=events,
             memory=backend.memory,
             environ=backend.environ,
+            conversation_id=self.conversation_id,
+            telemetry=backend.telemetry,
         )
         run_loop = asyncio.get_running_loop()
         self._cancel = partial(run_loop.call_soon_threadsafe, session.run.cancel)
@@ -188,9 +192,15 @@ class Conversation:
             await session.aclose()
 
 
+def conversation_events(store: Store, conversation_id: int) -> list[dict[str, Any]]:
+    """A conversation's events from the store, turn by turn, for a client opened later."""
+    runs = store.conversation_runs(conversation_id)
+    return [e for run in runs for e in stored_events(store, run.run_id, conversation_id)]
+
+
 def stored_events(store: Store, run_id: int, conversation_id: int) -> list[dict[str, Any]]:
-    """A finished run's events from the store, for a client opened later: the user's goal
-    and the model's words of each step (until the store keeps every event, §11)."""
+    """A finished run's events from the store: the user's goal and the model's words of
+    each step (until the store keeps every event, §11)."""
     trace = store.run_trace(run_id)
     if trace is None:
         return []
@@ -218,4 +228,11 @@ class _Approver:
         return answer
 
 
-__all__ = ["Backend", "Conversation", "EditorBuffers", "Front", "stored_events"]
+__all__ = [
+    "Backend",
+    "Conversation",
+    "EditorBuffers",
+    "Front",
+    "conversation_events",
+    "stored_events",
+]

@@ -35,7 +35,7 @@ from harness.types import Outcome
 from server.acp.front import AcpFront
 from server.acp.sessions import SessionBook, new_session_id
 from server.acp.updates import translate
-from server.conversation import Backend, Conversation, stored_events
+from server.conversation import Backend, Conversation, conversation_events
 
 log = logging.getLogger(__name__)
 
@@ -88,16 +88,14 @@ class HarnessAgent:
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
         root = _workspace(cwd)
-        runs = self.book.runs(session_id, root)
-        if not runs:
+        conversation_id = self.book.conversation(session_id, root)
+        if conversation_id is None:
             raise RequestError.invalid_params({"sessionId": f"no session {session_id} in {root}"})
-        conversation, front = self._open(session_id, root, conversation_id=runs[0])
-        conversation.runs = list(runs)
+        front = self._open(session_id, root, conversation_id=conversation_id)[1]
         calls: dict[str, dict[str, Any]] = {}
-        for run_id in runs:
-            for event in stored_events(self.backend.store, run_id, runs[0]):
-                for update in translate(root, event, calls, front.edits, replay=True):
-                    front.outbox.put(update)
+        for event in conversation_events(self.backend.store, conversation_id):
+            for update in translate(root, event, calls, front.edits, replay=True):
+                front.outbox.put(update)
         await front.outbox.drain()
         return LoadSessionResponse()
 
@@ -127,7 +125,8 @@ class HarnessAgent:
             raise RequestError.invalid_params({"why": str(exc)}) from None
         finally:
             await front.outbox.drain()
-        self.book.add_run(session_id, conversation.root, result.run_id)
+        if conversation.conversation_id is not None:
+            self.book.record(session_id, conversation.root, conversation.conversation_id)
         return await self._stopped(front, result)
 
     async def _stopped(self, front: AcpFront, result: RunResult) -> PromptResponse:

@@ -6,7 +6,6 @@ session with ``session/load``."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -17,14 +16,12 @@ from acp import PROTOCOL_VERSION, text_block
 from acp.client.connection import ClientSideConnection
 from acp.schema import ClientCapabilities, FileSystemCapabilities, PermissionOption, ToolCallUpdate
 
-from harness.session import open_session
 from tests.e2e.acp_client import RecordingClient, acp_agent
 from tests.support.fake_llm import FakeLLM
 from tests.support.scripted_turns import call, turn
 
 pytestmark = pytest.mark.timeout(120)
 
-FOLLOW_UPS = "conversation_id" in inspect.signature(open_session).parameters
 
 KEY = "sk-acp-test-" + "k3y" * 12  # the API key: redacted from everything sent (§6.7)
 FIRST_GOAL = "Fix add() in src/a.py"
@@ -134,8 +131,6 @@ async def follow_up_refused(
     diff = next(c for c in asked["toolCall"]["content"] if c["type"] == "diff")
     assert diff["path"] == str(ws / ".vscode" / "settings.json") and diff["newText"] == "{}\n"
     # the follow-up carried the first exchange: its goal and the model's words
-    if not FOLLOW_UPS:
-        return  # until conversations (branch conv-core) are on main
     first_request = json.dumps(fake.requests[asked_before])
     assert FIRST_GOAL in first_request and FIRST_WORDS in first_request
 
