@@ -31,7 +31,7 @@ from harness.store import Store
 from harness.telemetry.export import Telemetry
 from harness.types import Approval, ApprovalRequest
 from harness.watch import Watcher
-from server.conversation_events import EventMaker, Events
+from server.conversation_events import EventMaker, Events, stored_events
 
 log = logging.getLogger(__name__)
 
@@ -196,20 +196,6 @@ def conversation_events(store: Store, conversation_id: int) -> list[dict[str, An
     """A conversation's events from the store, turn by turn, for a client opened later."""
     runs = store.conversation_runs(conversation_id)
     return [e for run in runs for e in stored_events(store, run.run_id, conversation_id)]
-
-
-def stored_events(store: Store, run_id: int, conversation_id: int) -> list[dict[str, Any]]:
-    """A finished run's events from the store: the user's goal and the model's words of
-    each step (until the store keeps every event, §11)."""
-    trace = store.run_trace(run_id)
-    if trace is None:
-        return []
-    maker = EventMaker(conversation_id, run_id)
-    events = [maker.make(0, "user", text=trace.run.goal)]
-    for step in trace.steps:
-        if step.said:
-            events.append(maker.make(step.step, "text", delta=step.said))
-    return events
 
 
 class _Approver:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary, refusal_of
+from harness.store import Store
+from harness.toolbox import label
 from harness.tools.base import declaration
 from harness.types import Approval, ApprovalRequest, NoticeKind, Reply, ToolCall, ToolResult
 
@@ -137,4 +139,52 @@ class Events(RunObserver):
         self._emit("approval", **{k: asked[k] for k in keep if k in asked}, decision=answer.value)
 
 
-__all__ = ["EventMaker", "Events", "Sink", "status_of", "target_of"]
+def stored_events(store: Store, run_id: int, conversation_id: int) -> list[dict[str, Any]]:
+    """A finished run's events from the store, for a client opened later: the user's goal,
+    each step's words, its calls and how each went — read from the step's results, each of
+    which opens with its call's header (``[read src/a.py]``, then ``error: …`` when it did
+    not go through). Until the store keeps every event (§11), a call whose result cannot be
+    found is told as ``ok``."""
+    trace = store.run_trace(run_id)
+    if trace is None:
+        return []
+    maker = EventMaker(conversation_id, run_id)
+    events = [maker.make(0, "user", text=trace.run.goal)]
+    for step in trace.steps:
+        if step.said:
+            events.append(maker.make(step.step, "text", delta=step.said))
+        detail = store.step_detail(run_id, step.step) if step.tool_calls else None
+        results = detail.result if detail is not None else ""
+        at = 0
+        for index, stored in enumerate(step.tool_calls):
+            call = ToolCall(f"s{step.step}c{index}", stored["name"], stored.get("arguments", {}))
+            arguments = dict(call.arguments)
+            events.append(
+                maker.make(
+                    step.step,
+                    "toolCall",
+                    callId=call.id,
+                    name=call.name,
+                    arguments=arguments,
+                    target=target_of(call),
+                )
+            )
+            status, why, at = _stored_result(results, f"[{label(call)}", at)
+            fields = {"callId": call.id, "status": status, **({"why": why} if why else {})}
+            events.append(maker.make(step.step, "toolResult", **fields, summary=label(call)))
+    return events
+
+
+def _stored_result(results: str, head: str, start: int) -> tuple[str, str | None, int]:
+    """How the call whose result opens with ``head`` went, and where to look for the next."""
+    found = results.find(head, start)
+    if found < 0:
+        return "ok", None, start
+    lines = results[found:].split("\n", 2)
+    second = lines[1] if len(lines) > 1 else ""
+    if second.startswith("error: "):
+        return "failed", second.removeprefix("error: ")[:MAX_SUMMARY_CHARS], found + len(head)
+    return "ok", None, found + len(head)
+
+
+__all__ = ["EventMaker", "Events", "Sink", "status_of", "stored_events", "target_of"]

@@ -158,6 +158,9 @@ def replays(client: RecordingClient) -> None:
     users = [u["content"]["text"] for u in client.of_kind("user_message_chunk")]
     assert users[:3] == [FIRST_GOAL, "Now tidy up", "Run it"]
     assert FIRST_WORDS in client.said()
+    replayed = list(client.calls().values())
+    assert [c["kind"] for c in replayed[:6]] == ["read", "edit", "read", "read", "edit", "edit"]
+    assert [c["status"] for c in replayed[:6]] == ["completed"] * 2 + ["failed"] * 4
 
 
 def text_of(tool_call: dict[str, Any]) -> str:
