@@ -26,6 +26,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    StopReason,
 )
 
 from harness import __version__
@@ -39,7 +40,7 @@ from server.conversation import Backend, Conversation, conversation_events
 
 log = logging.getLogger(__name__)
 
-STOP_REASONS = {
+STOP_REASONS: dict[Outcome, StopReason] = {
     Outcome.CANCELLED: "cancelled",
     Outcome.BUDGET_EXHAUSTED: "max_tokens",
     Outcome.STEP_CAP_REACHED: "max_turn_requests",
@@ -135,7 +136,7 @@ class HarnessAgent:
             why = f" ({result.end.error})" if result.end.error else ""
             front.outbox.put(update_agent_message_text(f"\n\nThe run ended: {outcome.value}{why}."))
             await front.outbox.drain()
-        return PromptResponse(stop_reason=STOP_REASONS.get(outcome, "end_turn"))
+        return PromptResponse(stop_reason=stop_reason(outcome))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         entry = self.sessions.get(session_id)
@@ -147,6 +148,11 @@ class HarnessAgent:
         if entry is None:
             raise RequestError.invalid_params({"sessionId": f"no session {session_id}"})
         return entry
+
+
+def stop_reason(outcome: Outcome) -> StopReason:
+    """How a run's outcome ends an ACP turn (see the module's docstring)."""
+    return STOP_REASONS.get(outcome, "end_turn")
 
 
 def goal_of(prompt: list[Any]) -> str:
@@ -170,4 +176,4 @@ def _workspace(cwd: str) -> Path:
     return root.resolve()
 
 
-__all__ = ["STOP_REASONS", "HarnessAgent", "goal_of"]
+__all__ = ["STOP_REASONS", "HarnessAgent", "goal_of", "stop_reason"]

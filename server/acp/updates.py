@@ -6,6 +6,7 @@ and its end (``tool_call_update``: ``completed`` or ``failed``, with why, and fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from acp import (
 from acp.helpers import SessionUpdate, ToolCallContentVariant
 from acp.schema import ToolCallLocation, ToolKind
 
+from harness.policy.approval import full_view, written_names
 from harness.toolbox import label
 from harness.types import ToolCall
 
@@ -77,10 +79,8 @@ def tool_ended(
     ok = event["status"] == "ok"
     content: list[ToolCallContentVariant] = []
     words = event.get("why") or event.get("summary") or ""
-    if not ok:
-        words = f"{event['status']}: {words}"
     if words:
-        content.append(tool_content(text_block(words)))
+        content.append(tool_content(text_block(f"{event['status']}:\n{fenced(words)}")))
     if ok and started is not None and started["name"] in WRITE_TOOLS:
         change = edits(event["runId"], started.get("target") or "")
         if change is not None:
@@ -101,10 +101,21 @@ def permission_content(
         if proposed is not None:
             out.append(tool_diff_content(str(root / started["target"]), proposed[1], proposed[0]))
     if "command" in asked:
-        out.append(tool_content(text_block(f"command: {asked['command']}")))
+        words = f"Run this command?\n\n{fenced(full_view(asked['command']))}"
+        if asked.get("filesWritten"):
+            words += f"\n\nThis run has written: {written_names(asked['filesWritten'])}"
+        out.append(tool_content(text_block(words)))
     if asked.get("diff"):
-        out.append(tool_content(text_block(asked["diff"])))
+        out.append(tool_content(text_block(fenced(asked["diff"], "diff"))))
     return out
+
+
+def fenced(text: str, info: str = "") -> str:
+    """``text`` as a Markdown code block no backtick run inside it can close (§6.3: what
+    came from the model is shown as plain text)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 def _proposed(root: Path, started: dict[str, Any]) -> tuple[str | None, str] | None:

@@ -149,6 +149,10 @@ async def cancelled_at_a_question(
     client.answer = cancel_instead
     done = await conn.prompt(session_id=session_id, prompt=[text_block("Run it")])
     assert done.stop_reason == "cancelled"
+    asked = client.permissions[-1]["toolCall"]
+    assert asked["kind"] == "execute"
+    shown = asked["content"][0]["content"]["text"]
+    assert "```\ntouch made-by-exec\n```" in shown, shown  # the whole command, as plain text
     (exec_call,) = client.calls().values()
     assert exec_call["kind"] == "execute" and exec_call["status"] == "failed"
     assert not (ws / "made-by-exec").exists()
