@@ -142,9 +142,7 @@ async def open_session(
         gate = Gate(policy, approver, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
-        assembler = _assembler(assembly, contract, toolbox)
-        if previous is not None:
-            _continue(assembler, previous, contract.goal)
+        assembler = _assembler(assembly, contract, toolbox, previous)
         spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
         run = Run(
             contract,
@@ -249,16 +247,23 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+def _assembler(
+    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, previous: FollowUp | None
+) -> Assembler:
+    """The run's assembler; a follow-up's continues ``previous`` (its conversation so far)."""
     if assembly == "naive":
-        return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
-    return BoundedAssembler(
-        contract,
-        toolbox.schemas,
-        memory=toolbox.memory,
-        workspace=toolbox.workspace,
-        gate=toolbox.gate,
-    )
+        assembler: Assembler = NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
+    else:
+        assembler = BoundedAssembler(
+            contract,
+            toolbox.schemas,
+            memory=toolbox.memory,
+            workspace=toolbox.workspace,
+            gate=toolbox.gate,
+        )
+    if previous is not None:
+        _continue(assembler, previous, contract.goal)
+    return assembler
 
 
 def _first_problem(exc: ValidationError) -> str:
