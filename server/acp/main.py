@@ -4,17 +4,16 @@ Logs go to stderr; stdout is the protocol's."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
 from acp import Agent, run_agent
 
-from harness.cli.acp import parser
 from harness.errors import ConfigError, StoreError
 from harness.provider import config_from_env
 from harness.redact import RedactingFilter
@@ -27,13 +26,13 @@ from server.conversation import Backend
 SESSIONS_FILE = "acp-sessions.json"
 
 
-def main(argv: Sequence[str]) -> int:
+def serve(args: argparse.Namespace) -> int:
+    """Serve ACP on stdio with the flags of ``harness acp``; 2 for a configuration error."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RedactingFilter())
     logging.basicConfig(
         level=logging.WARNING, handlers=[handler], format="%(levelname)s %(message)s"
     )
-    args = parser().parse_args(list(argv))
     store_path = Path(args.store).expanduser() if args.store else default_store_path()
     try:
         provider = config_from_env(
