@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from harness.provider import ProviderConfig
-from harness.report import RunResult
+from harness.report import RunInfo, RunObserver, RunResult, fan_out
 from harness.session import build_contract, open_session
 from harness.store import Store
 from harness.telemetry.export import Telemetry
@@ -54,6 +54,10 @@ class Front(Protocol):
 
     async def editor_text(self, path: Path) -> str | None:
         """The editor's text of ``path`` (absolute), or None when it cannot say."""
+
+    def warning(self, message: str) -> None:
+        """What the user must be told at once: the policy's and the sandbox's notes at the
+        start of a run (§6.3, §6.6), a command that changed a file held unsaved (§6.5)."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +172,7 @@ class Conversation:
             provider=backend.provider,
             approver=_Approver(events, bridge, self.front),
             guard=EditorBuffers(self.root, bridge, self.front.editor_text),
-            observer=events,
+            observer=fan_out(events, _Warnings(bridge, self.front)),
             memory=backend.memory,
             environ=backend.environ,
             conversation_id=self.conversation_id,
@@ -196,6 +200,15 @@ def conversation_events(store: Store, conversation_id: int) -> list[dict[str, An
     """A conversation's events from the store, turn by turn, for a client opened later."""
     runs = store.conversation_runs(conversation_id)
     return [e for run in runs for e in stored_events(store, run.run_id, conversation_id)]
+
+
+class _Warnings(RunObserver):
+    def __init__(self, bridge: _Bridge, front: Front) -> None:
+        self.bridge = bridge
+        self.front = front
+
+    def user_warning(self, run: RunInfo, message: str) -> None:
+        self.bridge.post(self.front.warning, message)
 
 
 class _Approver:

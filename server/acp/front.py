@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from acp import update_agent_message_text
 from acp.helpers import SessionUpdate
 from acp.interfaces import Client
 from acp.schema import AllowedOutcome, ClientCapabilities, PermissionOption, ToolCallUpdate
@@ -125,6 +126,9 @@ class AcpFront:
         if isinstance(outcome, AllowedOutcome):
             return ANSWERS.get(outcome.option_id, Approval.DENY)
         return Approval.DENY  # cancelled
+
+    def warning(self, message: str) -> None:
+        self.outbox.put(update_agent_message_text(f"⚠ {message}\n\n"))
 
     async def editor_text(self, path: Path) -> str | None:
         fs = self.capabilities.fs

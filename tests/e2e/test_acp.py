@@ -53,6 +53,9 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "src" / "b.py").write_text("B_VERSION = 1\n")
     (ws / ".env").write_text("TOKEN=do-not-read-me\n")
     (tmp_path / "outside.txt").write_text("outside the workspace\n")
+    # the repository's policy would run commands unasked: not trusted, it is ignored (§6.3)
+    (ws / ".harness").mkdir()
+    (ws / ".harness" / "policy.toml").write_text('[defaults]\nexec = "allow"\n')
     return ws
 
 
@@ -102,6 +105,7 @@ async def read_and_edit(
     assert diff["path"] == str(ws / "src" / "a.py")
     assert "a - b" in diff["oldText"] and "a + b" in diff["newText"]
     assert FIRST_WORDS in client.said()
+    assert 'Ignored: [defaults] exec = "allow"' in client.said()  # told, once per run
     assert (ws / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b  # BUG\n"
     # the editor was asked for its text of the file (an unsaved buffer is the user's)
     assert str(ws / "src" / "a.py") in client.reads
