@@ -143,6 +143,10 @@ class HarnessAgent:
         if entry is not None:
             entry[0].cancel()
 
+    def cancel_all(self) -> None:
+        for conversation, _front in self.sessions.values():
+            conversation.cancel()
+
     def _session(self, session_id: str) -> tuple[Conversation, AcpFront]:
         entry = self.sessions.get(session_id)
         if entry is None:

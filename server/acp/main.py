@@ -26,6 +26,17 @@ from server.conversation import Backend
 SESSIONS_FILE = "acp-sessions.json"
 
 
+async def _until_the_client_goes(agent: HarnessAgent) -> None:
+    """Serve until the client closes our input; then every run still going is cancelled
+    (recorded as such), and the process ends once they have stopped. The methods
+    ``HarnessAgent`` leaves out (unstable ones: list, fork, resume, modes) are answered
+    "method not found" by the package's router."""
+    try:
+        await run_agent(cast("Agent", agent))
+    finally:
+        agent.cancel_all()
+
+
 def serve(args: argparse.Namespace) -> int:
     """Serve ACP on stdio with the flags of ``harness acp``; 2 for a configuration error."""
     handler = logging.StreamHandler(sys.stderr)
@@ -48,9 +59,7 @@ def serve(args: argparse.Namespace) -> int:
     )
     agent = HarnessAgent(backend, SessionBook(store_path.parent / SESSIONS_FILE))
     try:
-        # The methods it leaves out (unstable ones: list, fork, resume, modes) are answered
-        # "method not found" by the package's router.
-        asyncio.run(run_agent(cast("Agent", agent)))
+        asyncio.run(_until_the_client_goes(agent))
     finally:
         store.close()
         if telemetry is not None:  # bounded (§12)

@@ -6,6 +6,7 @@ session with ``session/load``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +44,8 @@ TURNS = [
     {"content": f"Some of that was refused. By the way, your key is {KEY}."},
     # prompt 3: a command that asks; the user cancels the turn at the question
     turn(call("exec", argv=["touch", "made-by-exec"])),
+    # prompt 4: a command that asks; the editor goes away before answering
+    turn(call("exec", argv=["touch", "never-made"])),
 ]
 
 
@@ -83,6 +86,10 @@ async def test_an_acp_session_reads_edits_refuses_cancels_and_replays(
         await read_and_edit(conn, client, session_id, ws)
         await follow_up_refused(conn, client, session_id, ws, fake)
         await cancelled_at_a_question(conn, client, session_id, ws)
+        pending = await left_at_a_question(conn, client, session_id)
+    pending.cancel()
+    assert client.exit_code == 0, "the agent stopped its run and ended by itself"
+    assert not (ws / "never-made").exists()
     replay = RecordingClient()
     async with acp_agent(replay, fake.url, store) as conn:
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
@@ -160,6 +167,22 @@ async def cancelled_at_a_question(
     (exec_call,) = client.calls().values()
     assert exec_call["kind"] == "execute" and exec_call["status"] == "failed"
     assert not (ws / "made-by-exec").exists()
+
+
+async def left_at_a_question(
+    conn: ClientSideConnection, client: RecordingClient, session_id: str
+) -> asyncio.Task[Any]:
+    """A prompt waiting at a question the editor never answers (it is closed instead)."""
+    asked = asyncio.Event()
+
+    async def never(sid: str, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> None:
+        asked.set()
+        await asyncio.Event().wait()
+
+    client.answer = never
+    prompt = asyncio.create_task(conn.prompt(session_id=session_id, prompt=[text_block("Again")]))
+    await asyncio.wait_for(asked.wait(), 60)
+    return prompt
 
 
 def replays(client: RecordingClient) -> None:
