@@ -12,8 +12,10 @@ said in words (an ``agent_message_chunk`` naming it and its error).
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
@@ -30,6 +32,7 @@ from acp.schema import (
 )
 
 from harness import __version__
+from harness.conversation import Attachment
 from harness.errors import ConfigError
 from harness.report import RunResult
 from harness.types import Outcome
@@ -115,13 +118,13 @@ class HarnessAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         conversation, front = self._session(session_id)
-        goal = goal_of(prompt)
+        goal, context = prompt_of(prompt)
         if not goal:
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
         if conversation.running:
             raise RequestError.invalid_request({"why": "a prompt of this session is running"})
         try:
-            result = await conversation.prompt(goal)
+            result = await conversation.prompt(goal, context)
         except ConfigError as exc:
             raise RequestError.invalid_params({"why": str(exc)}) from None
         finally:
@@ -159,18 +162,40 @@ def stop_reason(outcome: Outcome) -> StopReason:
     return STOP_REASONS.get(outcome, "end_turn")
 
 
-def goal_of(prompt: list[Any]) -> str:
-    """The prompt's words; an attached file or resource is named by its URI."""
-    parts: list[str] = []
+def prompt_of(prompt: list[Any]) -> tuple[str, list[Attachment]]:
+    """The prompt's words, and the files it attached (a ``file:`` link or resource, a
+    selection's ``#L10:20`` or ``#L10-20`` read as those lines): each is read at step 0
+    under the policy like any read (§11). Anything else attached is named in the words."""
+    words: list[str] = []
+    context: list[Attachment] = []
     for block in prompt:
         kind = getattr(block, "type", "")
+        uri = block.uri if kind == "resource_link" else None
+        if kind == "resource":
+            uri = block.resource.uri
         if kind == "text":
-            parts.append(block.text)
-        elif kind == "resource_link":
-            parts.append(f"(attached: {block.uri})")
-        elif kind == "resource":
-            parts.append(f"(attached: {block.resource.uri})")
-    return "\n".join(p for p in parts if p).strip()
+            words.append(block.text)
+        elif uri is not None:
+            attached = attachment(uri)
+            if attached is None:
+                words.append(f"(attached: {uri})")
+            else:
+                context.append(attached)
+    return "\n".join(w for w in words if w).strip(), context
+
+
+def attachment(uri: str) -> Attachment | None:
+    """The file a ``file:`` URI names, with its lines when its fragment names some."""
+    parsed = urlsplit(uri)
+    if parsed.scheme != "file":
+        return None
+    path = unquote(parsed.path)
+    lines = re.fullmatch(r"L(\d+)(?:[:-]L?(\d+))?", parsed.fragment)
+    if lines is None:
+        return Attachment(path)
+    first = int(lines[1])
+    last = int(lines[2]) if lines[2] else first
+    return Attachment(path, offset=first, limit=max(1, last - first + 1))
 
 
 def _workspace(cwd: str) -> Path:
@@ -180,4 +205,4 @@ def _workspace(cwd: str) -> Path:
     return root.resolve()
 
 
-__all__ = ["STOP_REASONS", "HarnessAgent", "goal_of", "stop_reason"]
+__all__ = ["STOP_REASONS", "HarnessAgent", "attachment", "prompt_of", "stop_reason"]

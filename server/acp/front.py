@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from harness.redact import redact
 from harness.store import Store
-from harness.types import Approval
+from harness.types import Approval, ApprovalRequest
 from server.acp.updates import KINDS, call_id, permission_content, title_of, translate
 
 log = logging.getLogger(__name__)
@@ -91,8 +91,11 @@ class AcpFront:
         self.capabilities = capabilities
         self.outbox = Outbox(client, session_id)
         self.calls: dict[str, dict[str, Any]] = {}
+        self.asking: dict[str, Any] | None = None
 
     def event(self, event: dict[str, Any]) -> None:
+        if event["kind"] == "approval" and "decision" not in event:
+            self.asking = event  # what ``approve`` is about to be asked
         for update in translate(self.root, event, self.calls, self.edits, replay=False):
             self.outbox.put(update)
 
@@ -105,15 +108,17 @@ class AcpFront:
         before = last.before.decode("utf-8", "replace") if last.before is not None else None
         return before, last.after.decode("utf-8", "replace")
 
-    async def approve(self, event: dict[str, Any]) -> Approval:
+    async def approve(self, request: ApprovalRequest) -> Approval:
         await self.outbox.drain()  # the tool call is on the client before the question
-        started = self.calls.get(call_id(event)) if event.get("callId") else None
+        event = self.asking or {"runId": request.run_id, "callId": "", "seq": 0}
+        self.asking = None
+        started = self.calls.get(call_id(event))
         tool_call = ToolCallUpdate(
             tool_call_id=call_id(event) if started else f"{event['runId']}-ask-{event['seq']}",
-            title=title_of(started) if started else f"{event['act']} {event['target']}",
+            title=title_of(started) if started else f"{request.act.value} {request.target}",
             kind=KINDS.get(started["name"], "other") if started else None,
             status="pending",
-            content=permission_content(self.root, started, event) or None,
+            content=permission_content(self.root, started, event, request) or None,
         )
         try:
             answer = await self.client.request_permission(

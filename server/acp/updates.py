@@ -23,9 +23,9 @@ from acp import (
 from acp.helpers import SessionUpdate, ToolCallContentVariant
 from acp.schema import ToolCallLocation, ToolKind
 
-from harness.policy.approval import full_view, written_names
+from harness.policy.approval import written_names
 from harness.toolbox import label
-from harness.types import ToolCall
+from harness.types import ApprovalRequest, ToolCall
 
 # The ACP kind of each of the harness's tools (§6.1).
 KINDS: dict[str, ToolKind] = {
@@ -91,7 +91,7 @@ def tool_ended(
 
 
 def permission_content(
-    root: Path, started: dict[str, Any] | None, asked: dict[str, Any]
+    root: Path, started: dict[str, Any] | None, asked: dict[str, Any], request: ApprovalRequest
 ) -> list[ToolCallContentVariant]:
     """What a permission request shows: a write's new text as a diff against the disk, an
     exec's whole command, and the unified diff the policy made (§6.3)."""
@@ -100,10 +100,10 @@ def permission_content(
         proposed = _proposed(root, started)
         if proposed is not None:
             out.append(tool_diff_content(str(root / started["target"]), proposed[1], proposed[0]))
-    if "command" in asked:
-        words = f"Run this command?\n\n{fenced(full_view(asked['command']))}"
-        if asked.get("filesWritten"):
-            words += f"\n\nThis run has written: {written_names(asked['filesWritten'])}"
+    if "command" in asked:  # the whole command, escaped as every approver shows it
+        words = f"Run this command?\n\n{fenced(asked['command'])}"
+        if request.files_written:
+            words += f"\n\nThis run has written: {written_names(request.files_written)}"
         out.append(tool_content(text_block(words)))
     if asked.get("diff"):
         out.append(tool_content(text_block(fenced(asked["diff"], "diff"))))

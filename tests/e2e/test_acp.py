@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import PROTOCOL_VERSION, text_block
+from acp import PROTOCOL_VERSION, resource_link_block, text_block
 from acp.client.connection import ClientSideConnection
 from acp.schema import ClientCapabilities, FileSystemCapabilities, PermissionOption, ToolCallUpdate
 
@@ -83,7 +83,7 @@ async def test_an_acp_session_reads_edits_refuses_cancels_and_replays(
     client = RecordingClient()
     async with acp_agent(client, fake.url, store, HARNESS_API_KEY=KEY) as conn:
         session_id = await start(conn, ws)
-        await read_and_edit(conn, client, session_id, ws)
+        await read_and_edit(conn, client, session_id, ws, fake)
         await follow_up_refused(conn, client, session_id, ws, fake)
         await cancelled_at_a_question(conn, client, session_id, ws)
         pending = await left_at_a_question(conn, client, session_id)
@@ -98,11 +98,14 @@ async def test_an_acp_session_reads_edits_refuses_cancels_and_replays(
 
 
 async def read_and_edit(
-    conn: ClientSideConnection, client: RecordingClient, session_id: str, ws: Path
+    conn: ClientSideConnection, client: RecordingClient, session_id: str, ws: Path, fake: FakeLLM
 ) -> None:
-    done = await conn.prompt(session_id=session_id, prompt=[text_block(FIRST_GOAL)])
+    attached = resource_link_block("b.py", (ws / "src" / "b.py").as_uri())
+    done = await conn.prompt(session_id=session_id, prompt=[text_block(FIRST_GOAL), attached])
     assert done.stop_reason == "end_turn"
-    calls = list(client.calls().values())
+    # the attached file was read for the model at step 0 (§11 editor context)
+    assert "B_VERSION = 1" in json.dumps(fake.requests[0])
+    calls = [c for c in client.calls().values() if c["title"] != "read src/b.py"]
     read, edit = calls
     assert read["kind"] == "read" and read["status"] == "completed"
     assert read["locations"] == [{"path": str(ws / "src" / "a.py")}]
@@ -130,7 +133,7 @@ async def follow_up_refused(
     outside, secret, runs_later, unsaved = client.calls().values()
     for refused in (outside, secret, runs_later, unsaved):
         assert refused["status"] == "failed", refused
-    assert "outside" in text_of(outside), outside
+    assert "leaves the workspace" in text_of(outside), outside
     assert ".env" in text_of(secret) and "do-not-read-me" not in json.dumps(client.updates)
     assert "unsaved" in text_of(unsaved), unsaved
     assert "your key is" in client.said() and KEY[:12] not in json.dumps(client.updates)
