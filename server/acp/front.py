@@ -15,13 +15,26 @@ from typing import Any
 from acp import update_agent_message_text
 from acp.helpers import SessionUpdate
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, ClientCapabilities, PermissionOption, ToolCallUpdate
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    PermissionOption,
+    ToolCallUpdate,
+    UsageUpdate,
+)
 from pydantic import BaseModel
 
 from harness.redact import redact
 from harness.store import Store
 from harness.types import Approval, ApprovalRequest
-from server.acp.updates import KINDS, call_id, permission_content, title_of, translate
+from server.acp.updates import (
+    KINDS,
+    call_id,
+    permission_content,
+    title_of,
+    translate,
+    usage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +64,10 @@ class Outbox:
     def __init__(self, client: Client, session_id: str) -> None:
         self.client = client
         self.session_id = session_id
-        self.queue: asyncio.Queue[SessionUpdate] = asyncio.Queue()
+        self.queue: asyncio.Queue[SessionUpdate | UsageUpdate] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
 
-    def put(self, update: SessionUpdate) -> None:
+    def put(self, update: SessionUpdate | UsageUpdate) -> None:
         self.queue.put_nowait(update)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._pump())
@@ -92,10 +105,15 @@ class AcpFront:
         self.outbox = Outbox(client, session_id)
         self.calls: dict[str, dict[str, Any]] = {}
         self.asking: dict[str, Any] | None = None
+        self.earlier_cost = 0.0  # the dollars of this session's finished runs
 
     def event(self, event: dict[str, Any]) -> None:
         if event["kind"] == "approval" and "decision" not in event:
             self.asking = event  # what ``approve`` is about to be asked
+        elif event["kind"] == "budget":
+            self.outbox.put(usage(event, self.earlier_cost))
+        elif event["kind"] == "end" and event.get("costUsd") is not None:
+            self.earlier_cost += event["costUsd"]
         for update in translate(self.root, event, self.calls, self.edits, replay=False):
             self.outbox.put(update)
 

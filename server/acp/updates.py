@@ -21,7 +21,7 @@ from acp import (
     update_user_message_text,
 )
 from acp.helpers import SessionUpdate, ToolCallContentVariant
-from acp.schema import ToolCallLocation, ToolKind
+from acp.schema import Cost, ToolCallLocation, ToolKind, UsageUpdate
 
 from harness.policy.approval import written_names
 from harness.toolbox import label
@@ -110,6 +110,22 @@ def permission_content(
     return out
 
 
+def usage(event: dict[str, Any], earlier_cost: float) -> UsageUpdate:
+    """A ``budget`` event as ACP's ``usage_update``: the last request's tokens against its
+    ceiling, the session's dollars when the model's price is known (§11), and the run's
+    budget and steps under ``_meta.harness``."""
+    used = event.get("reportedPromptTokens") or event.get("requestTokens") or 0
+    cost = event.get("costUsd")
+    keep = ("step", "maxSteps", "spentTokens", "tokenBudget", "cachedPromptTokens", "costUsd")
+    return UsageUpdate(
+        session_update="usage_update",
+        used=max(0, int(used)),
+        size=max(0, int(event.get("contextCeiling") or 0)),
+        cost=Cost(amount=earlier_cost + cost, currency="USD") if cost is not None else None,
+        field_meta={"harness": {k: event[k] for k in keep if event.get(k) is not None}},
+    )
+
+
 def fenced(text: str, info: str = "") -> str:
     """``text`` as a Markdown code block no backtick run inside it can close (§6.3: what
     came from the model is shown as plain text)."""
@@ -169,4 +185,4 @@ def translate(
     return []
 
 
-__all__ = ["KINDS", "Edits", "call_id", "permission_content", "title_of", "translate"]
+__all__ = ["KINDS", "Edits", "call_id", "permission_content", "title_of", "translate", "usage"]

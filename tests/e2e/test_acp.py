@@ -115,6 +115,9 @@ async def read_and_edit(
     assert diff["path"] == str(ws / "src" / "a.py")
     assert "a - b" in diff["oldText"] and "a + b" in diff["newText"]
     assert FIRST_WORDS in client.said()
+    budget = client.of_kind("usage_update")[-1]  # the last request against its ceiling
+    assert budget["used"] > 0 and budget["size"] >= budget["used"]
+    assert budget["_meta"]["harness"]["step"] == 3 and budget["_meta"]["harness"]["spentTokens"]
     assert 'Ignored: [defaults] exec = "allow"' in client.said()  # told, once per run
     assert (ws / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b  # BUG\n"
     # the editor was asked for its text of the file (an unsaved buffer is the user's)
