@@ -18,7 +18,7 @@ PROTOCOL_TS = ROOT / "editors" / "vscode" / "src" / "protocol.ts"
 LUA = ROOT / "editors" / "nvim"
 # Names the clients already use whose server side is on another branch -> that branch.
 # Removed when it lands (the last test fails until it is).
-PENDING = {"harness.conversations": "conv-core"}
+PENDING: dict[str, str] = {}
 SERVED = set(COMMAND_MODULES) | set(PENDING)
 
 
