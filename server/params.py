@@ -114,6 +114,10 @@ class ScopeParams(Params):
     workspace_folder: Folder | None = None
 
 
+class ClearParams(ScopeParams):
+    keep_pinned: bool = False
+
+
 class KeyParams(ScopeParams):
     key: Key
 
@@ -139,6 +143,15 @@ class ConversationsParams(TraceRunsParams):
 
 class TraceStepParams(RunIdParams):
     step: Positive
+
+
+class RunEventsParams(Params):
+    """``harness.run.events``: ``runId`` or ``conversationId`` (the command checks that
+    exactly one is given); ``after``: a ``seq`` of that run."""
+
+    run_id: RunId | None = None
+    conversation_id: RunId | None = None
+    after: Annotated[int, Field(ge=0, le=MAX_SQL_INT)] | None = None
 
 
 P = TypeVar("P", bound=Params)
@@ -214,12 +227,14 @@ def _json_type(value: object) -> str:
 
 
 __all__ = [
+    "ClearParams",
     "ContextBudgetParams",
     "KeyParams",
     "Params",
     "PinParams",
     "RevertFileParams",
     "RevertParams",
+    "RunEventsParams",
     "RunIdParams",
     "RunParams",
     "ScopeParams",

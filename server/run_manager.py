@@ -14,6 +14,7 @@ editor (didSave), and reports each run's end after freeing its folder.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.errors import Conflict, InvalidParams
-from server.observer import LspObserver, one_line, report_finished
+from server.observer import RUN_EVENT, LspObserver, one_line, report_finished
 from server.progress import RunProgress
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from harness.conversation import Attachment
     from harness.report import StepSummary
     from harness.session import Session
+    from harness.telemetry.export import Telemetry
     from server.host import RunHost
     from server.params import RunParams
     from server.settings import Settings
@@ -74,6 +76,8 @@ class RunManager:
         self._active: dict[int, ActiveRun] = {}
         self._last_budget: dict[str, Any] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._telemetry: Telemetry | None = None
+        self._telemetry_read = False  # the configuration is read once, at the first run
 
     # -- starting and stopping ---------------------------------------------------------
 
@@ -126,6 +130,7 @@ class RunManager:
             view_dir=host.store_path().parent / "approvals",
             inline=declares_inline(host.lsp.client_capabilities),
         )
+        telemetry = await self._exporting()
         session = await open_session(
             contract_for(params, settings, root),
             store=host.store,
@@ -136,8 +141,10 @@ class RunManager:
             guard=EditorGuard(host.documents, root),
             observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
             prices=settings.model_prices,
+            telemetry=telemetry,
             conversation_id=params.conversation_id,
             context=attachments(params),
+            on_event=functools.partial(host.notify, RUN_EVENT),
         )
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting
@@ -193,6 +200,23 @@ class RunManager:
             active.session.run.cancel()
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=grace_s)
+        if self._telemetry is not None:  # the runs' last spans, flushed within a bound
+            await asyncio.to_thread(self._telemetry.shutdown)
+
+    async def _exporting(self) -> Telemetry | None:
+        """The process's OpenTelemetry export (§12), started at the first run when the
+        environment or the user config names an endpoint (off the event loop: it imports
+        the SDK)."""
+        if not self._telemetry_read:
+            from harness.telemetry import start_telemetry
+
+            self._telemetry_read = True
+            self._telemetry = await asyncio.to_thread(start_telemetry, dict(os.environ))
+        return self._telemetry
+
+    def telemetry_status(self) -> dict[str, Any] | None:
+        """What the export did so far (None: off, or no run yet)."""
+        return self._telemetry.stats().to_json() if self._telemetry is not None else None
 
     # -- what commands read --------------------------------------------------------------
 

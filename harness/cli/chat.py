@@ -56,7 +56,7 @@ def command(args: argparse.Namespace) -> int:
         try:
             contract = build_contract(line, where.root, contract_overrides(args))
             result = asyncio.run(
-                execute(args, contract, provider_config(args), where, conversation)
+                execute(args, contract, provider_config(args), where, conversation=conversation)
             )
         except ConfigError as exc:
             err.print(f"harness: {printable(str(exc))}", markup=False, highlight=False)

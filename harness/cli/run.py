@@ -14,10 +14,11 @@ import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from harness.changes import RunChanges, run_changes
 from harness.cli.approve import default_approver
 from harness.cli.args import (
     WorkspaceChoice,
@@ -41,12 +42,16 @@ from harness.contract import (
     Verification,
 )
 from harness.conversation import Attachment, conversation_of, latest_conversation
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
 from harness.report import RunResult
 from harness.session import Session, build_contract, open_session
 from harness.store import Store
+from harness.telemetry import start_telemetry
 from harness.watch import Watcher
+
+if TYPE_CHECKING:
+    from harness.telemetry.export import Telemetry
 
 WIRES = ("transcript", "flat")
 
@@ -244,9 +249,16 @@ def command(args: argparse.Namespace) -> int:
     _goal_and_run(args)
     where = choose_workspace(args.workspace)
     contract = build_contract(args.goal, where.root, contract_overrides(args))
-    result = asyncio.run(execute(args, contract, provider_config(args), where))
-    if args.json:
-        print(json.dumps(result.to_json()))
+    telemetry = start_telemetry(os.environ)
+    try:
+        result = asyncio.run(
+            execute(args, contract, provider_config(args), where, telemetry=telemetry)
+        )
+        if args.json:
+            print(json.dumps(result.to_json()))
+    finally:
+        if telemetry is not None:  # after the result is printed; bounded (§12)
+            telemetry.shutdown()
     return 0 if result.end.outcome.ok else 1
 
 
@@ -277,6 +289,8 @@ async def execute(
     contract: TaskContract,
     config: ProviderConfig,
     where: WorkspaceChoice,
+    *,
+    telemetry: Telemetry | None = None,
     conversation: int | None = None,
 ) -> RunResult:
     """One run with its live view (its end printed unless ``--json``); ``conversation``:
@@ -303,15 +317,28 @@ async def execute(
             ),
             observer=observer,
             memory=not args.no_memory,
+            telemetry=telemetry,
+            on_event=observer.event,
         )
         observer.model = _model_words(session)
         result = await _watched(session, ignore=[s.path for s in opened])
+        changes = None if args.json else _changes(opened[0], result)
     finally:
         for s in opened:
             s.close()
     if not args.json:
-        _print_end(console(), result, observer)
+        _print_end(console(), result, observer, changes)
     return result
+
+
+def _changes(store: Store, result: RunResult) -> RunChanges | None:
+    """What the run changed that differs now (for the end's lines); None if unreadable."""
+    if not result.files_changed:
+        return None
+    try:
+        return run_changes(store, result.run_id)
+    except HarnessError:  # the workspace is gone: the files line says enough
+        return None
 
 
 def _model_words(session: Session) -> str:
@@ -319,8 +346,10 @@ def _model_words(session: Session) -> str:
     return name if model in ("", name) else f"{model} ({name})"
 
 
-def _print_end(out: Console, result: RunResult, observer: TerminalObserver) -> None:
-    for line in end_lines(result, observer.tally):
+def _print_end(
+    out: Console, result: RunResult, observer: TerminalObserver, changes: RunChanges | None
+) -> None:
+    for line in end_lines(result, observer.tally, changes):
         out.print(line, soft_wrap=not out.is_terminal)  # piped: one line stays one line
 
 
