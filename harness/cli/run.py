@@ -65,8 +65,9 @@ def register(sub: Any) -> None:
         nargs="?",
         const="",
         metavar="RUN",
-        help="GOAL is a follow-up in the conversation of RUN (default: the workspace's latest "
-        "run); resumes an interrupted, cancelled or exhausted run the same way",
+        help="GOAL is a follow-up in the conversation of RUN, the workspace's latest run when "
+        "RUN is left out; resumes an interrupted, cancelled or exhausted run the same way "
+        "(default: a new conversation)",
     )
     add_run_options(p)
     p.add_argument(
@@ -105,8 +106,8 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         type=attachment,
         default=[],
         metavar="PATH[:L1-L2]",
-        help="attach a file, or its lines L1 to L2, read before the first step (repeatable; "
-        "default: none)",
+        help="attach a file, or its lines L1 to L2, read before the first step; repeatable "
+        "(default: none)",
     )
     p.add_argument(
         "--verify",
