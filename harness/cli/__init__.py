@@ -20,7 +20,7 @@ from harness.errors import ConfigError, StoreError
 
 
 def build_parser() -> Parser:
-    from harness.cli import acp, demo, memory, revert, run, trace, trust
+    from harness.cli import acp, chat, demo, memory, revert, run, trace, trust
 
     parser = Parser(
         prog="harness",
@@ -30,6 +30,7 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
     sub = commands(parser, "command")
     run.register(sub)
+    chat.register(sub)
     memory.register(sub)
     trace.register(sub)
     revert.register(sub)

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -40,7 +41,7 @@ from harness.contract import (
     TaskContract,
     Verification,
 )
-from harness.conversation import conversation_of, latest_conversation
+from harness.conversation import Attachment, conversation_of, latest_conversation
 from harness.errors import ConfigError, HarnessError
 from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
 from harness.report import RunResult
@@ -64,9 +65,19 @@ def register(sub: Any) -> None:
         nargs="?",
         const="",
         metavar="RUN",
-        help="GOAL is a follow-up in the conversation of RUN (default: the workspace's latest "
-        "run); resumes an interrupted, cancelled or exhausted run the same way",
+        help="GOAL is a follow-up in the conversation of RUN, the workspace's latest run when "
+        "RUN is left out; resumes an interrupted, cancelled or exhausted run the same way "
+        "(default: a new conversation)",
     )
+    add_run_options(p)
+    p.add_argument(
+        "--json", action="store_true", help="print only the result object on stdout (default: off)"
+    )
+    p.set_defaults(func=command)
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """The options ``harness run`` and ``harness chat`` share."""
     add_workspace_arg(p)
     p.add_argument(
         "--provider",
@@ -90,6 +101,15 @@ def register(sub: Any) -> None:
     )
     _budget_args(p)
     p.add_argument(
+        "--context",
+        action="append",
+        type=attachment,
+        default=[],
+        metavar="PATH[:L1-L2]",
+        help="attach a file, or its lines L1 to L2, read before the first step; repeatable "
+        "(default: none)",
+    )
+    p.add_argument(
         "--verify",
         metavar='"CMD ..."',
         help='success is this command exiting 0 once the model stops, e.g. "pytest -q"; '
@@ -102,10 +122,6 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--yes", action="store_true", help="allow every 'ask' without prompting (default: off)"
     )
-    p.add_argument(
-        "--json", action="store_true", help="print only the result object on stdout (default: off)"
-    )
-    p.set_defaults(func=command)
 
 
 _DESCRIPTION = (
@@ -161,6 +177,18 @@ def _budget_args(p: argparse.ArgumentParser) -> None:
         help="how observations are sent: as the model's turns and tool answers (transcript) or "
         f"in one user message (flat) (default: {wire})",
     )
+
+
+def attachment(text: str) -> Attachment:
+    """``src/a.py`` or ``src/a.py:40-52``, relative to the current directory."""
+    path, _, lines = text.rpartition(":")
+    found = re.fullmatch(r"(\d+)-(\d+)", lines) if path else None
+    if found is None:
+        return Attachment(str(Path(text).absolute()))
+    first, last = int(found[1]), int(found[2])
+    if first < 1 or last < first:
+        raise argparse.ArgumentTypeError(f"expected lines L1-L2 with 1 <= L1 <= L2, got {lines!r}")
+    return Attachment(str(Path(path).absolute()), first, last - first + 1)
 
 
 def _positive_int(text: str) -> int:
@@ -224,10 +252,15 @@ def command(args: argparse.Namespace) -> int:
     contract = build_contract(args.goal, where.root, contract_overrides(args))
     telemetry = start_telemetry(os.environ)
     try:
-        return asyncio.run(_execute(args, contract, provider_config(args), where, telemetry))
+        result = asyncio.run(
+            execute(args, contract, provider_config(args), where, telemetry=telemetry)
+        )
+        if args.json:
+            print(json.dumps(result.to_json()))
     finally:
         if telemetry is not None:  # after the result is printed; bounded (§12)
             telemetry.shutdown()
+    return 0 if result.end.outcome.ok else 1
 
 
 def _goal_and_run(args: argparse.Namespace) -> None:
@@ -252,13 +285,17 @@ def _conversation(args: argparse.Namespace, store: Store, root: Path) -> int | N
     return latest_conversation(store, root)
 
 
-async def _execute(
+async def execute(
     args: argparse.Namespace,
     contract: TaskContract,
     config: ProviderConfig,
     where: WorkspaceChoice,
-    telemetry: Telemetry | None,
-) -> int:
+    *,
+    telemetry: Telemetry | None = None,
+    conversation: int | None = None,
+) -> RunResult:
+    """One run with its live view (its end printed unless ``--json``); ``conversation``:
+    a follow-up in it (else ``--continue`` says)."""
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     opened: list[Store] = []
 
@@ -268,13 +305,13 @@ async def _execute(
 
     observer = TerminalObserver(console(stderr=True), workspace=where.describe())
     try:
-        conversation = None
-        if args.continue_run is not None:
+        if getattr(args, "continue_run", None) is not None:
             conversation = _conversation(args, store(), contract.root)
         session = await open_session(
             contract,
             store=opened[0] if opened else store,
             conversation_id=conversation,
+            context=args.context,
             provider=config,
             approver=default_approver(
                 yes=args.yes, interactive=interactive, before_prompt=observer.pause
@@ -290,11 +327,9 @@ async def _execute(
     finally:
         for s in opened:
             s.close()
-    if args.json:
-        print(json.dumps(result.to_json()))
-    else:
+    if not args.json:
         _print_end(console(), result, observer, changes)
-    return 0 if result.end.outcome.ok else 1
+    return result
 
 
 def _changes(store: Store, result: RunResult) -> RunChanges | None:
@@ -333,4 +368,11 @@ async def _watched(session: Session, ignore: list[Path]) -> RunResult:
         await session.aclose()
 
 
-__all__ = ["command", "contract_overrides", "provider_config", "register"]
+__all__ = [
+    "add_run_options",
+    "command",
+    "contract_overrides",
+    "execute",
+    "provider_config",
+    "register",
+]

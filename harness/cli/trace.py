@@ -131,6 +131,7 @@ def _heading(trace: RunTrace) -> list[str]:
     failed = sum(s.failed for s in trace.steps)
     facts = [
         f"workspace {run.workspace}",
+        *([f"conversation {run.conversation_id}, turn {run.turn}"] if run.turn > 1 else []),
         plural(run.steps, "step"),
         f"{run.spent_tokens:,} tokens",
         f"{refused} refused, {failed} failed",

@@ -106,3 +106,5 @@ def test_follow_up_and_resume_carry_the_conversation(
     assert last.startswith(without_trailer(body_text(fake.requests[3])))
     shown = harness("trace", "show", str(killed), "--store", store, "--json", **home).json()
     assert (shown["run"]["outcome"], shown["run"]["turn"]) == ("interrupted", 3)
+    words = harness("trace", "show", str(killed), "--store", store, **home).stdout
+    assert f"conversation {one['runId']}, turn 3" in " ".join(words.split())

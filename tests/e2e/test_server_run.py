@@ -28,7 +28,8 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
     )
     fake.cache_tokens = (128, 0)
     started = await client.command("harness.run", {"goal": "Fix add()", "maxSteps": 10})
-    assert set(started) == {"runId"}
+    assert set(started) == {"runId", "conversationId"}  # a new run: its own conversation
+    assert started["conversationId"] == started["runId"]
     run_id = started["runId"]
 
     finished = await client.wait_finished(run_id)
@@ -44,6 +45,8 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
         "refused": 0,
         "denied": 0,
         "failed": 0,
+        "conversationId": run_id,  # a new run is its own conversation, at turn 1 (§8.1)
+        "turn": 1,
     }
     assert (ws / "src" / "a.py").read_text() == "def add(a, b):\n    return a + b\n"
     assert client.did_write == [(ws / "src" / "a.py").resolve().as_uri()]

@@ -130,3 +130,18 @@ async def test_attached_context_is_read_at_step_0_and_refreshed_when_it_changes(
     assert "[read " + str(outside) in first and "KEY = 1" not in first  # refused like a read
     second = "\n".join(model.requests[1].texts())
     assert "the write at step 1 changed it since the read at step 0" in second
+
+
+async def test_memory_is_chosen_once_per_conversation(ws: Path, tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    root = ws.resolve()
+    store.memory_write(root, "build", "make test runs the suite", None, None, "decision")
+    first, one, _ = await go(ws, store, "rename calc_total", [{"content": "ok"}])
+    store.memory_write(root, "style", "tabs are never used here", None, None, "decision")
+    _, two, _ = await go(ws, store, "and then?", [{"content": "done"}], first)
+    sent = "\n".join(two.requests[0].texts())
+    assert "make test runs the suite" in sent
+    assert "tabs are never used" not in sent, "the block chosen at turn 1 is the conversation's"
+    assert two.requests[0].texts()[: len(without_trailer(one.requests[0]))] == without_trailer(
+        one.requests[0]
+    )

@@ -1,0 +1,68 @@
+"""``harness chat``: the conversation loop on a terminal (§8, §11). Each line is a follow-up
+in one conversation — the first starts it — run with the same live view as ``harness run``;
+Ctrl-C stops the turn (the next line carries on, resuming it), Ctrl-D ends the chat."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from harness.cli.args import choose_workspace
+from harness.cli.output import console
+from harness.cli.run import add_run_options, contract_overrides, execute, provider_config
+from harness.errors import ConfigError
+from harness.escape import printable
+from harness.session import build_contract
+
+PROMPT = "› "
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "chat",
+        help="talk to the agent: each line a follow-up",
+        description="An interactive conversation in a workspace: type a goal, then follow-ups; "
+        "each line is the next turn with the conversation so far. Ctrl-C stops the running "
+        "turn, Ctrl-D ends the chat.",
+    )
+    p.add_argument(
+        "--continue",
+        dest="conversation",
+        type=int,
+        default=None,
+        metavar="RUN",
+        help="carry on the conversation of RUN (default: a new conversation)",
+    )
+    add_run_options(p)
+    p.set_defaults(func=command, json=False)
+
+
+def command(args: argparse.Namespace) -> int:
+    where = choose_workspace(args.workspace)
+    err = console(stderr=True)
+    conversation: int | None = args.conversation
+    while True:
+        try:
+            line = input(PROMPT)
+        except EOFError:
+            print()
+            return 0
+        except KeyboardInterrupt:
+            print()
+            continue
+        if not line.strip():
+            continue
+        try:
+            contract = build_contract(line, where.root, contract_overrides(args))
+            result = asyncio.run(
+                execute(args, contract, provider_config(args), where, conversation=conversation)
+            )
+        except ConfigError as exc:
+            err.print(f"harness: {printable(str(exc))}", markup=False, highlight=False)
+            continue
+        conversation = result.conversation_id
+        args.context = []  # attached once, to the first turn
+
+
+__all__ = ["command", "register"]
