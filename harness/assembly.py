@@ -87,14 +87,18 @@ class _Assembler:
     """What both assemblers share: the frame, the memory block, the trailer, the events."""
 
     def __init__(
-        self, contract: TaskContract, schemas: tuple[ToolSchema, ...], memory: RunMemory | None
+        self,
+        contract: TaskContract,
+        schemas: tuple[ToolSchema, ...],
+        memory: RunMemory | None,
+        instructions: str = "",
     ) -> None:
         self.contract = contract
         self.memory = memory
         self.ledger = Ledger()
         self.frame = RunFrame(
             SYSTEM_PROMPT,
-            frame(contract),
+            frame(contract, instructions),
             tools=schemas,
             schema_chars=len(json.dumps([s.parameters for s in schemas])),
             wire=Wire(contract.context_wire),
@@ -154,8 +158,9 @@ class BoundedAssembler(_Assembler):
         memory: RunMemory | None,
         workspace: Workspace,
         gate: Gate,
+        instructions: str = "",
     ) -> None:
-        super().__init__(contract, schemas, memory)
+        super().__init__(contract, schemas, memory, instructions)
         self.workspace = workspace
         self.gate = gate
         low_water = contract.context_budget.low_water
@@ -177,9 +182,14 @@ class NaiveAssembler(_Assembler):
     engine: NaiveContext
 
     def __init__(
-        self, contract: TaskContract, schemas: tuple[ToolSchema, ...], *, memory: RunMemory | None
+        self,
+        contract: TaskContract,
+        schemas: tuple[ToolSchema, ...],
+        *,
+        memory: RunMemory | None,
+        instructions: str = "",
     ) -> None:
-        super().__init__(contract, schemas, memory)
+        super().__init__(contract, schemas, memory, instructions)
         self.engine = NaiveContext(self.ledger, self.frame)
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:

@@ -26,8 +26,15 @@ from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
-from harness.contract import ContractOverrides, TaskContract
+from harness.contract import ContractOverrides, TaskContract, effective_tokens, entry_cap_chars
 from harness.errors import ConfigError
+from harness.instructions import (
+    NAMES,
+    FolderInstructions,
+    frame_read,
+    frame_section,
+    read_instructions,
+)
 from harness.loop import Run
 from harness.memory import RunMemory
 from harness.policy import Gate, Policy
@@ -39,7 +46,8 @@ from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
 from harness.tools.exec import exec_environment
-from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode
+from harness.tools.span import read_body_cap
+from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode, ToolResult
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -121,9 +129,8 @@ async def open_session(
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
     the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
-    the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-    the user's ``prices.toml``. ``telemetry``: the process's export (§12), observing the
-    run beside ``observer``. Raises ``ConfigError`` before the run row exists."""
+    the editor's verdict on the folder. ``prices``: per-model price overrides (§11) over
+    ``prices.toml``; ``telemetry``: the export (§12). ``ConfigError`` before the run row."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -145,6 +152,7 @@ async def open_session(
         gate = Gate(policy, approver, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
+        instructions = _instructions(toolbox, contract, trusted=policy.trusted)
         spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
         run = Run(
             contract,
@@ -152,7 +160,7 @@ async def open_session(
             store=store,
             provider=model,
             toolbox=toolbox,
-            assembler=_assembler(assembly, contract, toolbox),
+            assembler=_assembler(assembly, contract, toolbox, *instructions),
             observer=fan_out(observer, spans),
             pricer=pricer,
         )
@@ -160,6 +168,22 @@ async def open_session(
         await model.aclose()
         raise
     return Session(run, model)
+
+
+def _instructions(
+    toolbox: Toolbox, contract: TaskContract, *, trusted: bool
+) -> tuple[str, ToolResult | None]:
+    """The repository's instructions (§12): the frame's section for the root's
+    ``AGENTS.md`` (or ``CLAUDE.md``, capped as a first read is) and its step-0 read; the
+    folders' files are the toolbox's to append as the agent reaches them."""
+    workspace, gate = toolbox.workspace, toolbox.gate
+    toolbox.instructions = FolderInstructions(workspace, gate, trusted)
+    effective = effective_tokens(contract.context_budget, contract.token_budget, 0)
+    cap = read_body_cap(entry_cap_chars(effective), NAMES[0])
+    found = read_instructions(workspace, gate, "", cap)
+    if found is None:
+        return "", None
+    return frame_section(found, trusted=trusted), frame_read(found)
 
 
 def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:
@@ -218,16 +242,32 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+def _assembler(
+    assembly: Assembly,
+    contract: TaskContract,
+    toolbox: Toolbox,
+    instructions: str,
+    instructions_read: ToolResult | None,
+) -> Assembler:
+    """The run's assembler; the root's ``AGENTS.md`` in its frame and, as a read at step 0,
+    in its ledger (a change to the file is refreshed like any read, §3 rule 3)."""
+    assembler: Assembler
     if assembly == "naive":
-        return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
-    return BoundedAssembler(
-        contract,
-        toolbox.schemas,
-        memory=toolbox.memory,
-        workspace=toolbox.workspace,
-        gate=toolbox.gate,
-    )
+        assembler = NaiveAssembler(
+            contract, toolbox.schemas, memory=toolbox.memory, instructions=instructions
+        )
+    else:
+        assembler = BoundedAssembler(
+            contract,
+            toolbox.schemas,
+            memory=toolbox.memory,
+            workspace=toolbox.workspace,
+            gate=toolbox.gate,
+            instructions=instructions,
+        )
+    if instructions_read is not None:
+        assembler.ledger.add(0, instructions_read)
+    return assembler
 
 
 def _first_problem(exc: ValidationError) -> str:
