@@ -54,10 +54,10 @@ How your context is built (each request is assembled under a budget):
 """
 
 
-def frame(contract: TaskContract, instructions: str = "") -> str:
+def frame(contract: TaskContract, attached: str = "", instructions: str = "") -> str:
     """Goal, the repository's instructions (``harness.instructions``: the root's
-    ``AGENTS.md``, when there is one), constraints and success criterion: the fixed head of
-    every user message."""
+    ``AGENTS.md``, when there is one), constraints and success criterion (and what the user
+    attached, §11): the fixed head of every user message."""
     verification = contract.verification
     if verification.argv is not None:
         criterion = (
@@ -75,7 +75,7 @@ def frame(contract: TaskContract, instructions: str = "") -> str:
         f"- At most {contract.max_steps} steps and {contract.token_budget:,} tokens in all.\n"
         "- Secrets files (.env, keys) are off limits; some commands need the user's approval.\n\n"
         f"# Success criterion\n{criterion}"
-    )
+    ) + (f"\n\n# Context\n{attached}" if attached else "")
 
 
 def trailer(step: int, max_steps: int, spent: int, token_budget: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from harness.memory.text import check_key, clean_value, scope_key
 from harness.redact import redact
 from harness.store.base import Database
 from harness.store.edits import files_changed, insert_intent, select_edits
+from harness.store.events import insert_run_event, select_run_events
 from harness.store.memory import (
     clear_scope,
     delete_note,
@@ -41,12 +42,25 @@ from harness.store.memory import (
     write_note,
 )
 from harness.store.notes import insert_recalls, select_note, select_notes, select_recalls, usage
-from harness.store.records import EditRow, RunRow, RunTrace, StepDetail, StepRecord, StepRow
+from harness.store.records import (
+    ConversationRow,
+    EditRow,
+    RunRow,
+    RunTrace,
+    StepDetail,
+    StepRecord,
+    StepRow,
+)
 from harness.store.runs import (
     finish_run,
     insert_run,
+    latest_run,
     mark_interrupted,
     orphaned_runs,
+    save_context,
+    select_context,
+    select_conversation,
+    select_conversations,
     select_run,
     select_runs,
 )
@@ -97,9 +111,17 @@ class Store(Closing):
     # -- the trace: writing ------------------------------------------------------------------
 
     def create_run(
-        self, *, goal: str, workspace: str, provider: str, model: str, contract: str
+        self,
+        *,
+        goal: str,
+        workspace: str,
+        provider: str,
+        model: str,
+        contract: str,
+        conversation_id: int | None = None,
     ) -> int:
-        """A new run, owned by this process (pid, start time, host: §5)."""
+        """A new run, owned by this process (pid, start time, host: §5); the next turn of
+        ``conversation_id``, else a conversation of its own (§11)."""
         with self._db.transaction() as conn:
             return insert_run(
                 conn,
@@ -108,7 +130,34 @@ class Store(Closing):
                 provider=provider,
                 model=model,
                 contract=contract,
+                conversation_id=conversation_id,
             )
+
+    def save_context(self, run_id: int, step: int, state: str) -> None:
+        with self._db.transaction() as conn:
+            save_context(conn, run_id, step, redact(state))
+
+    def run_context(self, run_id: int) -> str | None:
+        """The run's context snapshot as of its last committed step (None: none kept)."""
+        with self._db.reading():
+            return select_context(self._db.conn, run_id)
+
+    def conversation_runs(self, conversation_id: int) -> list[RunRow]:
+        """The runs of a conversation, turn by turn."""
+        with self._db.reading():
+            return select_conversation(self._db.conn, conversation_id)
+
+    def conversations(
+        self, workspaces: Sequence[str] | None, limit: int = 20
+    ) -> list[ConversationRow]:
+        """The conversations of ``workspaces`` (None: of every workspace), newest first."""
+        with self._db.reading():
+            return select_conversations(self._db.conn, workspaces, limit)
+
+    def latest_run(self, workspace: str) -> int | None:
+        """The workspace's newest run, if any (``harness run --continue``)."""
+        with self._db.reading():
+            return latest_run(self._db.conn, workspace)
 
     def record_attempt(self, run_id: int, step: int, attempt: Attempt) -> None:
         with self._db.transaction() as conn:
@@ -121,6 +170,16 @@ class Store(Closing):
         if events:
             with self._db.transaction() as conn:
                 insert_events(conn, run_id, step, events)
+
+    def add_run_event(self, run_id: int, step: int, event: Mapping[str, Any]) -> None:
+        """One §11 event of a run, as its clients saw it (``harness.events``)."""
+        with self._db.transaction() as conn:
+            insert_run_event(conn, run_id, step, event)
+
+    def run_events(self, run_ids: Sequence[int], after: int | None = None) -> list[dict[str, Any]]:
+        """The stored events of ``run_ids``, in order; ``after``: those past that ``seq``."""
+        with self._db.reading() as conn:
+            return select_run_events(conn, run_ids, after)
 
     def announce_write(
         self, run_id: int, step: int, path: str, before: bytes | None, after: bytes

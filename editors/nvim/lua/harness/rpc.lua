@@ -6,6 +6,11 @@ local notify = require('harness.notify')
 
 local M = {}
 
+--- Names of the server's surface a later part of the plugin draws (SPEC §7, §11): the
+--- events of a run as they happen, and the command that reads them back.
+M.RUN_EVENT = 'harness/runEvent'
+M.RUN_EVENTS = 'harness.run.events'
+
 local WAIT_FOR_INIT_MS = 15000
 
 local function under(path, dir)
@@ -97,10 +102,9 @@ end
 --- @param err table|string
 --- @return string
 function M.error_text(err)
-  if type(err) == 'table' then
-    return tostring(err.message or vim.inspect(err))
-  end
-  return tostring(err)
+  local message = type(err) == 'table' and tostring(err.message or vim.inspect(err))
+    or tostring(err)
+  return notify.own_words(message)
 end
 
 --- Send `command` with one object argument through `client`; `on_result(result)` on
@@ -124,7 +128,7 @@ function M.request(client, command, args, on_result, on_error)
   local params = { command = command, arguments = { M.object(args) } }
   local ok = client:request('workspace/executeCommand', params, function(err, result)
     if err then
-      notify.error(M.error_text(err))
+      notify.long(M.error_text(err), vim.log.levels.ERROR)
       if on_error then
         on_error(err)
       end
