@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from harness.provider import ProviderConfig
 from harness.report import RunResult
@@ -31,6 +31,9 @@ from harness.store import Store
 from harness.types import Approval, ApprovalRequest
 from harness.watch import Watcher
 from server.conversation_events import EventMaker, Events
+
+if TYPE_CHECKING:
+    from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,7 @@ class Backend:
     provider: ProviderConfig
     memory: bool = True
     environ: Mapping[str, str] = field(default_factory=dict)
+    telemetry: Telemetry | None = None  # the OpenTelemetry export (§12), if configured
 
 
 class _Bridge:
@@ -169,6 +173,7 @@ class Conversation:
             observer=events,
             memory=backend.memory,
             environ=backend.environ,
+            telemetry=backend.telemetry,
         )
         run_loop = asyncio.get_running_loop()
         self._cancel = partial(run_loop.call_soon_threadsafe, session.run.cancel)

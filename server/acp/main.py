@@ -19,6 +19,7 @@ from harness.errors import ConfigError, StoreError
 from harness.provider import config_from_env
 from harness.redact import RedactingFilter
 from harness.store import Store, default_store_path
+from harness.telemetry import start_telemetry
 from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook
 from server.conversation import Backend
@@ -42,7 +43,10 @@ def main(argv: Sequence[str]) -> int:
     except (ConfigError, StoreError) as exc:
         print(f"harness acp: error: {exc}", file=sys.stderr)
         return 2
-    backend = Backend(store, provider, memory=not args.no_memory, environ=dict(os.environ))
+    telemetry = start_telemetry(os.environ)
+    backend = Backend(
+        store, provider, memory=not args.no_memory, environ=dict(os.environ), telemetry=telemetry
+    )
     agent = HarnessAgent(backend, SessionBook(store_path.parent / SESSIONS_FILE))
     try:
         # The methods it leaves out (unstable ones: list, fork, resume, modes) are answered
@@ -50,4 +54,6 @@ def main(argv: Sequence[str]) -> int:
         asyncio.run(run_agent(cast("Agent", agent)))
     finally:
         store.close()
+        if telemetry is not None:  # the last runs' spans, flushed within a bound
+            telemetry.shutdown()
     return 0
