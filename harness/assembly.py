@@ -95,13 +95,14 @@ class _Assembler:
         schemas: tuple[ToolSchema, ...],
         memory: RunMemory | None,
         attached: str = "",
+        instructions: str = "",
     ) -> None:
         self.contract = contract
         self.memory = memory
         self.ledger = Ledger()
         self.frame = RunFrame(
             SYSTEM_PROMPT,
-            frame(contract, attached),
+            frame(contract, attached, instructions),
             tools=schemas,
             schema_chars=len(json.dumps([s.parameters for s in schemas])),
             wire=Wire(contract.context_wire),
@@ -167,8 +168,9 @@ class BoundedAssembler(_Assembler):
         workspace: Workspace,
         gate: Gate,
         attached: str = "",
+        instructions: str = "",
     ) -> None:
-        super().__init__(contract, schemas, memory, attached)
+        super().__init__(contract, schemas, memory, attached, instructions)
         self.workspace = workspace
         self.gate = gate
         low_water = contract.context_budget.low_water
@@ -205,9 +207,14 @@ class NaiveAssembler(_Assembler):
     engine: NaiveContext
 
     def __init__(
-        self, contract: TaskContract, schemas: tuple[ToolSchema, ...], *, memory: RunMemory | None
+        self,
+        contract: TaskContract,
+        schemas: tuple[ToolSchema, ...],
+        *,
+        memory: RunMemory | None,
+        instructions: str = "",
     ) -> None:
-        super().__init__(contract, schemas, memory)
+        super().__init__(contract, schemas, memory, instructions=instructions)
         self.engine = NaiveContext(self.ledger, self.frame)
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:

@@ -216,6 +216,7 @@ class Run:
             taken.add(result, self._observe(ctx.step, result, call.id))
             self.calls = self.calls.counted(result)
             self.observer.tool_finished(self.info, ctx.step, call, result)
+        await _folder_instructions(self, calls[:MAX_CALLS_PER_TURN], ctx, taken)
         if len(calls) > MAX_CALLS_PER_TURN:  # each answered in the store, once to the model
             for call in calls[MAX_CALLS_PER_TURN:]:
                 taken.results.append(skipped := not_run(call, len(calls)))
@@ -295,6 +296,20 @@ class _Taken:
     def add(self, result: ToolResult, observation: Observation) -> None:
         self.results.append(result)
         self.observed.append(observation)
+
+
+async def _folder_instructions(
+    run: Run, calls: Sequence[ToolCall], ctx: ToolContext, taken: _Taken
+) -> None:
+    """The instructions files (``AGENTS.md``) of the folders these calls first worked in,
+    appended after the turn's tool results as reads of their own (§12)."""
+    folders = run.toolbox.instructions
+    if folders is None:
+        return
+    results = list(taken.results)
+    found = await asyncio.to_thread(folders.after, list(calls), results, ctx.read_limit_chars)
+    for result in found:
+        taken.add(result, run._observe(ctx.step, result))
 
 
 def _limit_reached(run: Run) -> Outcome | None:

@@ -54,9 +54,10 @@ How your context is built (each request is assembled under a budget):
 """
 
 
-def frame(contract: TaskContract, attached: str = "") -> str:
-    """Goal, constraints and success criterion (and what the user attached, §11): the fixed
-    head of every user message."""
+def frame(contract: TaskContract, attached: str = "", instructions: str = "") -> str:
+    """Goal, the repository's instructions (``harness.instructions``: the root's
+    ``AGENTS.md``, when there is one), constraints and success criterion (and what the user
+    attached, §11): the fixed head of every user message."""
     verification = contract.verification
     if verification.argv is not None:
         criterion = (
@@ -68,7 +69,8 @@ def frame(contract: TaskContract, attached: str = "") -> str:
         criterion = "You judge when the goal is met; then answer without calling a tool."
     return (
         f"# Task\n{contract.goal}\n\n"
-        "# Constraints\n"
+        + (f"{instructions}\n\n" if instructions else "")
+        + "# Constraints\n"
         "- Work only inside the workspace; paths are relative to its root.\n"
         f"- At most {contract.max_steps} steps and {contract.token_budget:,} tokens in all.\n"
         "- Secrets files (.env, keys) are off limits; some commands need the user's approval.\n\n"

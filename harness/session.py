@@ -30,6 +30,13 @@ from harness.contract import ContractOverrides, TaskContract, effective_tokens, 
 from harness.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
 from harness.errors import ConfigError
 from harness.events import EventSink, RunEvents
+from harness.instructions import (
+    NAMES,
+    FolderInstructions,
+    frame_read,
+    frame_section,
+    read_instructions,
+)
 from harness.loop import Run
 from harness.memory import RunMemory
 from harness.observers import WatchedApprover
@@ -42,7 +49,16 @@ from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
 from harness.tools.exec import exec_environment
-from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode, ToolCall
+from harness.tools.span import read_body_cap
+from harness.types import (
+    Approver,
+    DocumentGuard,
+    ExecConfig,
+    Provider,
+    SandboxMode,
+    ToolCall,
+    ToolResult,
+)
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -234,11 +250,15 @@ def _context(
     previous: FollowUp | None,
     context: Sequence[Attachment],
 ) -> Assembler:
-    """The run's assembler: a new context (the frame says what the user attached), or the
-    conversation's continued, the follow-up's goal (and attachments) a new user turn."""
+    """The run's assembler: a new context (the frame says what the user attached and holds
+    the repository's instructions), or the conversation's continued, the follow-up's goal
+    (and attachments) a new user turn (the instructions are in the conversation's frame)."""
     attached = attached_text(context, contract.root)
+    text, read = _instructions(toolbox, contract, trusted=toolbox.gate.policy.trusted)
     if previous is None or previous.snapshot is None:
-        assembler = _assembler(assembly, contract, toolbox, attached)
+        assembler = _assembler(
+            assembly, contract, toolbox, attached, instructions=text, instructions_read=read
+        )
         if previous is not None:
             assembler.turn = previous.turn  # type: ignore[attr-defined]
         return assembler
@@ -318,19 +338,51 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
+def _instructions(
+    toolbox: Toolbox, contract: TaskContract, *, trusted: bool
+) -> tuple[str, ToolResult | None]:
+    """The repository's instructions (§12): the frame's section for the root's
+    ``AGENTS.md`` (or ``CLAUDE.md``, capped as a first read is) and its step-0 read; the
+    folders' files are the toolbox's to append as the agent reaches them."""
+    workspace, gate = toolbox.workspace, toolbox.gate
+    toolbox.instructions = FolderInstructions(workspace, gate, trusted)
+    effective = effective_tokens(contract.context_budget, contract.token_budget, 0)
+    cap = read_body_cap(entry_cap_chars(effective), NAMES[0])
+    found = read_instructions(workspace, gate, "", cap)
+    if found is None:
+        return "", None
+    return frame_section(found, trusted=trusted), frame_read(found)
+
+
 def _assembler(
-    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, attached: str = ""
+    assembly: Assembly,
+    contract: TaskContract,
+    toolbox: Toolbox,
+    attached: str = "",
+    *,
+    instructions: str = "",
+    instructions_read: ToolResult | None = None,
 ) -> Assembler:
+    """The run's assembler; the root's ``AGENTS.md`` in its frame and, as a read at step 0,
+    in its ledger (a change to the file is refreshed like any read, §3 rule 3)."""
+    assembler: Assembler
     if assembly == "naive":
-        return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
-    return BoundedAssembler(
-        contract,
-        toolbox.schemas,
-        attached=attached,
-        memory=toolbox.memory,
-        workspace=toolbox.workspace,
-        gate=toolbox.gate,
-    )
+        assembler = NaiveAssembler(
+            contract, toolbox.schemas, memory=toolbox.memory, instructions=instructions
+        )
+    else:
+        assembler = BoundedAssembler(
+            contract,
+            toolbox.schemas,
+            attached=attached,
+            instructions=instructions,
+            memory=toolbox.memory,
+            workspace=toolbox.workspace,
+            gate=toolbox.gate,
+        )
+    if instructions_read is not None:
+        assembler.ledger.add(0, instructions_read)
+    return assembler
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -34,6 +34,7 @@ from harness.types import (
 )
 
 if TYPE_CHECKING:
+    from harness.instructions import FolderInstructions
     from harness.memory import RunMemory
     from harness.policy import Gate
     from harness.workspace import Workspace
@@ -57,6 +58,7 @@ class Toolbox:
     memory: RunMemory | None = None
     exec_config: ExecConfig = field(default_factory=ExecConfig)  # the policy's [exec] table
     announce: Announce | None = None  # commits an intent row before every write (§5)
+    instructions: FolderInstructions | None = None  # the folders' AGENTS.md, appended (§12)
     # What the user is told once, when the run starts: ignored policy rules, no sandbox.
     warnings: tuple[str, ...] = ()
     schemas: tuple[ToolSchema, ...] = field(init=False)

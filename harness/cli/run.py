@@ -129,8 +129,10 @@ _DESCRIPTION = (
     "your policy until it stops, the budget runs out or the step cap is reached. Commands "
     "(exec) ask first: on the terminal, or allowed with --yes; with neither they are refused. "
     "API key: $HARNESS_API_KEY, else the provider's usual variable (OPENAI_API_KEY, "
-    "ANTHROPIC_API_KEY, OPENROUTER_API_KEY). Exit status: 0 success or finished, 1 any other "
-    "outcome, 2 a usage or configuration error."
+    "ANTHROPIC_API_KEY, OPENROUTER_API_KEY). The run is exported over OpenTelemetry (OTLP/HTTP) "
+    "when $OTEL_EXPORTER_OTLP_ENDPOINT or the user config's [telemetry] names a collector "
+    "(default: not exported). Exit status: 0 success or finished, 1 any other outcome, 2 a "
+    "usage or configuration error."
 )
 
 

@@ -79,11 +79,12 @@ class _Tally:
 
     def failure(self, message: str) -> None:
         """An export failed or is failing (the SDK's retries say so before they give up)."""
+        said = redact(message)[:300]
         with self.lock:
-            first, self.last_error = self.last_error is None, redact(message)[:300]
+            first, self.last_error = self.last_error is None, said
             self.failing = True
         if first:
-            log.info("telemetry: export failed (spans are dropped, runs go on): %s", message)
+            log.info("telemetry: export failed (spans are dropped, runs go on): %s", said)
 
 
 class _Gate(SpanProcessor):

@@ -97,7 +97,8 @@ class SpanObserver(RunObserver):
             ga.GEN_AI_AGENT_NAME: AGENT_NAME,
             ga.GEN_AI_PROVIDER_NAME: self.provider,
             ga.GEN_AI_REQUEST_MODEL: self.model,
-            ga.GEN_AI_CONVERSATION_ID: str(_conversation_id(run)),
+            ga.GEN_AI_CONVERSATION_ID: str(run.conversation_id or run.run_id),
+            "harness.conversation.turn": run.turn,
             RUN_ID: run.run_id,
             ga.GEN_AI_INPUT_MESSAGES: content.goal_messages(run.goal) if self.capture else None,
         }
@@ -237,12 +238,6 @@ def _finish(span: Span, result: ToolResult, capture: bool, at: int) -> None:
         span.set_attribute(ERROR_TYPE, status)
         span.set_status(Status(StatusCode.ERROR, status))
     span.end(end_time=at)
-
-
-def _conversation_id(run: RunInfo) -> int:
-    """The run's conversation (§11: the first run's id); a run on its own is its own."""
-    given = getattr(run, "conversation_id", None)  # set where conversations have landed
-    return given if isinstance(given, int) else run.run_id
 
 
 __all__ = ["AGENT_NAME", "SpanObserver"]

@@ -60,3 +60,25 @@ async def test_each_run_is_a_trace_and_shutdown_flushes(
         assert root.attributes["gen_ai.conversation.id"] == str(run_id)
         assert root.attributes["harness.run.outcome"] == "finished"
     assert root.resource["service.name"] == "harness-lsp"
+
+
+async def test_an_acp_prompt_is_exported_too(tmp_path: Path, fake: FakeLLM, ws: Path) -> None:
+    """``harness acp`` (§13) exports its runs the same way and flushes them at its exit."""
+    from acp import PROTOCOL_VERSION, text_block
+
+    from tests.e2e.acp_client import RecordingClient, acp_agent
+
+    fake.add_turns(turn(call("read_file", path="src/a.py")), {"content": "Read it."})
+    with OtlpReceiver() as otlp:
+        store = tmp_path / "acp" / "harness.db"
+        endpoint = {"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.url}
+        async with acp_agent(RecordingClient(), fake.url, store, **endpoint) as conn:
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+            done = await conn.prompt(session_id=session.session_id, prompt=[text_block("Read")])
+            assert done.stop_reason == "end_turn"
+        spans = otlp.wait_for(lambda s: any(x.name.startswith("invoke_agent") for x in s), 5)
+    [root] = [s for s in spans if s.name.startswith("invoke_agent")]
+    assert {s.trace_id for s in spans} == {root.trace_id}
+    assert [s.name for s in spans if s.parent_span_id == root.span_id].count("chat m") == 2
+    assert any(s.name == "execute_tool read_file" for s in spans)
