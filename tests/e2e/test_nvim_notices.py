@@ -137,6 +137,7 @@ def test_setting_names_outcome_words_and_checkhealth(tmp_path: Path, fake_llm: M
         nvim.wait_attached(nvim.edit(ws / "calc.py"))
         nvim.type(":HarnessRun fix it<CR>")
         end = nvim.wait_message("run 1 failed: the model provider returned an error")
+        assert not [m for m in nvim.messages() if "provider_error" in m], nvim.messages()
         assert "provider_error" not in end
         nvim.cmd("checkhealth harness")
         assert any("OK" in line and "the base URL answers" in line for line in nvim.lines())

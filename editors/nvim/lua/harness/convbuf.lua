@@ -101,7 +101,7 @@ local function approval_lines(lines)
       for i = 2, #head do
         lines[#lines + 1] = '  ' .. head[i]
       end
-      lines[#lines + 1] = '  a allow · A allow for the run · d deny (on these lines)'
+      lines[#lines + 1] = '  a allow · A allow for the run · d deny'
       for row = #lines - #head, #lines do
         approval_rows[row] = item
       end
