@@ -96,6 +96,15 @@ def test_a_whole_conversation(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
         # words and tool lines while the run is still going
         wait_drawn(nvim, WORDS)
         wait_drawn(nvim, "✓ read_file calc.py")
+        wait_drawn(nvim, "    │ ")  # its result, under it, folded
+        folded = nvim.lua(
+            "local win = require('harness.convbuf').window()"
+            " local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"
+            " for row, l in ipairs(lines) do if l:find('^    │') then"
+            " return vim.api.nvim_win_call(win, function() return vim.fn.foldclosed(row) end)"
+            " end end"
+        )
+        assert folded not in (None, -1), "the result is folded"
         assert "run 1 finished" not in " ".join(nvim.messages())
         release.set()
         nvim.wait_message("run 1 finished")
