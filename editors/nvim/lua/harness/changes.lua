@@ -185,7 +185,8 @@ end
 --- Draw conversation `id` from the store.
 function M.load(client, id)
   rpc.request(client, 'harness.run.events', { conversationId = id }, function(events)
-    conversation.load(client.id, id, type(events) == 'table' and events or {})
+    events = type(events) == 'table' and (events.events or events) or {}
+    conversation.load(client.id, id, events)
     require('harness.convbuf').open(true)
   end)
 end
