@@ -73,7 +73,7 @@ def test_a_whole_conversation(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
             "return vim.lsp.get_clients({ name = 'harness' })[1]"
             ".server_capabilities.executeCommandProvider.commands"
         )
-        if "harness.conversations" not in offered:  # until conv-core and conv-events land
+        if not {"harness.conversations", "harness.run.events"} <= set(offered):  # conv-events
             pytest.skip("the server has no conversations yet (SPEC §11)")
 
         # :Harness toggles a split of filetype harness with the prompt line at the bottom
@@ -90,8 +90,6 @@ def test_a_whole_conversation(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
         nvim.cmd("Harness")
         wait_drawn(nvim, "▶ you: what is wrong here?")
         wait_drawn(nvim, "attached calc.py:1-2")
-        first = json.dumps(fake.requests[0])
-        assert "return a - b" in first and "calc.py" in first, first
 
         # words and tool lines while the run is still going
         wait_drawn(nvim, WORDS)
@@ -108,6 +106,8 @@ def test_a_whole_conversation(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
         assert "run 1 finished" not in " ".join(nvim.messages())
         release.set()
         nvim.wait_message("run 1 finished")
+        first = json.dumps(fake.requests[0])
+        assert "return a - b" in first and "calc.py" in first, first
         wait_drawn(nvim, ANSWER)
         wait_drawn(nvim, "■ run 1 finished")
 

@@ -251,7 +251,7 @@ local function style(win)
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber = true, true, false, false
   wo.foldmethod = 'expr'
   wo.foldexpr = "getline(v:lnum)=~'^    │'?1:0"
-  wo.foldlevel = 0
+  wo.foldlevel, wo.foldminlines = 0, 0
   wo.foldenable = true
 end
 
