@@ -16,9 +16,7 @@ from typing import Any
 
 import pexpect
 import pyte
-import pytest
 
-from server.commands import COMMAND_MODULES
 from tests.conftest import MakeFakeLLM
 from tests.e2e.nvim.scenario import GOAL, NOTE_KEY, NOTE_VALUE, SUMMARY, call, fix_turns
 from tests.e2e.nvim.session import INIT, NVIM, clean_env, make_workspace, needs_nvim, settings
@@ -181,8 +179,6 @@ def test_the_tui_walks_a_conversation_with_no_hit_enter_prompt(
     """:Harness, a goal typed on the prompt line, the model's words and a tool line, an
     approval denied with `d` on its line in the buffer, a follow-up, then a provider outage
     (a warning and the run's end, two messages in a row): never a prompt waiting for ENTER."""
-    if "harness.run.events" not in COMMAND_MODULES:  # until conv-events lands
-        pytest.skip("the server has no conversations yet (SPEC §11)")
     ws = make_workspace(tmp_path)
     words = "Reading calc.py before I change anything."
     exec_argv = [sys.executable, "-c", "print(1)"]
