@@ -11,6 +11,7 @@ is refused unless ``force``; an unsaved editor buffer (``guard``) is refused eve
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -71,12 +72,20 @@ class RunChanges:
 def run_changes(store: RunEdits, run_id: int) -> RunChanges | None:
     """The files run ``run_id`` changed and that differ now; ``None``: no such run.
     Raises ``ConfigError`` when the run's workspace no longer exists."""
-    row = store.get_run(run_id)
+    return runs_changes(store, [run_id])
+
+
+def runs_changes(store: RunEdits, run_ids: Sequence[int]) -> RunChanges | None:
+    """The files the runs ``run_ids`` (a conversation's, in order) changed and that differ
+    now: per path the text before the first write of any of them, the runs that wrote it.
+    ``None``: no such run (the first)."""
+    row = store.get_run(run_ids[0]) if run_ids else None
     if row is None:
         return None
     workspace = Workspace(Path(row.workspace))
+    edits = {run_id: store.run_edits(run_id) for run_id in run_ids}
     files = []
-    for history in file_histories(store.run_edits(run_id)):
+    for history in file_histories([e for run_edits in edits.values() for e in run_edits]):
         now = _read_now(workspace, history.path)
         if now == history.original:
             continue
@@ -84,10 +93,11 @@ def run_changes(store: RunEdits, run_id: int) -> RunChanges | None:
             status = ChangeStatus.ADDED if now is not None else ChangeStatus.DELETED
         else:
             status = ChangeStatus.MODIFIED if now is not None else ChangeStatus.DELETED
-        files.append(
-            FileChange(history.path, status, _text(history.original), _text(now), (run_id,))
+        writers = tuple(
+            r for r, run_edits in edits.items() if any(e.path == history.path for e in run_edits)
         )
-    return RunChanges(run_id, workspace.root, tuple(files))
+        files.append(FileChange(history.path, status, _text(history.original), _text(now), writers))
+    return RunChanges(row.run_id, workspace.root, tuple(files))
 
 
 def revert_one(
@@ -97,8 +107,11 @@ def revert_one(
     *,
     force: bool = False,
     guard: DocumentGuard | None = None,
+    run_ids: Sequence[int] = (),
 ) -> FileRevert | None:
-    """Put ``path`` back to its content before run ``run_id``; ``None``: no such run.
+    """Put ``path`` back to its content before run ``run_id`` (with ``run_ids``, a
+    conversation's runs from ``run_id`` on: before the first of them that wrote it);
+    ``None``: no such run.
 
     Raises ``NotWrittenByRun`` for a path the run did not write, ``ConfigError`` when the
     run's workspace no longer exists."""
@@ -106,9 +119,10 @@ def revert_one(
     if row is None:
         return None
     rel = normalize_path(path)
-    edits = [e for e in store.run_edits(run_id) if e.path == rel]
+    edits = [e for r in (run_ids or [run_id]) for e in store.run_edits(r) if e.path == rel]
     if not edits:
-        raise NotWrittenByRun(f"run {run_id} did not write {path!r}")
+        what = f"run {run_id}" if len(run_ids) <= 1 else f"conversation {run_id}"
+        raise NotWrittenByRun(f"{what} did not write {path!r}")
     workspace = Workspace(Path(row.workspace))
     if guard is not None and guard.has_unsaved_changes(rel):
         return FileRevert(
@@ -141,4 +155,5 @@ __all__ = [
     "RunChanges",
     "revert_one",
     "run_changes",
+    "runs_changes",
 ]

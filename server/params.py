@@ -101,7 +101,17 @@ class RevertParams(RunIdParams):
     workspace_folder: Folder | None = None  # needed for a run outside the client's folders
 
 
-class RevertFileParams(RevertParams):
+class ChangesParams(Params):
+    """``harness.run.changes``: ``runId`` or ``conversationId`` (the command checks that
+    exactly one is given)."""
+
+    run_id: RunId | None = None
+    conversation_id: RunId | None = None
+
+
+class RevertFileParams(ChangesParams):
+    force: bool = False
+    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
     path: Annotated[str, Field(min_length=1, max_length=4096)]
 
 
@@ -227,6 +237,7 @@ def _json_type(value: object) -> str:
 
 
 __all__ = [
+    "ChangesParams",
     "ClearParams",
     "ContextBudgetParams",
     "KeyParams",

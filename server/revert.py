@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.changes import NotWrittenByRun, revert_one, run_changes
+from harness.changes import NotWrittenByRun, revert_one, runs_changes
 from harness.revert import FileRevert, revert_run
 from harness.store.records import RunRow
 from server.commands import Command
@@ -23,22 +23,39 @@ from server.documents import EditorGuard
 from server.errors import Conflict, InvalidParams, NotFound
 from server.folders import check_scope, uri_to_path
 from server.observer import DID_WRITE
-from server.params import RevertFileParams, RevertParams, RunIdParams
+from server.params import ChangesParams, RevertFileParams, RevertParams
 
 if TYPE_CHECKING:
     from server.host import CommandHost
 
 
-def _writable_run(host: CommandHost, params: RevertParams, doing: str) -> RunRow:
-    """The run ``params`` names, once it may be written back: not active, in scope."""
-    if host.runs.is_active(params.run_id):
-        raise Conflict(f"run {params.run_id} is still in progress; cancel it first")
+def _writable_run(
+    host: CommandHost, params: RevertParams | RevertFileParams, doing: str, run_id: int
+) -> RunRow:
+    """Run ``run_id``, once it may be written back: not active, in scope."""
+    if host.runs.is_active(run_id):
+        raise Conflict(f"run {run_id} is still in progress; cancel it first")
     store = host.store()
-    row = store.get_run(params.run_id)
+    row = store.get_run(run_id)
     if row is None:
-        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+        raise NotFound(f"no run {run_id} in the store {store.path}")
     check_scope(row.workspace, host.folder_roots(), params.workspace_folder, doing)
     return row
+
+
+def _runs_named(host: CommandHost, params: ChangesParams) -> list[int]:
+    """The run ``runId`` names, or the runs of conversation ``conversationId`` in order
+    (§11: a conversation is named by its first run)."""
+    if (params.run_id is None) == (params.conversation_id is None):
+        raise InvalidParams("give either `runId` or `conversationId`")
+    if params.run_id is not None:
+        return [params.run_id]
+    assert params.conversation_id is not None
+    store = host.store()
+    runs = [r.run_id for r in store.conversation_runs(params.conversation_id)]
+    if not runs:
+        raise NotFound(f"no conversation {params.conversation_id} in the store {store.path}")
+    return runs
 
 
 def _written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) -> None:
@@ -49,7 +66,7 @@ def _written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) 
 
 
 def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
-    row = _writable_run(host, params, f"revert run {params.run_id}")
+    row = _writable_run(host, params, f"revert run {params.run_id}", params.run_id)
     store = host.store()
     guard = EditorGuard(host.documents, Path(row.workspace).resolve())
     result = revert_run(store, params.run_id, force=params.force, guard=guard)
@@ -59,27 +76,34 @@ def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
     return result.to_json()
 
 
-def changes(host: CommandHost, params: RunIdParams) -> list[dict[str, Any]]:
+def changes(host: CommandHost, params: ChangesParams) -> list[dict[str, Any]]:
     store = host.store()
-    found = run_changes(store, params.run_id)
+    runs = _runs_named(host, params)
+    found = runs_changes(store, runs)
     if found is None:
-        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+        raise NotFound(f"no run {runs[0]} in the store {store.path}")
     return found.to_json()
 
 
 def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
-    row = _writable_run(host, params, f"revert a file of run {params.run_id}")
-    workspace = Path(row.workspace).resolve()
+    runs = _runs_named(host, params)
+    rows = [_writable_run(host, params, f"revert a file of run {r}", r) for r in runs]
+    workspace = Path(rows[0].workspace).resolve()
     rel = _relative(params.path, workspace)
     guard = EditorGuard(host.documents, workspace)
     try:
-        done = revert_one(host.store(), params.run_id, rel, force=params.force, guard=guard)
+        done = revert_one(host.store(), runs[0], rel, force=params.force, guard=guard, run_ids=runs)
     except NotWrittenByRun as exc:
         raise InvalidParams(f"`path`: {exc}; harness.run.changes lists its files") from None
     if done is None:
-        raise NotFound(f"no run {params.run_id} in the store")
+        raise NotFound(f"no run {runs[0]} in the store")
     _written(host, workspace, (done,))
-    return {"runId": params.run_id, "workspace": str(workspace), **done.to_json()}
+    named = (
+        {"runId": params.run_id}
+        if params.run_id is not None
+        else {"conversationId": params.conversation_id}
+    )
+    return {**named, "workspace": str(workspace), **done.to_json()}
 
 
 def _relative(path: str, workspace: Path) -> str:
@@ -98,7 +122,7 @@ def _relative(path: str, workspace: Path) -> str:
 
 COMMANDS: list[Command[Any]] = [
     Command("harness.run.revert", RevertParams, revert),
-    Command("harness.run.changes", RunIdParams, changes),
+    Command("harness.run.changes", ChangesParams, changes),
     Command("harness.run.revertFile", RevertFileParams, revert_file),
 ]
 

@@ -2,7 +2,8 @@
 fixes 1–5): a long server warning is one line pointing at the conversation buffer, which
 holds it whole (no doubled prefix); the end of a run is whole in the conversation buffer
 (files changed, refused calls); the statusline item never disappears while the agent edits
-the open buffer; :HarnessRun offers the last goal; :HarnessMemoryClear says how many notes
+the open buffer; :HarnessChanges diffs a run's file against its before text and `X`
+reverts it; :HarnessRun offers the last goal; :HarnessMemoryClear says how many notes
 (and pinned ones) and can keep the pinned ones; messages name setup()'s settings and say
 outcomes in words; :checkhealth reports a bad base URL as an error and a silent one as a
 warning; :help harness works with no :helptags run by hand."""
@@ -14,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from tests.conftest import MakeFakeLLM
-from tests.e2e.nvim.scenario import GOAL, NOTE_KEY, call, fix_turns
+from tests.e2e.nvim.scenario import GOAL, NOTE_KEY, ORIGINAL, call, fix_turns
 from tests.e2e.nvim.session import (
     PLUGIN,
     Nvim,
@@ -58,7 +59,7 @@ def test_notices_end_of_run_statusline_last_goal_and_memory_clear(
 ) -> None:
     ws = make_workspace(tmp_path)
     store = tmp_path / "store.db"
-    edit_again = call("edit_file", path="calc.py", old="return a + b", new="return b + a")
+    edit_again = call("edit_file", path="calc.py", old="return a - b", new="return b - a")
     fake = fake_llm([*fix_turns(), {"tool_calls": [edit_again]}, {"content": "left it"}])
     with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
         calc = nvim.edit(ws / "calc.py")  # the agent edits the buffer you look at
@@ -74,6 +75,31 @@ def test_notices_end_of_run_statusline_last_goal_and_memory_clear(
         # the end of the run, whole, in the conversation buffer
         whole = [line for line in conversation_lines(nvim) if line.startswith("■ run 1 ")]
         assert whole and "changed calc.py" in whole[0] and "3 steps" in whole[0], whole
+
+        # :HarnessChanges 1: the file in the quickfix list; <CR> diffs it, X puts it back
+        nvim.cmd("HarnessChanges 1")
+        nvim.wait("vim.fn.getqflist({ title = 0 }).title == 'harness changes'")
+        items = nvim.lua("return vim.fn.getqflist()")
+        assert len(items) == 1 and "modified" in items[0]["text"], items
+        nvim.wait("vim.bo.filetype == 'qf'", what="the quickfix window")
+        nvim.type("<CR>")
+        nvim.wait("#vim.api.nvim_tabpage_list_wins(0) == 2 and vim.wo.diff", what="the diff")
+        wins = nvim.lua(
+            "return vim.tbl_map(function(w) local b = vim.api.nvim_win_get_buf(w)"
+            " return { diff = vim.wo[w].diff, name = vim.api.nvim_buf_get_name(b),"
+            " lines = vim.api.nvim_buf_get_lines(b, 0, -1, false) } end,"
+            " vim.api.nvim_tabpage_list_wins(0))"
+        )
+        assert all(w["diff"] for w in wins), wins
+        before = next(w for w in wins if "harness://before/" in w["name"])
+        assert before["lines"] == ORIGINAL.splitlines()
+        nvim.cmd("tabclose")
+        nvim.cmd("copen")
+        nvim.type("X")
+        nvim.wait_message("calc.py: restored")
+        assert (ws / "calc.py").read_text() == ORIGINAL
+        nvim.cmd("cclose")
+        nvim.wait("vim.api.nvim_buf_get_lines(..., 1, 2, false)[1] == '    return a - b'", calc)
 
         # memory clear: counts first, and the pinned note can stay
         command(nvim, "harness.memory.write", {"key": "keep-me", "value": "v", "pinned": True})
@@ -137,6 +163,7 @@ def test_setting_names_outcome_words_and_checkhealth(tmp_path: Path, fake_llm: M
         nvim.wait_attached(nvim.edit(ws / "calc.py"))
         nvim.type(":HarnessRun fix it<CR>")
         end = nvim.wait_message("run 1 failed: the model provider returned an error")
+        assert not [m for m in nvim.messages() if "provider_error" in m], nvim.messages()
         assert "provider_error" not in end
         nvim.cmd("checkhealth harness")
         assert any("OK" in line and "the base URL answers" in line for line in nvim.lines())

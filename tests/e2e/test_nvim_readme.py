@@ -1,6 +1,6 @@
 """The README's Neovim section, run as a user would: the `vim.pack` snippet verbatim as
 init.lua (it installs the plugin from "your clone" — this repository — with vim.pack and
-sets up the statusline), then :HarnessRun in a toml buffer, checking what the user sees:
+sets up the statusline), then `:help harness`, then :HarnessRun in a toml buffer, checking what the user sees:
 the statusline the snippet set, drawn; the reloaded buffer; the end message. The lazy.nvim
 spec is checked to be a spec of this plugin whose `opts` setup() takes; the statusline
 snippets to be valid Lua."""
@@ -57,6 +57,9 @@ def test_the_vim_pack_snippet_installs_the_plugin_and_runs_a_task(
     with session(tmp_path, ws, {}, env=env, init=READ_ME_INIT) as nvim:
         installed = nvim.lua("return vim.api.nvim_get_runtime_file('lua/harness/init.lua', true)")
         assert installed and str(tmp_path / "xdg" / "data") in installed[0], installed
+        nvim.cmd("help harness")  # the help tags came with the install, no :helptags
+        assert nvim.lua("return vim.fn.expand('%:t')") == "harness.txt"
+        nvim.cmd("close")
         calc = nvim.edit(ws / "calc.py")
         nvim.wait_attached(nvim.edit(ws / "pyproject.toml"))
         nvim.type(f":HarnessRun {GOAL}<CR>")

@@ -1,7 +1,8 @@
 """The real TUI: Neovim in a pseudo-terminal of 120×40 (pexpect), its screen rendered by a
 terminal emulator (pyte), keys typed into the terminal. What a user sees: the statusline
 item (setup's ``statusline = true``), the end-of-run message with the summary, the memory
-float, and an approval float that leaves the cursor where the user types."""
+float, an approval float that leaves the cursor where the user types, and a whole
+conversation in the conversation buffer with no hit-enter prompt at any point."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pyte
 from tests.conftest import MakeFakeLLM
 from tests.e2e.nvim.scenario import GOAL, NOTE_KEY, NOTE_VALUE, SUMMARY, call, fix_turns
 from tests.e2e.nvim.session import INIT, NVIM, clean_env, make_workspace, needs_nvim, settings
+from tests.support.fake_llm import Fault
 
 pytestmark = needs_nvim
 
@@ -36,6 +38,7 @@ class Terminal:
         self.stream = pyte.ByteStream(self.screen)
         # Answer the terminal queries Neovim sends (device attributes, cursor position).
         self.screen.write_process_input = child.send
+        self.forbidden: tuple[str, ...] = ()  # texts that must never be on the screen
 
     def pump(self) -> None:
         while True:
@@ -44,6 +47,8 @@ class Terminal:
             except (pexpect.TIMEOUT, pexpect.EOF):
                 return
             self.stream.feed(DCS.sub(b"", data))
+            seen = [t for t in self.forbidden if t in self.text()]
+            assert not seen, f"{seen} on the screen:\n{self.text()}"
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
@@ -161,5 +166,53 @@ def test_the_tui_approval_float_leaves_the_typing_alone(
         term.type("a")
         term.wait_for("run 1 finished", row=MESSAGE_ROW)
         assert "approval needed" not in term.text()
+    finally:
+        quit_nvim(child)
+
+
+HIT_ENTER = ("Press ENTER", "-- More --", "Type number and <Enter>")
+
+
+def test_the_tui_walks_a_conversation_with_no_hit_enter_prompt(
+    tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    """:Harness, a goal typed on the prompt line, the model's words and a tool line, an
+    approval denied with `d` on its line in the buffer, a follow-up, then a provider outage
+    (a warning and the run's end, two messages in a row): never a prompt waiting for ENTER."""
+    ws = make_workspace(tmp_path)
+    words = "Reading calc.py before I change anything."
+    exec_argv = [sys.executable, "-c", "print(1)"]
+    fake = fake_llm(
+        [
+            {"content": words, "tool_calls": [call("read_file", path="calc.py")]},
+            {"tool_calls": [call("exec", argv=exec_argv)]},
+            {"content": "I did not run it."},
+            {"content": "Glad to help."},
+        ]
+    )
+    fake.inject_at(5, Fault.unauthorized())
+    setup = {"statusline": True, "settings": settings(fake, tmp_path / "store.db")}
+    child = spawn(tmp_path, ws, setup, ws / "calc.py")
+    term = Terminal(child)
+    term.forbidden = HIT_ENTER
+    try:
+        term.wait_for("harness · 0 notes", row=STATUS_ROW)
+        term.type(":Harness\r")
+        term.wait_for("harness · new conversation")
+        term.type("icheck the add function\x1b\r")
+        term.wait_for("▶ you: check the add function")
+        term.wait_for(words)
+        term.wait_for("✓ read_file calc.py")
+        term.wait_for("approval needed")  # the float
+        term.wait_for("A allow for the run · d deny")  # and the buffer
+        term.type("/^⚠\rd")
+        term.wait_for("■ run 1 finished")
+        assert "1 denied" in term.wait_for("1 denied")
+        term.type("ithanks\x1b\r")
+        term.wait_for("▶ you: thanks")
+        term.wait_for("■ run 2 finished · Glad to help.")
+        term.type(":HarnessAsk once more\r")
+        term.wait_for("run 3 failed", row=MESSAGE_ROW)
+        term.wait_for("■ run 3 failed")
     finally:
         quit_nvim(child)

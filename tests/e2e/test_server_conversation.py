@@ -3,7 +3,9 @@
 starts with the previous request's text up to its trailer, on the bodies the fake servers
 of both wires received; a file changed between turns is re-read; ``harness.conversations``
 and ``harness.trace.runs`` are scoped to the client's two folders; a bad follow-up is a
-clear error and the server keeps serving."""
+clear error and the server keeps serving; a conversation's changes and events span its
+runs and `harness.run.revertFile` with `conversationId` puts a file back as it was before
+the conversation."""
 
 from __future__ import annotations
 
@@ -129,3 +131,23 @@ async def test_follow_ups_continue_conversations_scoped_to_the_clients_folders(
     with pytest.raises(JsonRpcException) as caught:
         await bare.command("harness.run", {"goal": "x", "context": [{"uri": "untitled:1"}]})
     assert caught.value.code == INVALID_PARAMS and "not a file:// URI" in str(caught.value)
+
+    # A conversation's changes and events span its runs; one file is put back (§7, §11).
+    original = (one / "a.py").read_text()
+    claude.add_turns(turn(call("edit_file", path="a.py", old="renamed", new="first")))
+    claude.add_turns({"content": "One."})
+    started, _ = await ask(bare, {"goal": "Edit", "workspaceFolder": str(one)})
+    conv = started["conversationId"]
+    claude.add_turns(turn(call("edit_file", path="a.py", old="first", new="second")))
+    claude.add_turns({"content": "Two."})
+    started, _ = await ask(bare, {"goal": "Again", "conversationId": conv})
+    runs_of = [conv, started["runId"]]
+    changes = await bare.command("harness.run.changes", {"conversationId": conv})
+    assert [(c["path"], c["before"], c["after"], c["runIds"]) for c in changes] == [
+        ("a.py", original, "NAME = 'second'\n", runs_of)
+    ]
+    events = await bare.command("harness.run.events", {"conversationId": conv})
+    assert sorted({e["runId"] for e in events}) == runs_of
+    done = await bare.command("harness.run.revertFile", {"conversationId": conv, "path": "a.py"})
+    assert (done["conversationId"], done["action"]) == (conv, "restored")
+    assert (one / "a.py").read_text() == original

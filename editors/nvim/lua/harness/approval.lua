@@ -99,6 +99,21 @@ local function lines_for(item, width)
   return lines
 end
 
+--- The float's right edge: the screen's, or the left of the conversation window when it
+--- is shown (the conversation shows the approval too, and stays readable).
+--- @return integer
+function M.right_edge()
+  local ok, convbuf = pcall(require, 'harness.convbuf')
+  local win = ok and convbuf.window()
+  if win then
+    local col = vim.api.nvim_win_get_position(win)[2]
+    if col >= 40 then
+      return col - 1
+    end
+  end
+  return vim.o.columns
+end
+
 local render -- forward
 
 local function set_keys(buf, item)
@@ -113,7 +128,8 @@ local function set_keys(buf, item)
 end
 
 local function open(item)
-  local width = math.min(72, math.max(30, vim.o.columns - 6))
+  local right = M.right_edge()
+  local width = math.min(72, math.max(30, right - 6))
   local lines = lines_for(item, width)
   if not (ui.buf and vim.api.nvim_buf_is_valid(ui.buf)) then
     ui.buf = vim.api.nvim_create_buf(false, true)
@@ -136,7 +152,7 @@ local function open(item)
     relative = 'editor',
     anchor = 'NE',
     row = 1,
-    col = vim.o.columns,
+    col = right,
     width = width,
     height = #lines,
     style = 'minimal',

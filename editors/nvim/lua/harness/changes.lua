@@ -52,11 +52,7 @@ local function fill(client, files, what)
   vim.fn.setqflist({}, ' ', { title = TITLE, items = items })
 end
 
-local function set_keys()
-  local qf = vim.fn.getqflist({ qfbufnr = 0 }).qfbufnr
-  if qf == 0 then
-    return
-  end
+local function set_keys(qf)
   local function map(lhs, fn, desc)
     vim.keymap.set('n', lhs, function()
       if not in_list() then
@@ -68,6 +64,16 @@ local function set_keys()
   map('<CR>', M.diff, 'harness: diff against the text before the agent')
   map('X', M.revert_file, 'harness: put this file back as it was')
 end
+
+vim.api.nvim_create_autocmd('FileType', {
+  group = vim.api.nvim_create_augroup('harness.changes', { clear = true }),
+  pattern = 'qf',
+  callback = function(args)
+    if in_list() then
+      set_keys(args.buf)
+    end
+  end,
+})
 
 --- `:HarnessChanges [run]`.
 --- @param run string?
@@ -90,7 +96,7 @@ function M.open(run)
     end
     fill(client, files, what)
     vim.cmd('botright copen')
-    set_keys()
+    set_keys(vim.api.nvim_get_current_buf())
   end)
 end
 
@@ -179,7 +185,8 @@ end
 --- Draw conversation `id` from the store.
 function M.load(client, id)
   rpc.request(client, 'harness.run.events', { conversationId = id }, function(events)
-    conversation.load(client.id, id, type(events) == 'table' and events or {})
+    events = type(events) == 'table' and (events.events or events) or {}
+    conversation.load(client.id, id, events)
     require('harness.convbuf').open(true)
   end)
 end

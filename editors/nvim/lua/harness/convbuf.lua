@@ -101,7 +101,7 @@ local function approval_lines(lines)
       for i = 2, #head do
         lines[#lines + 1] = '  ' .. head[i]
       end
-      lines[#lines + 1] = '  a allow · A allow for the run · d deny (on these lines)'
+      lines[#lines + 1] = '  a allow · A allow for the run · d deny'
       for row = #lines - #head, #lines do
         approval_rows[row] = item
       end
@@ -251,7 +251,7 @@ local function style(win)
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber = true, true, false, false
   wo.foldmethod = 'expr'
   wo.foldexpr = "getline(v:lnum)=~'^    │'?1:0"
-  wo.foldlevel = 0
+  wo.foldlevel, wo.foldminlines = 0, 0
   wo.foldenable = true
 end
 

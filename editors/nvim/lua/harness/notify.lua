@@ -111,6 +111,9 @@ function M.own_words(message)
   for _, root in ipairs(SETTING_ROOTS) do
     message = message:gsub('harness%.(' .. root .. '[%w%.]*)', 'settings.%1 in setup()')
   end
+  message = message:gsub('ended (%l[%l_]*)', function(outcome)
+    return M.OUTCOMES[outcome] -- nil (kept as it is) for a word that is no outcome
+  end)
   return message
 end
 
