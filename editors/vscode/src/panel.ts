@@ -128,7 +128,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     const id = this.conv.id;
     if (id === undefined) return;
     try {
-      const events = await this.client.command<RunEvent[]>(Cmd.events, { conversationId: id });
+      const events = await this.client.command<RunEvent[]>(Cmd.runEvents, { conversationId: id });
       for (const e of events) this.conv.apply(e);
     } catch (error) {
       this.client.log(`harness.run.events: ${message(error)}`);
@@ -309,10 +309,22 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   // -- changes and history -------------------------------------------------------------
 
+  /** A command about the open conversation; a server that takes only `runId` there (before
+   * conversations) is asked about the conversation's last run instead. */
+  private async byConversation<T>(cmd: string, extra: object = {}): Promise<T> {
+    try {
+      return await this.client.command<T>(cmd, { conversationId: this.conv.id, ...extra });
+    } catch (error) {
+      const last = this.conv.runs().at(-1);
+      if (last === undefined || !message(error).includes("conversationId")) throw error;
+      return this.client.command<T>(cmd, { runId: last, ...extra });
+    }
+  }
+
   private async loadChanges(): Promise<void> {
     if (this.conv.id === undefined) return;
     try {
-      this.changes = await this.client.command<FileChange[]>(Cmd.changes, { conversationId: this.conv.id });
+      this.changes = await this.byConversation<FileChange[]>(Cmd.changes);
     } catch (error) {
       this.client.log(`harness.run.changes: ${message(error)}`);
     }
@@ -327,11 +339,11 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   }
 
   private async revertFile(path: string, force = false): Promise<void> {
-    const result = await this.client.command<{
+    const result = await this.byConversation<{
       action?: string;
       reason?: string | null;
       files?: { action: string; reason?: string | null }[];
-    }>(Cmd.revertFile, { conversationId: this.conv.id, path, ...(force ? { force } : {}) });
+    }>(Cmd.revertFile, { path, ...(force ? { force } : {}) });
     const file = result.files?.[0] ?? result;
     if (file.action === "refused" && !force) {
       const pick = await vscode.window.showWarningMessage(
@@ -340,6 +352,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
         "Revert Anyway",
       );
       if (pick === "Revert Anyway") return this.revertFile(path, true);
+    } else if (file.action !== "refused") {
+      void vscode.window.showInformationMessage(`Harness: put back ${path}.`);
     }
     await this.loadChanges();
   }
@@ -351,7 +365,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       "Revert All",
     );
     if (pick !== "Revert All") return;
-    await this.client.command(Cmd.revert, { conversationId: this.conv.id });
+    await this.byConversation(Cmd.revert);
     await this.loadChanges();
   }
 
