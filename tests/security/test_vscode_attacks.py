@@ -256,6 +256,13 @@ def test_item_3_the_repository_cannot_repoint_the_editor(attack: Attack) -> None
     # setting and uses its default (server/settings.py bounds them).
     expect(attack.wb.status_item).to_contain_text("/2M ·")
     attack.wb.palette("Notifications: Show Notifications")
+    # The centre is a virtualised list: the two notifications items 5 and 6 judged go, so
+    # that the settings' three (each with its Open Settings button) are all drawn.
+    for done in ("asked the server to trust a folder", "Harness run 1"):
+        item = attack.wb.notification(done)
+        item.hover()
+        item.get_by_role("button", name=re.compile("^Clear Notification")).click()
+        expect(item).to_have_count(0)
     # Named as the Settings editor names them (issue 23 item 6), each once.
     for title in (
         "Harness: Token Budget",
