@@ -37,4 +37,8 @@ def test_a_fault_of_the_server_is_still_an_internal_error(
     caplog.set_level(logging.DEBUG)
     fault = JsonRpcInternalError("harness.run failed unexpectedly: KeyError: 'x'")
     server.report_server_error(fault, FeatureRequestError)
-    assert [r for r in caplog.records if r.levelno >= logging.ERROR and "internal error" in r.getMessage()]
+    assert [
+        r
+        for r in caplog.records
+        if r.levelno >= logging.ERROR and "internal error" in r.getMessage()
+    ]
