@@ -65,8 +65,11 @@ class Run:
         assembler: Assembler,
         observer: RunObserver | None = None,
         pricer: Pricer | None = None,
+        conversation: tuple[int, int] | None = None,
     ) -> None:
-        self.contract, self.run_id, self.info = contract, run_id, RunInfo.of(run_id, contract)
+        """``conversation``: (its id, this run's turn) for a follow-up (§11)."""
+        self.contract, self.run_id = contract, run_id
+        self.info = RunInfo.of(run_id, contract, *(conversation or (run_id, 1)))
         self.store, self.provider, self.toolbox = store, provider, toolbox
         self.assembler = assembler
         self.observer = observer or RunObserver()
@@ -129,10 +132,7 @@ class Run:
 
     def _finish(self, outcome: Outcome, error: str | None) -> RunResult:
         end = RunEnd(outcome, self.step, self.spent, error)
-        written = (*self._written,)
-        self.result = RunResult(
-            self.run_id, end, self.cost.usd, self._last_words, written, self.calls
-        )
+        self.result = _result(self, end)
         _record_end(self.store, self.observer, self.info, self.result)
         return self.result
 
@@ -250,6 +250,20 @@ class Run:
         summary, usd, cached = step_summary(self.info, done), self.cost.usd, self.cost.cached_usd
         self.last_summary = replace(summary, cost_usd=usd, cached_cost_usd=cached)
         self.observer.step_finished(self.info, self.last_summary)
+
+
+def _result(run: Run, end: RunEnd) -> RunResult:
+    info = run.info
+    return RunResult(
+        run.run_id,
+        end,
+        run.cost.usd,
+        run._last_words,
+        (*run._written,),
+        run.calls,
+        conversation_id=info.conversation_id,
+        turn=info.turn,
+    )
 
 
 @dataclass

@@ -38,10 +38,22 @@ class RunInfo:
     root: Path
     max_steps: int
     token_budget: int
+    conversation_id: int | None = None  # the conversation's first run (§11); None: its own
+    turn: int = 1
 
     @classmethod
-    def of(cls, run_id: int, contract: TaskContract) -> RunInfo:
-        return cls(run_id, contract.goal, contract.root, contract.max_steps, contract.token_budget)
+    def of(
+        cls, run_id: int, contract: TaskContract, conversation_id: int | None = None, turn: int = 1
+    ) -> RunInfo:
+        return cls(
+            run_id,
+            contract.goal,
+            contract.root,
+            contract.max_steps,
+            contract.token_budget,
+            run_id if conversation_id is None else conversation_id,
+            turn,
+        )
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,8 @@ class RunResult:
     summary: str | None = None
     files_changed: tuple[str, ...] = ()
     calls: CallCounts = field(default_factory=CallCounts, metadata=json_flat())
+    conversation_id: int | None = None  # the conversation's first run (§11)
+    turn: int = 1
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §8.1 run object."""

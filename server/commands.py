@@ -46,6 +46,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.memory.pin": "server.memory",
     "harness.memory.write": "server.memory",
     "harness.memory.clear": "server.memory",
+    "harness.conversations": "server.conversations",
     "harness.trace.runs": "server.trace",
     "harness.trace.run": "server.trace",
     "harness.trace.step": "server.trace",

@@ -41,6 +41,7 @@ SPEC_COMMANDS = {
     "harness.run.changes",
     "harness.run.revertFile",
     "harness.trust",
+    "harness.conversations",
 }
 
 
