@@ -12,6 +12,7 @@ import { MessageType } from "vscode-languageclient/node";
 import { message, ServerNotRunning, type HarnessClient } from "./client";
 import { openChangeDiff, openProposedDiff, type TextsProvider } from "./changes";
 import { Conversation } from "./conversation";
+import { ConversationChanges } from "./conversationChanges";
 import { fileFolders, folderArg } from "./folders";
 import { notify } from "./messages";
 import { askKey, budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "./panelHtml";
@@ -54,6 +55,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private history: ConversationRow[] = [];
   private attached: ContextRef[] = [];
   private renderTimer: NodeJS.Timeout | undefined;
+  private readonly convChanges: ConversationChanges;
 
   constructor(
     private readonly client: HarnessClient,
@@ -64,6 +66,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     private readonly texts: TextsProvider,
   ) {
     this.conv = new Conversation(state.get<number>(OPEN_KEY));
+    this.convChanges = new ConversationChanges(client);
   }
 
   wire(): vscode.Disposable[] {
@@ -309,22 +312,10 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   // -- changes and history -------------------------------------------------------------
 
-  /** A command about the open conversation; a server that takes only `runId` there (before
-   * conversations) is asked about the conversation's last run instead. */
-  private async byConversation<T>(cmd: string, extra: object = {}): Promise<T> {
-    try {
-      return await this.client.command<T>(cmd, { conversationId: this.conv.id, ...extra });
-    } catch (error) {
-      const last = this.conv.runs().at(-1);
-      if (last === undefined || !message(error).includes("conversationId")) throw error;
-      return this.client.command<T>(cmd, { runId: last, ...extra });
-    }
-  }
-
   private async loadChanges(): Promise<void> {
     if (this.conv.id === undefined) return;
     try {
-      this.changes = await this.byConversation<FileChange[]>(Cmd.changes);
+      this.changes = await this.convChanges.list(this.conv.id, this.conv.runs());
     } catch (error) {
       this.client.log(`harness.run.changes: ${message(error)}`);
     }
@@ -339,12 +330,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   }
 
   private async revertFile(path: string, force = false): Promise<void> {
-    const result = await this.byConversation<{
-      action?: string;
-      reason?: string | null;
-      files?: { action: string; reason?: string | null }[];
-    }>(Cmd.revertFile, { path, ...(force ? { force } : {}) });
-    const file = result.files?.[0] ?? result;
+    if (this.conv.id === undefined) return;
+    const file = await this.convChanges.revertFile(this.conv.id, this.conv.runs(), path, force);
     if (file.action === "refused" && !force) {
       const pick = await vscode.window.showWarningMessage(
         `Harness: ${path} was not reverted: ${file.reason ?? "it changed since the agent wrote it"}. Revert it anyway?`,
@@ -365,7 +352,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       "Revert All",
     );
     if (pick !== "Revert All") return;
-    await this.byConversation(Cmd.revert);
+    if (this.conv.id !== undefined) await this.convChanges.revertAll(this.conv.id, this.conv.runs());
     await this.loadChanges();
   }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Conversation } from "../conversation";
+import { mergeChanges } from "../conversationChanges";
 import { budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "../panelHtml";
 import type { ApproveParams, RunEvent } from "../protocol";
 
@@ -134,4 +135,21 @@ test("the shell: strict CSP, one nonce script from the extension, no inline styl
 test("an approval with no row yet (no events from this server) is still drawn, answerable", () => {
   const html = conversationHtml(new Conversation(), new Map([["4:z", ask("z", "exec")]]));
   assert.match(html, /data-action="approve" data-decision="deny" data-run="4" data-call="z"/);
+});
+
+test("a conversation's changes from its runs: the first text before, the last status", () => {
+  const merged = mergeChanges([
+    [{ path: "a.py", status: "modified", before: "v0", after: "v1" }],
+    [
+      { path: "a.py", status: "modified", before: "v1", after: "v2" },
+      { path: "b.py", status: "added", before: null, after: "x" },
+    ],
+  ]);
+  assert.deepEqual(
+    merged.map((c) => [c.path, c.status, c.before, c.after]),
+    [
+      ["a.py", "modified", "v0", "v2"],
+      ["b.py", "added", null, "x"],
+    ],
+  );
 });

@@ -1,0 +1,78 @@
+/**
+ * What a conversation changed, for the panel's Changes list (SPEC §11): `harness.run.changes`
+ * and `harness.run.revertFile` / `harness.run.revert` by `conversationId`, or — on a server
+ * that takes only `runId` there — the same built from each run of the conversation (a file's
+ * text before the first run that touched it; put back by undoing the runs newest first).
+ */
+import { message, type HarnessClient } from "./client";
+import { Cmd, type FileChange } from "./protocol";
+
+interface FileRevertResult {
+  action?: string;
+  reason?: string | null;
+}
+
+function byRunOnly(error: unknown): boolean {
+  return message(error).includes("conversationId");
+}
+
+/** Each run's changes merged: the first `before`, the last `after` and status. */
+export function mergeChanges(perRun: readonly (readonly FileChange[])[]): FileChange[] {
+  const merged = new Map<string, FileChange>();
+  for (const files of perRun) {
+    for (const c of files) {
+      const prev = merged.get(c.path);
+      const status = prev?.status === "added" && c.status !== "deleted" ? "added" : c.status;
+      merged.set(c.path, prev ? { ...c, before: prev.before, status } : c);
+    }
+  }
+  return [...merged.values()];
+}
+
+export class ConversationChanges {
+  constructor(private readonly client: HarnessClient) {}
+
+  async list(conversationId: number, runs: readonly number[]): Promise<FileChange[]> {
+    try {
+      return await this.client.command<FileChange[]>(Cmd.changes, { conversationId });
+    } catch (error) {
+      if (!byRunOnly(error)) throw error;
+    }
+    const perRun = [];
+    for (const runId of runs) perRun.push(await this.client.command<FileChange[]>(Cmd.changes, { runId }));
+    return mergeChanges(perRun);
+  }
+
+  /** The file put back; the first refusal (with its reason) when one run's write was changed since. */
+  async revertFile(
+    conversationId: number,
+    runs: readonly number[],
+    path: string,
+    force: boolean,
+  ): Promise<FileRevertResult> {
+    const extra = { path, ...(force ? { force } : {}) };
+    try {
+      return await this.client.command<FileRevertResult>(Cmd.revertFile, { conversationId, ...extra });
+    } catch (error) {
+      if (!byRunOnly(error)) throw error;
+    }
+    let last: FileRevertResult = { action: "unchanged" };
+    for (const runId of [...runs].reverse()) {
+      const touched = (await this.client.command<FileChange[]>(Cmd.changes, { runId })).some((c) => c.path === path);
+      if (!touched) continue;
+      last = await this.client.command<FileRevertResult>(Cmd.revertFile, { runId, ...extra });
+      if (last.action === "refused") return last;
+    }
+    return last;
+  }
+
+  async revertAll(conversationId: number, runs: readonly number[]): Promise<void> {
+    try {
+      await this.client.command(Cmd.revert, { conversationId });
+      return;
+    } catch (error) {
+      if (!byRunOnly(error)) throw error;
+    }
+    for (const runId of [...runs].reverse()) await this.client.command(Cmd.revert, { runId });
+  }
+}
