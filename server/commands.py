@@ -53,6 +53,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.run.revert": "server.revert",
     "harness.run.changes": "server.revert",
     "harness.run.revertFile": "server.revert",
+    "harness.run.events": "server.events",
     "harness.trust": "server.trust",
 }
 

@@ -145,6 +145,15 @@ class TraceStepParams(RunIdParams):
     step: Positive
 
 
+class RunEventsParams(Params):
+    """``harness.run.events``: ``runId`` or ``conversationId`` (the command checks that
+    exactly one is given); ``after``: a ``seq`` of that run."""
+
+    run_id: RunId | None = None
+    conversation_id: RunId | None = None
+    after: Annotated[int, Field(ge=0, le=MAX_SQL_INT)] | None = None
+
+
 P = TypeVar("P", bound=Params)
 
 
@@ -225,6 +234,7 @@ __all__ = [
     "PinParams",
     "RevertFileParams",
     "RevertParams",
+    "RunEventsParams",
     "RunIdParams",
     "RunParams",
     "ScopeParams",

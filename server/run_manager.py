@@ -14,6 +14,7 @@ editor (didSave), and reports each run's end after freeing its folder.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.errors import Conflict, InvalidParams
-from server.observer import LspObserver, one_line, report_finished
+from server.observer import RUN_EVENT, LspObserver, one_line, report_finished
 from server.progress import RunProgress
 
 if TYPE_CHECKING:
@@ -143,6 +144,7 @@ class RunManager:
             telemetry=telemetry,
             conversation_id=params.conversation_id,
             context=attachments(params),
+            on_event=functools.partial(host.notify, RUN_EVENT),
         )
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from harness.changes import RunChanges, run_changes
 from harness.cli.approve import default_approver
 from harness.cli.args import (
     WorkspaceChoice,
@@ -40,7 +41,7 @@ from harness.contract import (
     Verification,
 )
 from harness.conversation import conversation_of, latest_conversation
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
 from harness.report import RunResult
 from harness.session import Session, build_contract, open_session
@@ -281,17 +282,29 @@ async def _execute(
             observer=observer,
             memory=not args.no_memory,
             telemetry=telemetry,
+            on_event=observer.event,
         )
         observer.model = _model_words(session)
         result = await _watched(session, ignore=[s.path for s in opened])
+        changes = None if args.json else _changes(opened[0], result)
     finally:
         for s in opened:
             s.close()
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        _print_end(console(), result, observer)
+        _print_end(console(), result, observer, changes)
     return 0 if result.end.outcome.ok else 1
+
+
+def _changes(store: Store, result: RunResult) -> RunChanges | None:
+    """What the run changed that differs now (for the end's lines); None if unreadable."""
+    if not result.files_changed:
+        return None
+    try:
+        return run_changes(store, result.run_id)
+    except HarnessError:  # the workspace is gone: the files line says enough
+        return None
 
 
 def _model_words(session: Session) -> str:
@@ -299,8 +312,10 @@ def _model_words(session: Session) -> str:
     return name if model in ("", name) else f"{model} ({name})"
 
 
-def _print_end(out: Console, result: RunResult, observer: TerminalObserver) -> None:
-    for line in end_lines(result, observer.tally):
+def _print_end(
+    out: Console, result: RunResult, observer: TerminalObserver, changes: RunChanges | None
+) -> None:
+    for line in end_lines(result, observer.tally, changes):
         out.print(line, soft_wrap=not out.is_terminal)  # piped: one line stays one line
 
 

@@ -40,6 +40,7 @@ SPEC_COMMANDS = {
     "harness.run.revert",
     "harness.run.changes",
     "harness.run.revertFile",
+    "harness.run.events",
     "harness.trust",
     "harness.conversations",
 }
