@@ -4,7 +4,7 @@
  * call (with its approval and result), each run's end line, and the last budget. Pure.
  */
 import { toolTarget } from "./format";
-import type { Budget, RunEvent, RunFinished } from "./protocol";
+import type { Budget, FileChange, RunEvent, RunFinished } from "./protocol";
 
 export type ToolStatus = "running" | "waiting" | "ok" | "refused" | "denied" | "failed";
 
@@ -140,4 +140,17 @@ export class Conversation {
     row.why = e.why;
     row.summary = e.summary;
   }
+}
+
+/** Each run's changes merged: the first `before`, the last `after` and status. */
+export function mergeChanges(perRun: readonly (readonly FileChange[])[]): FileChange[] {
+  const merged = new Map<string, FileChange>();
+  for (const files of perRun) {
+    for (const c of files) {
+      const prev = merged.get(c.path);
+      const status = prev?.status === "added" && c.status !== "deleted" ? "added" : c.status;
+      merged.set(c.path, prev ? { ...c, before: prev.before, status } : c);
+    }
+  }
+  return [...merged.values()];
 }

@@ -5,6 +5,7 @@
  * text before the first run that touched it; put back by undoing the runs newest first).
  */
 import { message, type HarnessClient } from "./client";
+import { mergeChanges } from "./conversation";
 import { Cmd, type FileChange } from "./protocol";
 
 interface FileRevertResult {
@@ -14,19 +15,6 @@ interface FileRevertResult {
 
 function byRunOnly(error: unknown): boolean {
   return message(error).includes("conversationId");
-}
-
-/** Each run's changes merged: the first `before`, the last `after` and status. */
-export function mergeChanges(perRun: readonly (readonly FileChange[])[]): FileChange[] {
-  const merged = new Map<string, FileChange>();
-  for (const files of perRun) {
-    for (const c of files) {
-      const prev = merged.get(c.path);
-      const status = prev?.status === "added" && c.status !== "deleted" ? "added" : c.status;
-      merged.set(c.path, prev ? { ...c, before: prev.before, status } : c);
-    }
-  }
-  return [...merged.values()];
 }
 
 export class ConversationChanges {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Conversation } from "../conversation";
-import { mergeChanges } from "../conversationChanges";
+import { mergeChanges } from "../conversation";
 import { budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "../panelHtml";
 import type { ApproveParams, RunEvent } from "../protocol";
 
