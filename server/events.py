@@ -32,6 +32,8 @@ def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any
         raise NotFound(f"no {what} {first} in the store {store.path}")
     # A conversation is named by its first run (§11); its runs, in order.
     run_ids = [first]
+    if params.conversation_id is not None:
+        run_ids = [r.run_id for r in store.conversation_runs(first)] or [first]
     return stored_events(store, run_ids, params.after)
 
 

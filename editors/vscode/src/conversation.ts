@@ -108,6 +108,9 @@ export class Conversation {
       this.budget = { ...this.budget, spentTokens: f.spentTokens, costUsd: f.costUsd };
     }
     if (this.items.some((i) => i.kind === "end" && i.runId === f.runId)) return;
+    // The model's last words, when no event brought them (a server without events).
+    const said = this.items.some((i) => i.kind === "text" && i.runId === f.runId);
+    if (f.summary && !said) this.items.push({ kind: "text", runId: f.runId, step: f.steps, text: f.summary });
     this.items.push({ kind: "end", ...f });
   }
 

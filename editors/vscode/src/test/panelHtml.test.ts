@@ -153,3 +153,14 @@ test("a conversation's changes from its runs: the first text before, the last st
     ],
   );
 });
+
+test("the model's last words are drawn once: from the events, or from the run's end", () => {
+  const c = new Conversation();
+  c.apply(ev({ runId: 8, conversationId: 8, kind: "text", delta: "All done." }));
+  c.finished({ runId: 8, outcome: "finished", steps: 1, spentTokens: 5, summary: "All done." });
+  assert.equal(conversationHtml(c, new Map()).match(/All done\./g)?.length, 1);
+  const bare = new Conversation();
+  bare.userTurn(9, "go");
+  bare.finished({ runId: 9, outcome: "finished", steps: 1, spentTokens: 5, summary: "Done **now**." });
+  assert.match(conversationHtml(bare, new Map()), /Done <strong>now<\/strong>\./);
+});
