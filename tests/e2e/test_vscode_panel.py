@@ -135,6 +135,7 @@ def panel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Panel]:
         cs.stop()
         fake.stop()
         pixels.shutdown()
+        pixels.server_close()
 
 
 def sidebar(wb: Any) -> Any:
@@ -210,6 +211,7 @@ def test_a_follow_up_then_the_diff_and_a_revert_from_changes(panel: Panel) -> No
     view.locator("#changes [data-action=revertFile][data-path='calc.py']").click()
     expect(wb.toast("Harness: put back calc.py.")).to_be_visible()
     assert (panel.ws / "calc.py").read_text() == ORIGINAL
+    expect(view.locator("#changes")).not_to_contain_text("calc.py")
 
 
 def test_the_panel_survives_a_window_reload(panel: Panel) -> None:
@@ -225,5 +227,6 @@ def test_the_panel_survives_a_window_reload(panel: Panel) -> None:
     expect(view.locator(".end").first).to_contain_text("1 denied")
     expect(view.locator("details.tool", has_text="exec echo hi")).to_contain_text("✗ denied")
     expect(view.locator(".turn.words").first.locator("strong")).to_have_text("calc.py")
+    expect(view.locator(".end").nth(1)).to_contain_text("Run 2 finished")
     wb.shot(IMG / "panel-reloaded.png", sidebar(wb))
     assert Pixels.hits == []

@@ -155,5 +155,6 @@ export function mergeChanges(perRun: readonly (readonly FileChange[])[]): FileCh
       merged.set(c.path, prev ? { ...c, before: prev.before, status } : c);
     }
   }
-  return [...merged.values()];
+  // Put back as it was before the conversation (a revert, or a later run undoing it).
+  return [...merged.values()].filter((c) => c.before !== c.after);
 }

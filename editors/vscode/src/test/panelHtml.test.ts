@@ -152,6 +152,14 @@ test("a conversation's changes from its runs: the first text before, the last st
       ["b.py", "added", null, "x"],
     ],
   );
+  // Reverted to its text before the conversation: no longer a change.
+  assert.deepEqual(
+    mergeChanges([
+      [{ path: "a.py", status: "modified", before: "v0", after: "v0" }],
+      [{ path: "a.py", status: "modified", before: "v1", after: "v0" }],
+    ]),
+    [],
+  );
 });
 
 test("the model's last words are drawn once: from the events, or from the run's end", () => {
