@@ -18,7 +18,16 @@ function byRunOnly(error: unknown): boolean {
 }
 
 export class ConversationChanges {
+  /** Files put back through the per-run fallback since the conversation's last run: a
+   * run's own list still shows them (its "before" is not the conversation's). */
+  private readonly putBack = new Set<string>();
+
   constructor(private readonly client: HarnessClient) {}
+
+  /** A new run of the conversation ended: what it wrote is listed again. */
+  forget(conversationId: number): void {
+    for (const key of [...this.putBack]) if (key.startsWith(`${conversationId}:`)) this.putBack.delete(key);
+  }
 
   async list(conversationId: number, runs: readonly number[]): Promise<FileChange[]> {
     try {
@@ -28,7 +37,7 @@ export class ConversationChanges {
     }
     const perRun = [];
     for (const runId of runs) perRun.push(await this.client.command<FileChange[]>(Cmd.changes, { runId }));
-    return mergeChanges(perRun);
+    return mergeChanges(perRun).filter((c) => !this.putBack.has(`${conversationId}:${c.path}`));
   }
 
   /** The file put back; the first refusal (with its reason) when one run's write was changed since. */
@@ -51,10 +60,11 @@ export class ConversationChanges {
       last = await this.client.command<FileRevertResult>(Cmd.revertFile, { runId, ...extra });
       if (last.action === "refused") return last;
     }
+    this.putBack.add(`${conversationId}:${path}`);
     return last;
   }
 
-  async revertAll(conversationId: number, runs: readonly number[]): Promise<void> {
+  async revertAll(conversationId: number, runs: readonly number[], paths: readonly string[]): Promise<void> {
     try {
       await this.client.command(Cmd.revert, { conversationId });
       return;
@@ -62,5 +72,6 @@ export class ConversationChanges {
       if (!byRunOnly(error)) throw error;
     }
     for (const runId of [...runs].reverse()) await this.client.command(Cmd.revert, { runId });
+    for (const path of paths) this.putBack.add(`${conversationId}:${path}`);
   }
 }

@@ -121,6 +121,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   private async runFinished(f: RunFinished): Promise<void> {
     if (!this.ours(f.runId)) return;
+    if (this.conv.id !== undefined) this.convChanges.forget(this.conv.id);
     this.conv.finished(f);
     this.renderAll();
     await this.loadChanges();
@@ -352,7 +353,13 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       "Revert All",
     );
     if (pick !== "Revert All") return;
-    if (this.conv.id !== undefined) await this.convChanges.revertAll(this.conv.id, this.conv.runs());
+    if (this.conv.id !== undefined) {
+      await this.convChanges.revertAll(
+        this.conv.id,
+        this.conv.runs(),
+        this.changes.map((c) => c.path),
+      );
+    }
     await this.loadChanges();
   }
 
