@@ -30,7 +30,7 @@ const STATUS: Record<string, string> = {
   refused: "✗ refused",
   denied: "✗ denied",
   failed: "✗ failed",
-  waiting: "⏸ waiting for you",
+  waiting: "● waiting for you",
   running: "…",
 };
 
