@@ -1,13 +1,12 @@
-"""Several observers of one run (``Observers``: each hook to each, in order), and the
-approver a run's gate asks through (``WatchedApprover``): it tells the observers what was
-asked about which call and what was answered, whoever answered — a dialog, the editor's
-``harness/approve``, the terminal or ``--yes``."""
+"""The approver a run's gate asks through (``WatchedApprover``): it tells the run's
+observers what was asked about which call and what was answered, whoever answered — a
+dialog, the editor's ``harness/approve``, the terminal or ``--yes``."""
 
 from __future__ import annotations
 
 import asyncio
 
-from harness.report import FanOut, RunInfo, RunObserver
+from harness.report import RunInfo, RunObserver
 from harness.types import (
     Approval,
     ApprovalRequest,
@@ -16,14 +15,6 @@ from harness.types import (
 )
 
 VERIFY_CALL = "verify"  # the call id of the verification's approvals and events
-
-
-class Observers(FanOut):
-    """Every hook to each observer in turn (Nones left out); one that raises stops the rest
-    (a host fault)."""
-
-    def __init__(self, *observers: RunObserver | None) -> None:
-        super().__init__(tuple(o for o in observers if o is not None))
 
 
 class WatchedApprover(RunObserver):
@@ -65,4 +56,4 @@ class WatchedApprover(RunObserver):
         return answer
 
 
-__all__ = ["VERIFY_CALL", "Observers", "WatchedApprover"]
+__all__ = ["VERIFY_CALL", "WatchedApprover"]

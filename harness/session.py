@@ -32,11 +32,11 @@ from harness.errors import ConfigError
 from harness.events import EventSink, RunEvents
 from harness.loop import Run
 from harness.memory import RunMemory
-from harness.observers import Observers, WatchedApprover
+from harness.observers import WatchedApprover
 from harness.policy import Gate, Policy
 from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
-from harness.report import RunObserver, RunResult
+from harness.report import RunObserver, RunResult, fan_out
 from harness.sandbox import sandbox_available, sandbox_status
 from harness.store import Store
 from harness.toolbox import Toolbox
@@ -186,14 +186,14 @@ def _observers(
     approver: Approver,
     on_event: EventSink | None,
     *hosts: RunObserver | None,
-) -> tuple[WatchedApprover, RunEvents, Observers]:
+) -> tuple[WatchedApprover, RunEvents, RunObserver]:
     """The run's approver, watched; its events (``harness.events``) for run and
     conversation ``ids``; and all its observers: the approver's watch, the events, the
     ``hosts``' own (the front's and the telemetry's)."""
     watched = WatchedApprover(approver)
     events = RunEvents(store, *ids, [on_event] if on_event else [])
-    watched.report_to = Observers(events, *hosts)
-    return watched, events, Observers(watched, events, *hosts)
+    watched.report_to = fan_out(events, *hosts)
+    return watched, events, fan_out(watched, events, *hosts)
 
 
 def _create_run(

@@ -1,8 +1,8 @@
 """One conversation with the harness, for any agent-facing front (the ACP agent now; the
 language server can use it too): start a run or a follow-up in a workspace, route its
 approvals to the front, let the front's editor say which files it holds unsaved, and hand
-the front the run's events in the §11 ``harness/runEvent`` shapes — the front only
-translates them into its own protocol and holds no agent logic.
+the front the run's §11 events (``harness.events``, the stream every front reads) — the
+front only translates them into its own protocol and holds no agent logic.
 
 A run executes on a thread of its own (its own event loop): the editor's buffers are asked
 for synchronously by the document guard (§6.5), and that question is answered on the
@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from harness.conversation import Attachment
+from harness.events import stored_events
 from harness.provider import ProviderConfig
-from harness.report import RunResult
+from harness.report import RunInfo, RunObserver, RunResult
 from harness.session import build_contract, open_session
 from harness.store import Store
+from harness.telemetry.export import Telemetry
 from harness.types import Approval, ApprovalRequest
 from harness.watch import Watcher
-from server.conversation_events import EventMaker, Events
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +49,16 @@ class Front(Protocol):
         """One §11 run event, in order (``user``, ``text``, ``toolCall``, ``approval``,
         ``toolResult``, ``budget``, ``end``)."""
 
-    async def approve(self, event: dict[str, Any]) -> Approval:
-        """The user's answer to an ``approval`` event (``callId``, ``act``, ``target``,
-        ``command?``, ``diff?``); every event before it has been handed over."""
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        """The user's answer to what the last ``approval`` event asked (it, and every
+        event before it, has been handed to ``event`` already)."""
 
     async def editor_text(self, path: Path) -> str | None:
         """The editor's text of ``path`` (absolute), or None when it cannot say."""
+
+    def warning(self, message: str) -> None:
+        """What the user must be told at once: the policy's and the sandbox's notes at the
+        start of a run (§6.3, §6.6), a command that changed a file held unsaved (§6.5)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,7 @@ class Backend:
     provider: ProviderConfig
     memory: bool = True
     environ: Mapping[str, str] = field(default_factory=dict)
+    telemetry: Telemetry | None = None  # the process's OpenTelemetry export (§12)
 
 
 class _Bridge:
@@ -137,15 +144,14 @@ class Conversation:
     def running(self) -> bool:
         return self._cancel is not None
 
-    async def prompt(self, goal: str) -> RunResult:
-        """One run (the next turn of the conversation), on a thread of its own; returns
-        once every event of it has been handed to the front."""
+    async def prompt(self, goal: str, context: Sequence[Attachment] = ()) -> RunResult:
+        """One run (the next turn of the conversation, ``context`` what the user attached),
+        on a thread of its own; returns once every event of it has been handed over."""
         if self.running:
             raise RuntimeError("a run of this conversation is in progress")
         self._cancel_requested = False
         bridge = _Bridge(asyncio.get_running_loop())
-        result = await asyncio.to_thread(asyncio.run, self._run(goal, bridge))
-        return result
+        return await asyncio.to_thread(asyncio.run, self._run(goal, context, bridge))
 
     def cancel(self) -> bool:
         """Stop the run in progress at its next safe point; False when none is."""
@@ -155,26 +161,26 @@ class Conversation:
         self._cancel()
         return True
 
-    async def _run(self, goal: str, bridge: _Bridge) -> RunResult:
-        backend = self.backend
-        events = Events(
-            EventMaker(self.conversation_id), lambda e: bridge.post(self.front.event, e)
-        )
+    async def _run(self, goal: str, context: Sequence[Attachment], bridge: _Bridge) -> RunResult:
+        backend, front = self.backend, self.front
         session = await open_session(
             build_contract(goal, self.root),
             store=backend.store,
             provider=backend.provider,
-            approver=_Approver(events, bridge, self.front),
-            guard=EditorBuffers(self.root, bridge, self.front.editor_text),
-            observer=events,
+            approver=_Approver(bridge, front),
+            guard=EditorBuffers(self.root, bridge, front.editor_text),
+            observer=_Warnings(bridge, front),
             memory=backend.memory,
             environ=backend.environ,
+            conversation_id=self.conversation_id,
+            context=context,
+            telemetry=backend.telemetry,
+            on_event=partial(bridge.post, front.event),
         )
         run_loop = asyncio.get_running_loop()
         self._cancel = partial(run_loop.call_soon_threadsafe, session.run.cancel)
         if self.conversation_id is None:
             self.conversation_id = session.run_id
-            events.maker.conversation_id = session.run_id
         self.runs.append(session.run_id)
         if self._cancel_requested:
             session.run.cancel()
@@ -188,34 +194,38 @@ class Conversation:
             await session.aclose()
 
 
-def stored_events(store: Store, run_id: int, conversation_id: int) -> list[dict[str, Any]]:
-    """A finished run's events from the store, for a client opened later: the user's goal
-    and the model's words of each step (until the store keeps every event, §11)."""
-    trace = store.run_trace(run_id)
-    if trace is None:
-        return []
-    maker = EventMaker(conversation_id, run_id)
-    events = [maker.make(0, "user", text=trace.run.goal)]
-    for step in trace.steps:
-        if step.said:
-            events.append(maker.make(step.step, "text", delta=step.said))
-    return events
+def conversation_events(store: Store, conversation_id: int) -> list[dict[str, Any]]:
+    """A conversation's events from the store, turn by turn, for a client opened later
+    (``harness.run.events``: one ``text`` per step with the whole words)."""
+    runs = store.conversation_runs(conversation_id)
+    return stored_events(store, [run.run_id for run in runs])
+
+
+class _Warnings(RunObserver):
+    def __init__(self, bridge: _Bridge, front: Front) -> None:
+        self.bridge = bridge
+        self.front = front
+
+    def user_warning(self, run: RunInfo, message: str) -> None:
+        self.bridge.post(self.front.warning, message)
 
 
 class _Approver:
-    """The run's approver: the ``approval`` event goes out, the front asks the user, the
-    answer goes out again as the event's ``decision``."""
+    """The run's approver: the front asks the user (the run's events have told it what is
+    asked about which call; they tell the answer too)."""
 
-    def __init__(self, events: Events, bridge: _Bridge, front: Front) -> None:
-        self.events = events
+    def __init__(self, bridge: _Bridge, front: Front) -> None:
         self.bridge = bridge
         self.front = front
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        asked = self.events.approval(request)
-        answer = await self.bridge.call(self.front.approve(asked))
-        self.events.decided(asked, answer)
-        return answer
+        return await self.bridge.call(self.front.approve(request))
 
 
-__all__ = ["Backend", "Conversation", "EditorBuffers", "Front", "stored_events"]
+__all__ = [
+    "Backend",
+    "Conversation",
+    "EditorBuffers",
+    "Front",
+    "conversation_events",
+]

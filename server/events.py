@@ -25,16 +25,15 @@ def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any
     if params.after is not None and params.run_id is None:
         raise InvalidParams("`after` goes with `runId` (seq counts per run)")
     store = host.store()
-    first = params.run_id if params.run_id is not None else params.conversation_id
-    assert first is not None
-    if store.get_run(first) is None:
-        what = "run" if params.run_id is not None else "conversation"
-        raise NotFound(f"no {what} {first} in the store {store.path}")
-    # A conversation is named by its first run (§11); its runs, in order.
-    run_ids = [first]
-    if params.conversation_id is not None:
-        run_ids = [r.run_id for r in store.conversation_runs(first)] or [first]
-    return stored_events(store, run_ids, params.after)
+    if params.run_id is not None:
+        if store.get_run(params.run_id) is None:
+            raise NotFound(f"no run {params.run_id} in the store {store.path}")
+        return stored_events(store, [params.run_id], params.after)
+    assert params.conversation_id is not None
+    runs = store.conversation_runs(params.conversation_id)  # its turns, in order
+    if not runs:
+        raise NotFound(f"no conversation {params.conversation_id} in the store {store.path}")
+    return stored_events(store, [run.run_id for run in runs])
 
 
 COMMANDS: list[Command[Any]] = [Command("harness.run.events", RunEventsParams, run_events)]

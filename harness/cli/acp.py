@@ -67,8 +67,14 @@ def forwarded(args: argparse.Namespace) -> list[str]:
 
 
 def _hand_off(args: argparse.Namespace) -> int:
-    # A process hand-off, not an import: the runtime never depends on the server package.
-    os.execv(sys.executable, [sys.executable, "-m", "server.acp", *forwarded(args)])
+    return hand_off(forwarded(args))
 
 
-__all__ = ["add_flags", "forwarded", "parser", "register"]
+def hand_off(argv: list[str]) -> int:
+    """``python -m server.acp ARGV`` in this process's place (it parses ``argv`` with
+    ``parser()``). A process hand-off, not an import: the runtime never depends on the
+    server package."""
+    os.execv(sys.executable, [sys.executable, "-m", "server.acp", *argv])
+
+
+__all__ = ["add_flags", "forwarded", "hand_off", "parser", "register"]

@@ -28,6 +28,7 @@ from rich.console import Console
 
 from harness.cli.summary import end_lines
 from harness.cli.table import cut
+from harness.context import shared_prefix_chars
 from harness.contract import DEFAULT_TOKEN_BUDGET
 from harness.demo import session
 from harness.demo.chart import chart
@@ -167,13 +168,26 @@ async def _first_contact(out: Path, steps: int) -> int:
     _ended(say, first)
     say()
     say(f"You: {FOLLOW_UP}")
-    second = await run_turn(project, store, live, FOLLOW_UP, SECOND, workspace=where)
+    second = await run_turn(
+        project,
+        store,
+        live,
+        FOLLOW_UP,
+        SECOND,
+        workspace=where,
+        conversation_id=first.result.run_id,
+    )
     _ended(say, second)
+    before, after = first.requests[-1], second.requests[0]
+    shared = shared_prefix_chars(before.texts(), after.texts())
+    kept = sum(map(len, before.texts())) - len(before.trailer)
     say()
-    run1, run2 = first.result.run_id, second.result.run_id
-    say(f"Run {run2} recalled the notes run {run1} wrote (in its first request):")
-    for line in recalled_notes(second.requests[0]):
-        say("  " + line, indent="    ")
+    reused = f"all {kept:,}" if shared >= kept else f"{shared:,} of the {kept:,}"
+    say(
+        f"The follow-up's first request began with {reused} characters the previous request "
+        "sent before its last line: the provider's cache already holds them."
+    )
+    await _recalled(say, out, store, project)
     bounded = await run_scenario(out / "bounded", store, steps=steps, naive=False)
     naive = await run_scenario(out / "naive", store, steps=steps, naive=True)
     store.close()
@@ -186,6 +200,17 @@ async def _first_contact(out: Path, steps: int) -> int:
     say.raw(f"  {invoked()} demo --table")  # a command is never wrapped: it is copied
     turns_ok = first.result.end.outcome.ok and second.result.end.outcome.ok
     return 0 if turns_ok and bounded.outcome.ok and naive.outcome.ok else 1
+
+
+async def _recalled(say: Printer, out: Path, store: Store, project: Path) -> None:
+    """A new conversation in the project: its first request carries the notes."""
+    later = await run_scenario(
+        project, store, steps=2, naive=False, create=False, turns=[{"content": "Nothing to do."}]
+    )
+    say()
+    say(f"A new conversation (run {later.run_id}) starts with the notes the first one wrote:")
+    for line in recalled_notes(later.requests[0]):
+        say("  " + line, indent="    ")
 
 
 def _ended(say: Printer, turn: Turn) -> None:

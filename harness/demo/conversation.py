@@ -123,10 +123,12 @@ async def run_turn(
     *,
     user_saves: bool = False,
     workspace: str = "",
+    conversation_id: int | None = None,
 ) -> Turn:
     """One run of the conversation in the live view on ``console`` (its end is the
     caller's to print: ``end_lines``, ``diff_lines``);
-    ``user_saves``: "the user" saves ``lexer.py`` while the model thinks about turn 3."""
+    ``user_saves``: "the user" saves ``lexer.py`` while the model thinks about turn 3;
+    ``conversation_id``: the run follows up that conversation."""
     edits = {USER_SAVES_BEFORE: (session.DISK_EDIT_PATH, session.user_edit)} if user_saves else {}
     user = User(root, edits)
     provider = ScriptedProvider(turns, before_turn=user.turn)
@@ -142,6 +144,7 @@ async def run_turn(
         policy=Policy.load(root, user_config=None),
         observer=view,
         on_event=view.event,
+        conversation_id=conversation_id,
     )
     user.notify = started.run.notify_changed  # as the editor's didSave would tell it
     result = await started.execute()

@@ -1,7 +1,13 @@
-"""``python -m server.acp``: the ACP agent on stdio (what ``harness acp`` hands off to)."""
+"""``python -m server.acp``: the ACP agent on stdio (what ``harness acp`` hands off to). The
+arguments are read before the protocol package is imported, so ``--help`` and a usage
+error answer at once."""
 
 import sys
 
-from server.acp.main import main
+from harness.cli.acp import parser
 
-sys.exit(main(sys.argv[1:]))
+arguments = parser().parse_args(sys.argv[1:])
+
+from server.acp.main import serve  # noqa: E402 -- after the arguments, see above
+
+sys.exit(serve(arguments))

@@ -12,8 +12,10 @@ said in words (an ``agent_message_chunk`` naming it and its error).
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
@@ -26,20 +28,22 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    StopReason,
 )
 
 from harness import __version__
+from harness.conversation import Attachment
 from harness.errors import ConfigError
 from harness.report import RunResult
 from harness.types import Outcome
 from server.acp.front import AcpFront
 from server.acp.sessions import SessionBook, new_session_id
 from server.acp.updates import translate
-from server.conversation import Backend, Conversation, stored_events
+from server.conversation import Backend, Conversation, conversation_events
 
 log = logging.getLogger(__name__)
 
-STOP_REASONS = {
+STOP_REASONS: dict[Outcome, StopReason] = {
     Outcome.CANCELLED: "cancelled",
     Outcome.BUDGET_EXHAUSTED: "max_tokens",
     Outcome.STEP_CAP_REACHED: "max_turn_requests",
@@ -88,16 +92,14 @@ class HarnessAgent:
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
         root = _workspace(cwd)
-        runs = self.book.runs(session_id, root)
-        if not runs:
+        conversation_id = self.book.conversation(session_id, root)
+        if conversation_id is None:
             raise RequestError.invalid_params({"sessionId": f"no session {session_id} in {root}"})
-        conversation, front = self._open(session_id, root, conversation_id=runs[0])
-        conversation.runs = list(runs)
+        front = self._open(session_id, root, conversation_id=conversation_id)[1]
         calls: dict[str, dict[str, Any]] = {}
-        for run_id in runs:
-            for event in stored_events(self.backend.store, run_id, runs[0]):
-                for update in translate(root, event, calls, front.edits, replay=True):
-                    front.outbox.put(update)
+        for event in conversation_events(self.backend.store, conversation_id):
+            for update in translate(root, event, calls, front.edits, replay=True):
+                front.outbox.put(update)
         await front.outbox.drain()
         return LoadSessionResponse()
 
@@ -116,18 +118,19 @@ class HarnessAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         conversation, front = self._session(session_id)
-        goal = goal_of(prompt)
+        goal, context = prompt_of(prompt)
         if not goal:
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
         if conversation.running:
             raise RequestError.invalid_request({"why": "a prompt of this session is running"})
         try:
-            result = await conversation.prompt(goal)
+            result = await conversation.prompt(goal, context)
         except ConfigError as exc:
             raise RequestError.invalid_params({"why": str(exc)}) from None
         finally:
             await front.outbox.drain()
-        self.book.add_run(session_id, conversation.root, result.run_id)
+        if conversation.conversation_id is not None:
+            self.book.record(session_id, conversation.root, conversation.conversation_id)
         return await self._stopped(front, result)
 
     async def _stopped(self, front: AcpFront, result: RunResult) -> PromptResponse:
@@ -136,12 +139,16 @@ class HarnessAgent:
             why = f" ({result.end.error})" if result.end.error else ""
             front.outbox.put(update_agent_message_text(f"\n\nThe run ended: {outcome.value}{why}."))
             await front.outbox.drain()
-        return PromptResponse(stop_reason=STOP_REASONS.get(outcome, "end_turn"))
+        return PromptResponse(stop_reason=stop_reason(outcome))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         entry = self.sessions.get(session_id)
         if entry is not None:
             entry[0].cancel()
+
+    def cancel_all(self) -> None:
+        for conversation, _front in self.sessions.values():
+            conversation.cancel()
 
     def _session(self, session_id: str) -> tuple[Conversation, AcpFront]:
         entry = self.sessions.get(session_id)
@@ -150,18 +157,45 @@ class HarnessAgent:
         return entry
 
 
-def goal_of(prompt: list[Any]) -> str:
-    """The prompt's words; an attached file or resource is named by its URI."""
-    parts: list[str] = []
+def stop_reason(outcome: Outcome) -> StopReason:
+    """How a run's outcome ends an ACP turn (see the module's docstring)."""
+    return STOP_REASONS.get(outcome, "end_turn")
+
+
+def prompt_of(prompt: list[Any]) -> tuple[str, list[Attachment]]:
+    """The prompt's words, and the files it attached (a ``file:`` link or resource, a
+    selection's ``#L10:20`` or ``#L10-20`` read as those lines): each is read at step 0
+    under the policy like any read (§11). Anything else attached is named in the words."""
+    words: list[str] = []
+    context: list[Attachment] = []
     for block in prompt:
         kind = getattr(block, "type", "")
+        uri = block.uri if kind == "resource_link" else None
+        if kind == "resource":
+            uri = block.resource.uri
         if kind == "text":
-            parts.append(block.text)
-        elif kind == "resource_link":
-            parts.append(f"(attached: {block.uri})")
-        elif kind == "resource":
-            parts.append(f"(attached: {block.resource.uri})")
-    return "\n".join(p for p in parts if p).strip()
+            words.append(block.text)
+        elif uri is not None:
+            attached = attachment(uri)
+            if attached is None:
+                words.append(f"(attached: {uri})")
+            else:
+                context.append(attached)
+    return "\n".join(w for w in words if w).strip(), context
+
+
+def attachment(uri: str) -> Attachment | None:
+    """The file a ``file:`` URI names, with its lines when its fragment names some."""
+    parsed = urlsplit(uri)
+    if parsed.scheme != "file":
+        return None
+    path = unquote(parsed.path)
+    lines = re.fullmatch(r"L(\d+)(?:[:-]L?(\d+))?", parsed.fragment)
+    if lines is None:
+        return Attachment(path)
+    first = int(lines[1])
+    last = int(lines[2]) if lines[2] else first
+    return Attachment(path, offset=first, limit=max(1, last - first + 1))
 
 
 def _workspace(cwd: str) -> Path:
@@ -171,4 +205,4 @@ def _workspace(cwd: str) -> Path:
     return root.resolve()
 
 
-__all__ = ["STOP_REASONS", "HarnessAgent", "goal_of"]
+__all__ = ["STOP_REASONS", "HarnessAgent", "attachment", "prompt_of", "stop_reason"]

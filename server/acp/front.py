@@ -12,15 +12,29 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from acp import update_agent_message_text
 from acp.helpers import SessionUpdate
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, ClientCapabilities, PermissionOption, ToolCallUpdate
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    PermissionOption,
+    ToolCallUpdate,
+    UsageUpdate,
+)
 from pydantic import BaseModel
 
 from harness.redact import redact
 from harness.store import Store
-from harness.types import Approval
-from server.acp.updates import KINDS, call_id, permission_content, title_of, translate
+from harness.types import Approval, ApprovalRequest
+from server.acp.updates import (
+    KINDS,
+    call_id,
+    permission_content,
+    title_of,
+    translate,
+    usage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +64,10 @@ class Outbox:
     def __init__(self, client: Client, session_id: str) -> None:
         self.client = client
         self.session_id = session_id
-        self.queue: asyncio.Queue[SessionUpdate] = asyncio.Queue()
+        self.queue: asyncio.Queue[SessionUpdate | UsageUpdate] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
 
-    def put(self, update: SessionUpdate) -> None:
+    def put(self, update: SessionUpdate | UsageUpdate) -> None:
         self.queue.put_nowait(update)
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._pump())
@@ -90,8 +104,16 @@ class AcpFront:
         self.capabilities = capabilities
         self.outbox = Outbox(client, session_id)
         self.calls: dict[str, dict[str, Any]] = {}
+        self.asking: dict[str, Any] | None = None
+        self.earlier_cost = 0.0  # the dollars of this session's finished runs
 
     def event(self, event: dict[str, Any]) -> None:
+        if event["kind"] == "approval" and "decision" not in event:
+            self.asking = event  # what ``approve`` is about to be asked
+        elif event["kind"] == "budget":
+            self.outbox.put(usage(event, self.earlier_cost))
+        elif event["kind"] == "end" and event.get("costUsd") is not None:
+            self.earlier_cost += event["costUsd"]
         for update in translate(self.root, event, self.calls, self.edits, replay=False):
             self.outbox.put(update)
 
@@ -104,15 +126,17 @@ class AcpFront:
         before = last.before.decode("utf-8", "replace") if last.before is not None else None
         return before, last.after.decode("utf-8", "replace")
 
-    async def approve(self, event: dict[str, Any]) -> Approval:
+    async def approve(self, request: ApprovalRequest) -> Approval:
         await self.outbox.drain()  # the tool call is on the client before the question
-        started = self.calls.get(call_id(event)) if event.get("callId") else None
+        event = self.asking or {"runId": request.run_id, "callId": "", "seq": 0}
+        self.asking = None
+        started = self.calls.get(call_id(event))
         tool_call = ToolCallUpdate(
             tool_call_id=call_id(event) if started else f"{event['runId']}-ask-{event['seq']}",
-            title=title_of(started) if started else f"{event['act']} {event['target']}",
+            title=title_of(started) if started else f"{request.act.value} {request.target}",
             kind=KINDS.get(started["name"], "other") if started else None,
             status="pending",
-            content=permission_content(self.root, started, event) or None,
+            content=permission_content(self.root, started, event, request) or None,
         )
         try:
             answer = await self.client.request_permission(
@@ -125,6 +149,9 @@ class AcpFront:
         if isinstance(outcome, AllowedOutcome):
             return ANSWERS.get(outcome.option_id, Approval.DENY)
         return Approval.DENY  # cancelled
+
+    def warning(self, message: str) -> None:
+        self.outbox.put(update_agent_message_text(f"⚠ {message}\n\n"))
 
     async def editor_text(self, path: Path) -> str | None:
         fs = self.capabilities.fs

@@ -4,21 +4,21 @@ Logs go to stderr; stdout is the protocol's."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
 from acp import Agent, run_agent
 
-from harness.cli.acp import parser
 from harness.errors import ConfigError, StoreError
 from harness.provider import config_from_env
 from harness.redact import RedactingFilter
 from harness.store import Store, default_store_path
+from harness.telemetry import start_telemetry
 from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook
 from server.conversation import Backend
@@ -26,13 +26,24 @@ from server.conversation import Backend
 SESSIONS_FILE = "acp-sessions.json"
 
 
-def main(argv: Sequence[str]) -> int:
+async def _until_the_client_goes(agent: HarnessAgent) -> None:
+    """Serve until the client closes our input; then every run still going is cancelled
+    (recorded as such), and the process ends once they have stopped. The methods
+    ``HarnessAgent`` leaves out (unstable ones: list, fork, resume, modes) are answered
+    "method not found" by the package's router."""
+    try:
+        await run_agent(cast("Agent", agent))
+    finally:
+        agent.cancel_all()
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Serve ACP on stdio with the flags of ``harness acp``; 2 for a configuration error."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RedactingFilter())
     logging.basicConfig(
         level=logging.WARNING, handlers=[handler], format="%(levelname)s %(message)s"
     )
-    args = parser().parse_args(list(argv))
     store_path = Path(args.store).expanduser() if args.store else default_store_path()
     try:
         provider = config_from_env(
@@ -42,12 +53,15 @@ def main(argv: Sequence[str]) -> int:
     except (ConfigError, StoreError) as exc:
         print(f"harness acp: error: {exc}", file=sys.stderr)
         return 2
-    backend = Backend(store, provider, memory=not args.no_memory, environ=dict(os.environ))
+    telemetry = start_telemetry(os.environ)
+    backend = Backend(
+        store, provider, memory=not args.no_memory, environ=dict(os.environ), telemetry=telemetry
+    )
     agent = HarnessAgent(backend, SessionBook(store_path.parent / SESSIONS_FILE))
     try:
-        # The methods it leaves out (unstable ones: list, fork, resume, modes) are answered
-        # "method not found" by the package's router.
-        asyncio.run(run_agent(cast("Agent", agent)))
+        asyncio.run(_until_the_client_goes(agent))
     finally:
         store.close()
+        if telemetry is not None:  # bounded (§12)
+            telemetry.shutdown()
     return 0

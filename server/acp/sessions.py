@@ -1,7 +1,8 @@
 """Which conversation an ACP session is. A client names a session by the id it got from
 ``session/new`` — before the conversation's first run exists — and may ask for it again
 (``session/load``) from another process, so the pairing is kept in a small private file
-beside the store: ``{sessionId: {cwd, runs}}``."""
+beside the store: ``{sessionId: {cwd, conversation}}`` (the conversation's runs are the
+store's)."""
 
 from __future__ import annotations
 
@@ -34,22 +35,22 @@ class SessionBook:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def add_run(self, session_id: str, cwd: Path, run_id: int) -> None:
+    def record(self, session_id: str, cwd: Path, conversation_id: int) -> None:
         with self._lock:
             book = self._read()
-            entry = book.pop(session_id, None) or {"cwd": str(cwd), "runs": []}
-            entry["runs"] = [*entry.get("runs", []), run_id]
-            book[session_id] = entry  # the most recent last
+            book.pop(session_id, None)
+            book[session_id] = {"cwd": str(cwd), "conversation": conversation_id}  # newest last
             for old in list(book)[: max(0, len(book) - MAX_SESSIONS)]:
                 del book[old]
             self._write(book)
 
-    def runs(self, session_id: str, cwd: Path) -> list[int] | None:
-        """The runs of ``session_id`` in ``cwd``; None when it is not known there."""
+    def conversation(self, session_id: str, cwd: Path) -> int | None:
+        """The conversation of ``session_id`` in ``cwd``; None when it is not known there."""
         entry = self._read().get(session_id)
         if not isinstance(entry, dict) or entry.get("cwd") != str(cwd):
             return None
-        return [r for r in entry.get("runs", []) if isinstance(r, int)]
+        conversation = entry.get("conversation")
+        return conversation if isinstance(conversation, int) else None
 
     def _write(self, book: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -6,6 +6,7 @@ and its end (``tool_call_update``: ``completed`` or ``failed``, with why, and fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -20,10 +21,11 @@ from acp import (
     update_user_message_text,
 )
 from acp.helpers import SessionUpdate, ToolCallContentVariant
-from acp.schema import ToolCallLocation, ToolKind
+from acp.schema import Cost, ToolCallLocation, ToolKind, UsageUpdate
 
+from harness.policy.approval import written_names
 from harness.toolbox import label
-from harness.types import ToolCall
+from harness.types import ApprovalRequest, ToolCall
 
 # The ACP kind of each of the harness's tools (§6.1).
 KINDS: dict[str, ToolKind] = {
@@ -77,10 +79,8 @@ def tool_ended(
     ok = event["status"] == "ok"
     content: list[ToolCallContentVariant] = []
     words = event.get("why") or event.get("summary") or ""
-    if not ok:
-        words = f"{event['status']}: {words}"
     if words:
-        content.append(tool_content(text_block(words)))
+        content.append(tool_content(text_block(f"{event['status']}:\n{fenced(words)}")))
     if ok and started is not None and started["name"] in WRITE_TOOLS:
         change = edits(event["runId"], started.get("target") or "")
         if change is not None:
@@ -91,7 +91,7 @@ def tool_ended(
 
 
 def permission_content(
-    root: Path, started: dict[str, Any] | None, asked: dict[str, Any]
+    root: Path, started: dict[str, Any] | None, asked: dict[str, Any], request: ApprovalRequest
 ) -> list[ToolCallContentVariant]:
     """What a permission request shows: a write's new text as a diff against the disk, an
     exec's whole command, and the unified diff the policy made (§6.3)."""
@@ -100,11 +100,38 @@ def permission_content(
         proposed = _proposed(root, started)
         if proposed is not None:
             out.append(tool_diff_content(str(root / started["target"]), proposed[1], proposed[0]))
-    if "command" in asked:
-        out.append(tool_content(text_block(f"command: {asked['command']}")))
+    if "command" in asked:  # the whole command, escaped as every approver shows it
+        words = f"Run this command?\n\n{fenced(asked['command'])}"
+        if request.files_written:
+            words += f"\n\nThis run has written: {written_names(request.files_written)}"
+        out.append(tool_content(text_block(words)))
     if asked.get("diff"):
-        out.append(tool_content(text_block(asked["diff"])))
+        out.append(tool_content(text_block(fenced(asked["diff"], "diff"))))
     return out
+
+
+def usage(event: dict[str, Any], earlier_cost: float) -> UsageUpdate:
+    """A ``budget`` event as ACP's ``usage_update``: the last request's tokens against its
+    ceiling, the session's dollars when the model's price is known (§11), and the run's
+    budget and steps under ``_meta.harness``."""
+    used = event.get("reportedPromptTokens") or event.get("requestTokens") or 0
+    cost = event.get("costUsd")
+    keep = ("step", "maxSteps", "spentTokens", "tokenBudget", "cachedPromptTokens", "costUsd")
+    return UsageUpdate(
+        session_update="usage_update",
+        used=max(0, int(used)),
+        size=max(0, int(event.get("contextCeiling") or 0)),
+        cost=Cost(amount=earlier_cost + cost, currency="USD") if cost is not None else None,
+        field_meta={"harness": {k: event[k] for k in keep if event.get(k) is not None}},
+    )
+
+
+def fenced(text: str, info: str = "") -> str:
+    """``text`` as a Markdown code block no backtick run inside it can close (§6.3: what
+    came from the model is shown as plain text)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 def _proposed(root: Path, started: dict[str, Any]) -> tuple[str | None, str] | None:
@@ -158,4 +185,4 @@ def translate(
     return []
 
 
-__all__ = ["KINDS", "Edits", "call_id", "permission_content", "title_of", "translate"]
+__all__ = ["KINDS", "Edits", "call_id", "permission_content", "title_of", "translate", "usage"]

@@ -38,6 +38,7 @@ class RecordingClient:
         self.buffers: dict[Path, str] = {}
         self.reads: list[str] = []
         self.answer: Answer = _reject
+        self.exit_code: int | None = None  # the agent's, once it is gone
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append(update.model_dump(mode="json", by_alias=True, exclude_none=True))
@@ -115,6 +116,11 @@ async def acp_agent(
             "--store",
             str(store),
             env=server_env(**env),
-            transport_kwargs={"stderr": log},
-        ) as (conn, _process):
-            yield conn
+            # it must end by itself once its input closes (no terminate within this)
+            transport_kwargs={"stderr": log, "shutdown_timeout": 30.0},
+        ) as (conn, process):
+            try:
+                yield conn
+            finally:
+                await conn.close()
+        client.exit_code = process.returncode

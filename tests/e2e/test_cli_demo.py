@@ -93,7 +93,13 @@ def test_the_first_contact_is_a_conversation_in_the_live_view(default_run: Demo)
     # The follow-up, and the notes the first turn wrote, recalled by the second.
     assert "    +A tiny arithmetic interpreter. `parse_expression` is the entry point." in second
     assert any(line.startswith("run 2 success · 2 steps") for line in second)
-    at = lines.index("Run 2 recalled the notes run 1 wrote (in its first request):")
+    # The follow-up extends the previous request: all of it but its last line.
+    assert re.search(
+        r"The follow-up's first request began with all [\d,]+ characters the previous request "
+        r"sent before its last line: the provider's cache already holds them\.",
+        d.said,
+    )
+    at = lines.index("A new conversation (run 3) starts with the notes the first one wrote:")
     assert "  - test-command: python3 -m unittest discover -s tests" in lines[at : at + 5]
     # The cost against the honest baseline in three lines.
     at = next(i for i, line in enumerate(lines) if line.startswith("Cost, bounded vs the honest"))

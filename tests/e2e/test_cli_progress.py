@@ -187,6 +187,8 @@ def test_json_is_exactly_the_run_object(shop: Path, tmp_path: Path, home: dict[s
     result = json.loads(out.stdout)  # nothing else on stdout
     assert result == {
         "runId": 1,
+        "conversationId": 1,
+        "turn": 1,
         "outcome": "finished",
         "steps": 5,
         "spentTokens": result["spentTokens"],

@@ -166,3 +166,32 @@ async def test_a_run_stopped_mid_words_keeps_the_words_heard(tmp_path: Path) -> 
     assert [e["kind"] for e in live] == ["user", "text", "end"]
     assert stored_events(store, [session.run_id]) == merge_text(live)
     store.close()
+
+
+async def test_a_follow_ups_events_name_its_conversation_and_read_back_in_turn_order(
+    tmp_path: Path,
+) -> None:
+    ws = make_workspace(tmp_path, {"a.py": "x = 1\n"})
+    store = Store(tmp_path / "s.db")
+    seen: list[list[dict[str, Any]]] = []
+    conversation: int | None = None
+    for goal, words in (("look", "Looked."), ("and again", "Again.")):
+        live: list[dict[str, Any]] = []
+        session = await open_session(
+            TaskContract.workspace(goal, ws),
+            store=store,
+            provider=ScriptedProvider([{"content": words}]),
+            approver=Approver(),
+            policy=Policy.load(ws, user_config=None),
+            on_event=live.append,
+            conversation_id=conversation,
+        )
+        await session.execute()
+        conversation = conversation or session.run_id
+        seen.append(live)
+    first, second = seen
+    assert {e["conversationId"] for e in first + second} == {conversation}
+    assert first[0]["runId"] != second[0]["runId"] and second[0]["seq"] == 1
+    runs = [run.run_id for run in store.conversation_runs(conversation)]
+    assert stored_events(store, runs) == merge_text(first) + merge_text(second)
+    store.close()

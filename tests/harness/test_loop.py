@@ -418,6 +418,8 @@ async def test_the_result_carries_the_last_words_and_the_files_written(
     assert result.files_changed == ("new.txt", "a.py"), "first-write order, once each"
     assert result.to_json() == {
         "runId": result.run_id,
+        "conversationId": result.run_id,  # a first run starts its conversation (§11)
+        "turn": 1,
         "outcome": "finished",
         "steps": 4,
         "spentTokens": result.end.spent_tokens,

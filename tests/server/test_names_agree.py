@@ -16,6 +16,10 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTIFICATIONS = {BUDGET, RUN_FINISHED, DID_WRITE, RUN_EVENT}
 PROTOCOL_TS = ROOT / "editors" / "vscode" / "src" / "protocol.ts"
 LUA = ROOT / "editors" / "nvim"
+# Names the clients already use whose server side is on another branch -> that branch.
+# Removed when it lands (the last test fails until it is).
+PENDING: dict[str, str] = {}
+SERVED = set(COMMAND_MODULES) | set(PENDING)
 
 
 def _ts_block(text: str, name: str) -> str:
@@ -27,7 +31,7 @@ def test_the_vscode_command_ids_are_exactly_the_servers() -> None:
     text = PROTOCOL_TS.read_text(encoding="utf-8")
     ids = re.findall(r':\s*"(harness\.[A-Za-z.]+)"', _ts_block(text, "Cmd"))
     assert len(ids) == len(set(ids))
-    assert set(ids) == set(COMMAND_MODULES)
+    assert set(ids) | set(PENDING) == SERVED
 
 
 def test_the_vscode_notification_names_are_ones_the_server_sends() -> None:
@@ -47,6 +51,11 @@ def test_every_name_the_neovim_plugin_writes_is_the_servers() -> None:
         commands |= set(re.findall(r"^M\.[A-Z_]+ = '(harness\.[A-Za-z.]+)'", text, re.M))
         methods |= set(re.findall(r"'(harness/[A-Za-z]+)'", text))
     assert {"harness.run", "harness.run.events"} <= commands
-    assert commands <= set(COMMAND_MODULES), commands - set(COMMAND_MODULES)
+    assert commands <= SERVED, commands - SERVED
     assert RUN_EVENT in methods
     assert methods <= NOTIFICATIONS | {APPROVE}, methods - NOTIFICATIONS
+
+
+def test_a_pending_name_is_not_served_yet() -> None:
+    """Once its branch lands, a name leaves ``PENDING``: the check is whole again."""
+    assert not set(PENDING) & set(COMMAND_MODULES), "remove it from PENDING"

@@ -29,7 +29,7 @@ PINNED = {
     4: "e219bcd21ee3fc4dce1c9e1e9a2ac652ac328d946ed3acbcb5bf4034180fe1d1",
     5: "d008bc5b71741cd4fc0bdc3bc0b42f7abf20cdd1422bed954e26319ce1024b20",
     6: "3afc66020db99ca6d94e66041b32b55ae0a85267017c7fb68ff5d335e6e4d401",
-    7: "2f099617fd34a6b9edf1c886644355a5ec0d0def57201ac23c63745bcfd5fcc3",
+    7: "f2dc9fd6c3fb99049ab5726fbbb318fdef77e7f19e1c90a15773067729c1683b",
 }
 STORES = Path(__file__).parent / "stores"
 
