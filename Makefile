@@ -68,7 +68,7 @@ system-deps: ## System packages the tests need (tools/system-deps.sh; installs o
 # -- VS Code extension (editors/vscode) ----------------------------------------------------
 VSCODE := editors/vscode
 VSCODE_NPM := $(VSCODE)/node_modules/.package-lock.json
-VSCODE_SOURCES := $(wildcard $(VSCODE)/src/*.ts) $(addprefix $(VSCODE)/,package.json tsconfig.json README.md .vscodeignore)
+VSCODE_SOURCES := $(wildcard $(VSCODE)/src/*.ts) $(wildcard $(VSCODE)/media/*) $(addprefix $(VSCODE)/,package.json tsconfig.json README.md .vscodeignore)
 
 $(VSCODE_NPM): $(VSCODE)/package.json $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from harness import __version__
@@ -103,7 +104,12 @@ class HarnessServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls's report of a failure outside a request: logged (redacted, with what
-        failed), and shown to the user only as a short, redacted line."""
+        failed), and shown to the user only as a short, redacted line. A command's refusal
+        (a user's mistake: a bad setting, no key, a run already going) is the answer the
+        client shows, logged as such — not as an internal error."""
+        if is_answer(error):
+            log.info("answered with an error: %s", error)
+            return
         log.error(
             "internal error (%s): %s: %s",
             getattr(source, "__name__", source),
@@ -203,7 +209,23 @@ class HarnessServer(LanguageServer):
         return doc.source if doc is not None else None
 
 
+def is_answer(error: BaseException) -> bool:
+    """A JSON-RPC error a command chose to answer with (not -32603, a fault of ours)."""
+    return isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError)
+
+
+class _AnswersAreNotFaults(logging.Filter):
+    """pygls logs every error answer with its traceback; a command's refusal is no fault."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return exc is None or not is_answer(exc)
+
+
 def create_server() -> HarnessServer:
+    rpc_log = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, _AnswersAreNotFaults) for f in rpc_log.filters):
+        rpc_log.addFilter(_AnswersAreNotFaults())
     ls = HarnessServer()
     _register_lifecycle(ls)
     _register_documents(ls)

@@ -412,9 +412,11 @@ def test_a_changed_setting_reaches_the_server_and_an_exec_asks_first(vscode: Ses
     )
     wb.quick_input_box.fill("Say hi")
     wb.page.keyboard.press("Enter")
-    # The policy asks before exec: the standard message request, with the server's buttons.
-    ask = wb.toast("Harness run 3 wants to exec")
-    expect(ask).to_contain_text("echo hi")
+    # The policy asks before exec: inline in the conversation panel (harness/approve), which
+    # shows itself; the status bar item says an approval waits (issue 23 item 2).
+    ask = wb.panel().locator(".approval", has_text="echo hi")
+    expect(ask).to_be_visible()
+    expect(wb.status_item).to_contain_text("approval waiting · exec echo hi")
     for button in ("Allow", "Allow for this run", "Deny"):
         expect(ask.get_by_role("button", name=button, exact=True)).to_be_visible()
     ask.get_by_role("button", name="Allow", exact=True).click()

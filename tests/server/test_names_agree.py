@@ -38,6 +38,7 @@ def test_the_vscode_notification_names_are_ones_the_server_sends() -> None:
     text = PROTOCOL_TS.read_text(encoding="utf-8")
     declared = set(re.findall(r'export const [A-Z_]+ = "(harness/[A-Za-z]+)"', text))
     assert RUN_EVENT in declared
+    assert APPROVE in declared  # the panel answers approvals inline (issue 23)
     assert declared <= NOTIFICATIONS | {APPROVE}
 
 

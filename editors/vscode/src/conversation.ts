@@ -4,7 +4,7 @@
  * call (with its approval and result), each run's end line, and the last budget. Pure.
  */
 import { toolTarget } from "./format";
-import type { Budget, RunEvent, RunFinished } from "./protocol";
+import type { Budget, FileChange, RunEvent, RunFinished } from "./protocol";
 
 export type ToolStatus = "running" | "waiting" | "ok" | "refused" | "denied" | "failed";
 
@@ -108,6 +108,9 @@ export class Conversation {
       this.budget = { ...this.budget, spentTokens: f.spentTokens, costUsd: f.costUsd };
     }
     if (this.items.some((i) => i.kind === "end" && i.runId === f.runId)) return;
+    // The model's last words, when no event brought them (a server without events).
+    const said = this.items.some((i) => i.kind === "text" && i.runId === f.runId);
+    if (f.summary && !said) this.items.push({ kind: "text", runId: f.runId, step: f.steps, text: f.summary });
     this.items.push({ kind: "end", ...f });
   }
 
@@ -140,4 +143,18 @@ export class Conversation {
     row.why = e.why;
     row.summary = e.summary;
   }
+}
+
+/** Each run's changes merged: the first `before`, the last `after` and status. */
+export function mergeChanges(perRun: readonly (readonly FileChange[])[]): FileChange[] {
+  const merged = new Map<string, FileChange>();
+  for (const files of perRun) {
+    for (const c of files) {
+      const prev = merged.get(c.path);
+      const status = prev?.status === "added" && c.status !== "deleted" ? "added" : c.status;
+      merged.set(c.path, prev ? { ...c, before: prev.before, status } : c);
+    }
+  }
+  // Put back as it was before the conversation (a revert, or a later run undoing it).
+  return [...merged.values()].filter((c) => c.before !== c.after);
 }

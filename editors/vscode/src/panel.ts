@@ -12,6 +12,7 @@ import { MessageType } from "vscode-languageclient/node";
 import { message, ServerNotRunning, type HarnessClient } from "./client";
 import { openChangeDiff, openProposedDiff, type TextsProvider } from "./changes";
 import { Conversation } from "./conversation";
+import { ConversationChanges } from "./conversationChanges";
 import { fileFolders, folderArg } from "./folders";
 import { notify } from "./messages";
 import { askKey, budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "./panelHtml";
@@ -54,6 +55,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private history: ConversationRow[] = [];
   private attached: ContextRef[] = [];
   private renderTimer: NodeJS.Timeout | undefined;
+  private readonly convChanges: ConversationChanges;
 
   constructor(
     private readonly client: HarnessClient,
@@ -64,6 +66,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     private readonly texts: TextsProvider,
   ) {
     this.conv = new Conversation(state.get<number>(OPEN_KEY));
+    this.convChanges = new ConversationChanges(client);
   }
 
   wire(): vscode.Disposable[] {
@@ -118,6 +121,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   private async runFinished(f: RunFinished): Promise<void> {
     if (!this.ours(f.runId)) return;
+    if (this.conv.id !== undefined) this.convChanges.forget(this.conv.id);
     this.conv.finished(f);
     this.renderAll();
     await this.loadChanges();
@@ -128,7 +132,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     const id = this.conv.id;
     if (id === undefined) return;
     try {
-      const events = await this.client.command<RunEvent[]>(Cmd.events, { conversationId: id });
+      const events = await this.client.command<RunEvent[]>(Cmd.runEvents, { conversationId: id });
       for (const e of events) this.conv.apply(e);
     } catch (error) {
       this.client.log(`harness.run.events: ${message(error)}`);
@@ -312,7 +316,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private async loadChanges(): Promise<void> {
     if (this.conv.id === undefined) return;
     try {
-      this.changes = await this.client.command<FileChange[]>(Cmd.changes, { conversationId: this.conv.id });
+      this.changes = await this.convChanges.list(this.conv.id, this.conv.runs());
     } catch (error) {
       this.client.log(`harness.run.changes: ${message(error)}`);
     }
@@ -327,12 +331,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   }
 
   private async revertFile(path: string, force = false): Promise<void> {
-    const result = await this.client.command<{
-      action?: string;
-      reason?: string | null;
-      files?: { action: string; reason?: string | null }[];
-    }>(Cmd.revertFile, { conversationId: this.conv.id, path, ...(force ? { force } : {}) });
-    const file = result.files?.[0] ?? result;
+    if (this.conv.id === undefined) return;
+    const file = await this.convChanges.revertFile(this.conv.id, this.conv.runs(), path, force);
     if (file.action === "refused" && !force) {
       const pick = await vscode.window.showWarningMessage(
         `Harness: ${path} was not reverted: ${file.reason ?? "it changed since the agent wrote it"}. Revert it anyway?`,
@@ -340,6 +340,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
         "Revert Anyway",
       );
       if (pick === "Revert Anyway") return this.revertFile(path, true);
+    } else if (file.action !== "refused") {
+      void vscode.window.showInformationMessage(`Harness: put back ${path}.`);
     }
     await this.loadChanges();
   }
@@ -351,7 +353,13 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       "Revert All",
     );
     if (pick !== "Revert All") return;
-    await this.client.command(Cmd.revert, { conversationId: this.conv.id });
+    if (this.conv.id !== undefined) {
+      await this.convChanges.revertAll(
+        this.conv.id,
+        this.conv.runs(),
+        this.changes.map((c) => c.path),
+      );
+    }
     await this.loadChanges();
   }
 

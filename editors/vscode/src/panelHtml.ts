@@ -12,15 +12,17 @@ import { renderMarkdown } from "./markdown";
 export { panelShell } from "./panelShell";
 import type { ApproveParams, Budget, ConversationRow, FileChange, RunFinished } from "./protocol";
 
+/** Glyphs every UI font has (emoji are missing from many Linux fonts). */
 const ICONS: Record<string, string> = {
-  read_file: "📄",
-  list_dir: "📁",
-  list_files: "📁",
-  search: "🔎",
-  edit_file: "✏️",
-  write_file: "✏️",
+  read_file: "▤",
+  list_dir: "▦",
+  list_files: "▦",
+  search: "⌕",
+  edit_file: "✎",
+  write_file: "✎",
   exec: "▶",
-  remember: "🧠",
+  remember: "✱",
+  verify: "✔",
 };
 
 const STATUS: Record<string, string> = {
@@ -28,7 +30,7 @@ const STATUS: Record<string, string> = {
   refused: "✗ refused",
   denied: "✗ denied",
   failed: "✗ failed",
-  waiting: "⏸ waiting for you",
+  waiting: "● waiting for you",
   running: "…",
 };
 
@@ -58,7 +60,7 @@ function approvalCard(a: ApproveParams): string {
 }
 
 function toolHtml(r: ToolRow, ask: ApproveParams | undefined): string {
-  const icon = ICONS[r.name] ?? "⚙";
+  const icon = ICONS[r.name] ?? "•";
   const why = r.why ? ` <span class="why">${h(oneLine(r.why, 160))}</span>` : "";
   const summary = r.summary ? `<pre class="result">${h(r.summary)}</pre>` : "";
   const open = ask ? " open" : "";
@@ -87,9 +89,8 @@ function itemHtml(it: Item, pending: ReadonlyMap<string, ApproveParams>): string
     case "tool":
       return toolHtml(it, pending.get(askKey(it.runId, it.callId)));
     case "end": {
-      const summary = it.summary ? `<div class="turn words md">${renderMarkdown(it.summary)}</div>` : "";
       const good = it.outcome === "success" || it.outcome === "finished";
-      return `${summary}<div class="end${good ? "" : " bad"}">${h(endLine(it))}</div>`;
+      return `<div class="end${good ? "" : " bad"}">${h(endLine(it))}</div>`;
     }
   }
 }

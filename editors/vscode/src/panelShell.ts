@@ -43,6 +43,8 @@ details.tool .status { margin-left: 4px; } details.tool .why { opacity: 0.8; fon
 pre.result, pre.command { margin: 2px 0 4px 22px; padding: 4px; white-space: pre-wrap; word-break: break-word; background: var(--vscode-textCodeBlock-background); font-family: var(--vscode-editor-font-family); max-height: 12em; overflow: auto; }
 .approval { margin: 4px 0 6px 22px; padding: 6px; border: 1px solid var(--vscode-charts-yellow, #cca700); border-radius: 3px; }
 .approval .buttons { margin-top: 6px; display: flex; gap: 6px; flex-wrap: wrap; }
+.approval pre.command { margin-left: 0; }
+#conv > .approval { margin-left: 0; }
 .end { margin: 6px 0 10px; padding: 3px 6px; font-size: 0.9em; border-left: 3px solid var(--vscode-testing-iconPassed, #73c991); opacity: 0.9; }
 .end.bad { border-left-color: var(--vscode-charts-orange, #d18616); }
 button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 3px 10px; border-radius: 2px; cursor: pointer; font: inherit; }

@@ -31,10 +31,10 @@ export const Cmd = {
   traceRun: "harness.trace.run",
   traceStep: "harness.trace.step",
   revert: "harness.run.revert",
-  trust: "harness.trust",
-  events: "harness.run.events",
   changes: "harness.run.changes",
   revertFile: "harness.run.revertFile",
+  runEvents: "harness.run.events",
+  trust: "harness.trust",
   conversations: "harness.conversations",
 } as const;
 

@@ -15,6 +15,8 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 STATUS_ITEM = "#harness-lsp\\.harness\\.harness\\.budget"
+# The conversation panel's iframe (a webview view: code-server marks it in its address).
+PANEL_FRAME = 'iframe.webview.ready[src*="purpose=webviewView"]'
 WAIT_MS = 30_000
 BLUR_IFRAME = (
     "() => { if (document.activeElement?.tagName === 'IFRAME') document.activeElement.blur(); }"
@@ -132,6 +134,17 @@ class Workbench:
     def webview(self) -> FrameLocator:
         """The content of the active webview (two iframes deep)."""
         return self.page.frame_locator("iframe.webview.ready").frame_locator("#active-frame")
+
+    def panel(self) -> FrameLocator:
+        """The content of the Harness conversation panel (a webview view, two iframes deep)."""
+        return self.page.frame_locator(PANEL_FRAME).frame_locator("#active-frame")
+
+    def open_panel(self) -> FrameLocator:
+        """Show the panel (its activity-bar container) and return its content."""
+        self.palette("Harness: Focus on Conversation View")
+        panel = self.panel()
+        expect(panel.locator("#prompt")).to_be_visible()
+        return panel
 
     # -- pictures ---------------------------------------------------------------------
 

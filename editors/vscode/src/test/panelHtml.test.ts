@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Conversation } from "../conversation";
+import { mergeChanges } from "../conversation";
 import { budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "../panelHtml";
 import type { ApproveParams, RunEvent } from "../protocol";
 
@@ -134,4 +135,40 @@ test("the shell: strict CSP, one nonce script from the extension, no inline styl
 test("an approval with no row yet (no events from this server) is still drawn, answerable", () => {
   const html = conversationHtml(new Conversation(), new Map([["4:z", ask("z", "exec")]]));
   assert.match(html, /data-action="approve" data-decision="deny" data-run="4" data-call="z"/);
+});
+
+test("a conversation's changes from its runs: the first text before, the last status", () => {
+  const merged = mergeChanges([
+    [{ path: "a.py", status: "modified", before: "v0", after: "v1" }],
+    [
+      { path: "a.py", status: "modified", before: "v1", after: "v2" },
+      { path: "b.py", status: "added", before: null, after: "x" },
+    ],
+  ]);
+  assert.deepEqual(
+    merged.map((c) => [c.path, c.status, c.before, c.after]),
+    [
+      ["a.py", "modified", "v0", "v2"],
+      ["b.py", "added", null, "x"],
+    ],
+  );
+  // Reverted to its text before the conversation: no longer a change.
+  assert.deepEqual(
+    mergeChanges([
+      [{ path: "a.py", status: "modified", before: "v0", after: "v0" }],
+      [{ path: "a.py", status: "modified", before: "v1", after: "v0" }],
+    ]),
+    [],
+  );
+});
+
+test("the model's last words are drawn once: from the events, or from the run's end", () => {
+  const c = new Conversation();
+  c.apply(ev({ runId: 8, conversationId: 8, kind: "text", delta: "All done." }));
+  c.finished({ runId: 8, outcome: "finished", steps: 1, spentTokens: 5, summary: "All done." });
+  assert.equal(conversationHtml(c, new Map()).match(/All done\./g)?.length, 1);
+  const bare = new Conversation();
+  bare.userTurn(9, "go");
+  bare.finished({ runId: 9, outcome: "finished", steps: 1, spentTokens: 5, summary: "Done **now**." });
+  assert.match(conversationHtml(bare, new Map()), /Done <strong>now<\/strong>\./);
 });
