@@ -232,7 +232,9 @@ async def _execute(
             memory=not args.no_memory,
         )
         observer.model = _model_words(session)
-        result = await _watched(session, ignore=[s.path for s in opened])
+        result = await _watched(
+            session, ignore=[s.location for s in opened if isinstance(s.location, Path)]
+        )
     finally:
         for s in opened:
             s.close()

@@ -70,6 +70,7 @@ class Database:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        self.location: Path | str = self.path
         self.lock = threading.RLock()
         try:
             on_disk = str(path) != IN_MEMORY

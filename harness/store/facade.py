@@ -9,7 +9,6 @@ Opening a store marks the runs whose process died as ``interrupted`` (§5).
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,8 @@ from harness.memory.recall import RecallIndex
 from harness.memory.rules import note_write, restatements
 from harness.memory.text import check_key, clean_value, scope_key
 from harness.redact import redact
-from harness.store.base import Database
+from harness.store.base import Database as SqliteDatabase
+from harness.store.connection import Database, db_errors, is_url, shown
 from harness.store.edits import files_changed, insert_intent, select_edits
 from harness.store.memory import (
     clear_scope,
@@ -65,13 +65,15 @@ log = logging.getLogger("harness.store")
 
 
 class Store(Closing):
-    """``Store(path)`` opens (creating it ``0600`` and migrating it) the database at
-    ``path``. Safe to share between threads. ``interrupted`` lists the runs this open marked
-    ``interrupted``."""
+    """``Store(location)`` opens (creating it ``0600`` and migrating it) the SQLite database
+    at a path, or the PostgreSQL database a ``postgresql://`` URL names (§12). Safe to
+    share between threads. ``interrupted`` lists the runs this open marked ``interrupted``.
+    ``path`` is the location as messages may show it (a URL without its password)."""
 
-    def __init__(self, path: Path | str) -> None:
-        self._db = Database(path)
-        self.path = self._db.path
+    def __init__(self, location: Path | str) -> None:
+        self._db = _open(location)
+        self.location = self._db.location
+        self.path: Path | str = shown(self.location) if is_url(self.location) else self.location
         self.version = self._db.version
         self._recall = RecallIndex()
         self.interrupted = self._interrupt_orphans()
@@ -90,7 +92,7 @@ class Store(Closing):
                     return ()
                 with self._db.transaction() as conn:
                     return tuple(r for r, owner in found if mark_interrupted(conn, r, owner))
-        except (sqlite3.Error, StoreError) as exc:
+        except (*db_errors(), StoreError) as exc:  # type: ignore[misc]
             log.warning("could not mark interrupted runs in %s: %s", self.path, exc)
             return ()
 
@@ -133,7 +135,7 @@ class Store(Closing):
         try:
             with self._db.transaction() as conn:
                 insert_intent(conn, run_id, step, path, before=before, after=after)
-        except sqlite3.Error as exc:
+        except db_errors() as exc:
             raise StoreError(f"cannot record the write of {path} in the store: {exc}") from exc
 
     def commit_step(self, rec: StepRecord) -> None:
@@ -271,6 +273,14 @@ class Store(Closing):
     def memory_clear(self, ws: Path | str) -> int:
         """The operator removes every note of a scope, pinned ones too; returns how many."""
         return clear_scope(self._db, self._recall, scope_key(ws))
+
+
+def _open(location: Path | str) -> Database:
+    if is_url(location):
+        from harness.store.postgres import PgDatabase
+
+        return PgDatabase(str(location))
+    return SqliteDatabase(location)
 
 
 __all__ = ["Store"]

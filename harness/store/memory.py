@@ -11,8 +11,6 @@ capped and stored (§6.7).
 
 from __future__ import annotations
 
-import sqlite3
-
 from harness.contract import MemoryLimits
 from harness.memory.events import (
     clear_event,
@@ -35,7 +33,7 @@ from harness.memory.rules import (
 )
 from harness.memory.text import GLOBAL, check_key
 from harness.redact import redact
-from harness.store.base import Database
+from harness.store.connection import Connection, Database
 from harness.store.notes import (
     delete_notes,
     delete_scope,
@@ -104,9 +102,7 @@ def write_note(
     )
 
 
-def _evict(
-    conn: sqlite3.Connection, scope: str, keep_id: int, limits: MemoryLimits
-) -> EvictionPlan:
+def _evict(conn: Connection, scope: str, keep_id: int, limits: MemoryLimits) -> EvictionPlan:
     """Evict what the rules say, in §4 order, to bring the scope within its caps."""
     entries, chars = size(conn, scope)
     candidates = eviction_candidates(conn, scope, keep_id)

@@ -4,22 +4,23 @@ reading runs back, and marking the runs whose process died as ``interrupted`` (Â
 from __future__ import annotations
 
 import json
-import sqlite3
+from typing import Any
 
 from harness.redact import redact
 from harness.store.base import now_iso
+from harness.store.connection import Connection
 from harness.store.owner import ProcessOwner, current_owner, is_gone
 from harness.store.records import RunRow
 from harness.types import Outcome, RunEnd
 
 
 def insert_run(
-    conn: sqlite3.Connection, *, goal: str, workspace: str, provider: str, model: str, contract: str
+    conn: Connection, *, goal: str, workspace: str, provider: str, model: str, contract: str
 ) -> int:
     owner = current_owner()
     cur = conn.execute(
         "INSERT INTO runs (goal, workspace, provider, model, contract, started_at,"
-        " owner_pid, owner_started, owner_host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " owner_pid, owner_started, owner_host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             redact(goal),
             workspace,
@@ -32,10 +33,10 @@ def insert_run(
             owner.host,
         ),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.fetchone()[0])
 
 
-def finish_run(conn: sqlite3.Connection, run_id: int, end: RunEnd) -> None:
+def finish_run(conn: Connection, run_id: int, end: RunEnd) -> None:
     error = redact(end.error) if end.error else end.error
     conn.execute(
         "UPDATE runs SET outcome = ?, steps = ?, spent_tokens = ?, error = ?,"
@@ -44,7 +45,7 @@ def finish_run(conn: sqlite3.Connection, run_id: int, end: RunEnd) -> None:
     )
 
 
-def orphaned_runs(conn: sqlite3.Connection) -> list[tuple[int, ProcessOwner]]:
+def orphaned_runs(conn: Connection) -> list[tuple[int, ProcessOwner]]:
     """The unfinished runs whose owner process is gone. Runs of live processes, of other
     hosts, and rows from before owners were recorded are not among them."""
     rows = conn.execute(
@@ -55,7 +56,7 @@ def orphaned_runs(conn: sqlite3.Connection) -> list[tuple[int, ProcessOwner]]:
     return [(run_id, owner) for run_id, owner in found if is_gone(owner)]
 
 
-def mark_interrupted(conn: sqlite3.Connection, run_id: int, owner: ProcessOwner) -> bool:
+def mark_interrupted(conn: Connection, run_id: int, owner: ProcessOwner) -> bool:
     """Set the run's outcome to ``interrupted`` (with an error saying why and what to do,
     and a ``run_interrupted`` event) unless it finished meanwhile."""
     error = (
@@ -82,11 +83,11 @@ _RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "sp
 _RUN_TIMES = ("started_at", "finished_at", "error")
 
 
-def run_row(r: sqlite3.Row) -> RunRow:
+def run_row(r: Any) -> RunRow:
     return RunRow(run_id=r["id"], **{name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)})
 
 
-def select_runs(conn: sqlite3.Connection, limit: int, workspace: str | None = None) -> list[RunRow]:
+def select_runs(conn: Connection, limit: int, workspace: str | None = None) -> list[RunRow]:
     if workspace is None:
         rows = conn.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))
     else:
@@ -96,7 +97,7 @@ def select_runs(conn: sqlite3.Connection, limit: int, workspace: str | None = No
     return [run_row(r) for r in rows.fetchall()]
 
 
-def select_run(conn: sqlite3.Connection, run_id: int) -> RunRow | None:
+def select_run(conn: Connection, run_id: int) -> RunRow | None:
     row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
     return run_row(row) if row else None
 

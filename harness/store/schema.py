@@ -1,5 +1,6 @@
 """The store's schema as an ordered list of migrations; ``PRAGMA user_version`` is the
-number applied. Append new migrations at the end; never edit one that has shipped."""
+number applied (on PostgreSQL, ``harness_schema.version``: ``harness.store.postgres``).
+Append new migrations at the end; never edit one that has shipped."""
 
 from __future__ import annotations
 
@@ -216,7 +217,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         try:
             current = _checked_version(conn)
             if current < len(MIGRATIONS):
-                for statement in _statements(MIGRATIONS[current]):
+                for statement in statements(MIGRATIONS[current]):
                     conn.execute(statement)
                 current += 1
                 conn.execute(f"PRAGMA user_version = {current}")
@@ -236,5 +237,8 @@ def _checked_version(conn: sqlite3.Connection) -> int:
     return current
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
+
+
+__all__ = ["MIGRATIONS", "migrate", "schema_version", "statements"]
