@@ -27,7 +27,7 @@ from harness.memory.notes import (
 )
 from harness.memory.recall import RecallIndex
 from harness.memory.rules import note_write, restatements
-from harness.memory.text import check_key, clean_value, scope_key
+from harness.memory.text import GLOBAL, check_key, clean_value, scope_key
 from harness.redact import redact
 from harness.store.base import Database as SqliteDatabase
 from harness.store.connection import Database, db_errors, is_url, shown
@@ -60,6 +60,7 @@ from harness.store.steps import (
     select_steps,
 )
 from harness.types import Attempt, RunEnd, TraceEvent
+from harness.workspace.identity import is_identity
 
 log = logging.getLogger("harness.store")
 
@@ -256,7 +257,9 @@ class Store(Closing):
         checked = note_write(
             scope_key(ws), key, value, run_id, step, kind, pinned=pinned, limits=limits
         )
-        return write_note(self._db, self._recall, checked, limits=limits, similar=similar)
+        return write_note(
+            self._db, self._recall, checked, limits=limits, similar=similar, where=_folder(ws)
+        )
 
     def memory_forget(self, ws: Path | str, key: str, run_id: int, step: int) -> MemoryForgetResult:
         """A run withdraws a note: refused for the user's note; says so for a missing one."""
@@ -273,6 +276,13 @@ class Store(Closing):
     def memory_clear(self, ws: Path | str) -> int:
         """The operator removes every note of a scope, pinned ones too; returns how many."""
         return clear_scope(self._db, self._recall, scope_key(ws))
+
+
+def _folder(ws: Path | str) -> str | None:
+    """The canonical path of a scope given as a folder; None for ``global`` or a key."""
+    if isinstance(ws, str) and (ws == GLOBAL or is_identity(ws)):
+        return None
+    return str(Path(ws).expanduser().resolve())
 
 
 def _open(location: Path | str) -> Database:

@@ -55,7 +55,13 @@ def scope_index(db: Database, recall: RecallIndex, scope: str) -> ScopeIndex:
 
 
 def write_note(
-    db: Database, recall: RecallIndex, w: NoteWrite, *, limits: MemoryLimits, similar: bool
+    db: Database,
+    recall: RecallIndex,
+    w: NoteWrite,
+    *,
+    limits: MemoryLimits,
+    similar: bool,
+    where: str | None = None,
 ) -> MemoryWriteResult:
     """Write (or replace) a checked note, evict over the caps, report restatements; a run's
     write of the user's key (pinned, or written by the user) is refused (nothing changes).
@@ -68,8 +74,9 @@ def write_note(
             assert existing is not None
             event = refused_event(existing, "remember", refused)
             return MemoryWriteResult(note=None, refused=refused, existing=existing, events=(event,))
-        origin = run_workspace(conn, w.run_id) if w.scope_key == GLOBAL else None
-        note = upsert(conn, w, existing, origin)
+        ran_in = run_workspace(conn, w.run_id)
+        origin = ran_in if w.scope_key == GLOBAL else None
+        note = upsert(conn, w, existing, origin, ran_in or where)
         plan = _evict(conn, w.scope_key, note.id, limits)
         found: tuple[SimilarNote, ...] = ()
         if similar:

@@ -13,10 +13,11 @@ from harness.memory.recall import INDEX_COLUMNS, NoteRow
 from harness.memory.rules import EVICTION_ORDER, NoteWrite
 from harness.store.base import now_iso
 from harness.store.connection import Connection
+from harness.store.owner import author
 
 NOTE_COLUMNS = (
     "id, scope, key, value, kind, pinned, run_id, step, seq, recalls, recall_runs,"
-    " last_recall, created_at, updated_at, origin"
+    " last_recall, created_at, updated_at, origin, author, author_path"
 )
 
 
@@ -76,17 +77,23 @@ def run_workspace(conn: Connection, run_id: int | None) -> str | None:
 
 
 def upsert(
-    conn: Connection, w: NoteWrite, existing: MemoryNote | None, origin: str | None
+    conn: Connection,
+    w: NoteWrite,
+    existing: MemoryNote | None,
+    origin: str | None,
+    where: str | None,
 ) -> MemoryNote:
     """Insert the note or replace the existing one in place (it keeps its id, so its place
     in store order; its write order ``seq`` moves to the newest). ``origin``: the workspace
-    whose run wrote it (global notes), replaced with the writer."""
+    whose run wrote it (global notes), replaced with the writer. The writer (``user@host``)
+    and ``where`` (the canonical path it wrote from) are recorded (§12)."""
     seq = int(conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memory").fetchone()[0])
     now = now_iso()
     if existing is None:
         conn.execute(
             "INSERT INTO memory (scope, key, value, kind, pinned, run_id, step, seq,"
-            " created_at, updated_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_at, updated_at, origin, author, author_path)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 w.scope_key,
                 w.key,
@@ -99,14 +106,28 @@ def upsert(
                 now,
                 now,
                 origin,
+                author(),
+                where,
             ),
         )
     else:
         keep_pin = existing.pinned if w.pinned is None else w.pinned
         conn.execute(
             "UPDATE memory SET value = ?, kind = ?, pinned = ?, run_id = ?, step = ?, seq = ?,"
-            " updated_at = ?, origin = ? WHERE id = ?",
-            (w.value, w.kind, int(keep_pin), w.run_id, w.step, seq, now, origin, existing.id),
+            " updated_at = ?, origin = ?, author = ?, author_path = ? WHERE id = ?",
+            (
+                w.value,
+                w.kind,
+                int(keep_pin),
+                w.run_id,
+                w.step,
+                seq,
+                now,
+                origin,
+                author(),
+                where,
+                existing.id,
+            ),
         )
     note = select_note(conn, w.scope_key, w.key)
     assert note is not None
@@ -164,6 +185,7 @@ def insert_recalls(
     # earlier step's: recalls in one step are simultaneous.
     mark = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM memory_recalls").fetchone()[0])
     now = now_iso()
+    who, where = author(), run_workspace(conn, run_id)
     new_runs: list[tuple[str, str]] = []
     for scope, key in pairs:
         row = conn.execute(
@@ -186,9 +208,9 @@ def insert_recalls(
             if first:
                 new_runs.append((scope, key))
         conn.execute(
-            "INSERT INTO memory_recalls (run_id, step, scope, key, note_id, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, step, scope, key, note_id, now),
+            "INSERT INTO memory_recalls (run_id, step, scope, key, note_id, created_at,"
+            " author, author_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, step, scope, key, note_id, now, who, where),
         )
     return new_runs
 

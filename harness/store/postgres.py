@@ -34,7 +34,7 @@ from harness.errors import StoreError
 from harness.store.base import BUSY_TIMEOUT_MS
 from harness.store.connection import Cursor, shown
 from harness.store.dialect import ddl, statement
-from harness.store.schema import MIGRATIONS, statements
+from harness.store.schema import MIGRATIONS, apply_migration
 
 MIGRATION_LOCK = 0x68_61_72_6E  # "harn": the advisory lock migrations take
 LOCK_TIMEOUT_MS = 6 * BUSY_TIMEOUT_MS  # a writer waits this long for the others' turns
@@ -178,8 +178,7 @@ class PgDatabase:
                     )
                 if current == len(MIGRATIONS):
                     return current
-                for one in statements(ddl(MIGRATIONS[current])):
-                    self._raw.execute(one)
+                apply_migration(self.conn, MIGRATIONS[current], ddl)
                 self._raw.execute("UPDATE harness_schema SET version = %s", (current + 1,))
 
     @contextmanager

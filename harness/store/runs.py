@@ -9,7 +9,7 @@ from typing import Any
 from harness.redact import redact
 from harness.store.base import now_iso
 from harness.store.connection import Connection
-from harness.store.owner import ProcessOwner, current_owner, is_gone
+from harness.store.owner import ProcessOwner, author, current_owner, is_gone
 from harness.store.records import RunRow
 from harness.types import Outcome, RunEnd
 
@@ -20,7 +20,8 @@ def insert_run(
     owner = current_owner()
     cur = conn.execute(
         "INSERT INTO runs (goal, workspace, provider, model, contract, started_at,"
-        " owner_pid, owner_started, owner_host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " owner_pid, owner_started, owner_host, author)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             redact(goal),
             workspace,
@@ -31,6 +32,7 @@ def insert_run(
             owner.pid,
             owner.started,
             owner.host,
+            author(),
         ),
     )
     return int(cur.fetchone()[0])
