@@ -12,6 +12,11 @@ as the SQLite store, seen through the same ``Connection`` shape.
   so statements that read then write (the next ``seq``, a note's key) see a settled store;
   and the count is what ``data_version`` reports, moving only when another connection
   committed (SQLite's ``PRAGMA data_version``), for the recall index to follow.
+- **Durability** as the SQLite store's (WAL, ``synchronous = NORMAL``): the session sets
+  ``synchronous_commit = off``, so a commit does not wait for the server's disk. A step
+  is still whole or absent; what a *server* crash may lose is the last fraction of a
+  second of commits, never a harness process's (its commits are in the server). A URL
+  whose ``options`` set ``synchronous_commit`` keeps that setting.
 - **Text**: PostgreSQL cannot hold a NUL character; one is stored as the text ``\\x00``,
   as the store shows any byte it cannot keep (§5).
 """
@@ -124,6 +129,8 @@ def _connect(url: str) -> psycopg.Connection[Any]:
         raw = psycopg.connect(url, **options)  # type: ignore[arg-type]
     raw.adapters.register_loader("numeric", _Number)
     raw.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(f"{LOCK_TIMEOUT_MS}ms")))
+    if "synchronous_commit" not in str(conninfo_to_dict(url).get("options") or ""):
+        raw.execute("SET synchronous_commit = off")
     return raw
 
 
@@ -195,12 +202,20 @@ class PgDatabase:
     @contextmanager
     def transaction(self) -> Iterator[PgConnection]:
         """One write transaction: all of it lands or none of it; writers take turns."""
-        with self.lock, self.busy(), self._begun():
-            changed = self.conn.execute(
-                "UPDATE harness_schema SET changes = changes + 1 RETURNING changes"
-            ).fetchone()[0]
-            self._saw(int(changed), own=True)
-            yield self.conn
+        with self.lock, self.busy():
+            try:
+                with self._raw.pipeline():  # statements go out without waiting for each
+                    self._raw.execute("BEGIN")
+                    changed = self.conn.execute(
+                        "UPDATE harness_schema SET changes = changes + 1 RETURNING changes"
+                    ).fetchone()[0]
+                    self._saw(int(changed), own=True)
+                    yield self.conn
+                    self._raw.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(psycopg.Error):
+                    self._raw.execute("ROLLBACK")
+                raise
 
     @contextmanager
     def reading(self) -> Iterator[PgConnection]:
