@@ -154,14 +154,18 @@ class PgDatabase:
         self._epoch = 0  # what data_version reports
         try:
             self._raw = _connect(url)
-            self.conn = PgConnection(self._raw)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open the store at {shown(url)}: {_said(exc)}") from exc
+        self.conn = PgConnection(self._raw)
+        try:
             with self.lock:
                 self.version = self._migrate()
                 self._seen = self._changes()
-        except StoreError:
+        except BaseException as exc:
+            self._raw.close()
+            if isinstance(exc, psycopg.Error | RuntimeError):
+                raise StoreError(f"cannot open the store at {shown(url)}: {_said(exc)}") from exc
             raise
-        except (psycopg.Error, RuntimeError) as exc:
-            raise StoreError(f"cannot open the store at {shown(url)}: {_said(exc)}") from exc
 
     def close(self) -> None:
         with self.lock:
