@@ -20,7 +20,7 @@ entries where the assembly placed them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from harness.context import (
@@ -32,6 +32,7 @@ from harness.context import (
     RunFrame,
     Wire,
 )
+from harness.context.snapshot import Snapshot, dump
 from harness.contract import TaskContract
 from harness.ledger import Ledger
 from harness.memory import MemoryBlock
@@ -82,6 +83,8 @@ class Assembler(Protocol):
 
     def commit(self, turn: Turn) -> None: ...
 
+    def snapshot(self) -> str | None: ...
+
 
 class _Assembler:
     """What both assemblers share: the frame, the memory block, the trailer, the events."""
@@ -101,8 +104,13 @@ class _Assembler:
         )
         self._block = MemoryBlock(text="")
         self._notes: tuple[tuple[str, str], ...] = ()  # what the last request's block carried
+        self.turn = 1  # the run's turn in its conversation (§11)
 
     engine: BoundedContext | NaiveContext
+
+    def snapshot(self) -> str | None:
+        """The context as JSON for the conversation's next turn (None: not kept)."""
+        return None
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
         raise NotImplementedError
@@ -160,6 +168,21 @@ class BoundedAssembler(_Assembler):
         self.gate = gate
         low_water = contract.context_budget.low_water
         self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water)
+
+    def snapshot(self) -> str | None:
+        return dump(self.frame.frame, self.turn, self.ledger, self.engine.sent)
+
+    def continue_from(self, snapshot: Snapshot, turn: int, user_text: str) -> None:
+        """Continue the conversation ``snapshot`` left (§11) as its turn ``turn``: its
+        frame, its ledger and what its last request sent, then the user's new turn. Call
+        before the loop takes the ledger."""
+        self.turn = turn
+        self.ledger = snapshot.ledger
+        self.frame = replace(self.frame, frame=snapshot.frame)
+        low_water = self.contract.context_budget.low_water
+        self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water)
+        self.engine.resume(snapshot.state)
+        self.ledger.add_user(0, user_text)
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
         return self.engine.assemble(

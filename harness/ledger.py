@@ -19,6 +19,7 @@ from enum import StrEnum
 from harness.types import ReadSpan, ToolCall, ToolResult, normalize_path
 
 MESSAGE = "message"  # the kind of a model turn's observation
+USER = "user"  # the kind of a user's turn in a conversation (§11): a follow-up's goal
 
 
 class Cause(StrEnum):
@@ -39,6 +40,12 @@ class Observation:
     call_id: str | None = None  # a tool result: the id of the call it answers
     calls: tuple[ToolCall, ...] = ()  # a model turn (kind ``message``): its tool calls
     reread_of: int | None = None  # a refresh entry the assembler appended: the read it corrects
+    turn: int | None = None  # an earlier turn of the conversation (§11); None: this run
+
+    @property
+    def at(self) -> str:
+        """``step 3``, or ``step 3 of turn 1`` for an earlier turn's."""
+        return at_step(self.step, self.turn)
 
 
 @dataclass(frozen=True)
@@ -50,13 +57,18 @@ class Change:
     path: str
     cause: Cause
     new_hash: str | None
+    turn: int | None = None  # an earlier turn of the conversation (§11); None: this run
 
     def describe(self) -> str:
         if self.cause is Cause.WRITE:
-            return f"the write at step {self.step}"
+            return f"the write at {at_step(self.step, self.turn)}"
         if self.cause is Cause.EXEC:
-            return f"the exec at step {self.step}"
+            return f"the exec at {at_step(self.step, self.turn)}"
         return "a change on disk"
+
+
+def at_step(step: int, turn: int | None) -> str:
+    return f"step {step}" if turn is None else f"step {step} of turn {turn}"
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,18 @@ class Confirmation:
     seq: int
     mark: int
     content_hash: str
+
+
+@dataclass(frozen=True)
+class LedgerParts:
+    """A ledger's contents (``Ledger.export``, ``Ledger.restored``)."""
+
+    observations: list[Observation]
+    changes: list[Change]  # per path, oldest first
+    log: list[Change]  # in the order noted
+    known: dict[str, str | None]
+    refreshed: dict[int, Refresh]
+    seen: dict[int, tuple[int, str]]
 
 
 class Ledger:
@@ -129,6 +153,13 @@ class Ledger:
                 text=words,
                 calls=tuple(calls),
             )
+            self._observations.append(obs)
+            return obs
+
+    def add_user(self, step: int, text: str) -> Observation:
+        """Record a user's turn (a follow-up's goal, §11): a text of the user's, no call's."""
+        with self._lock:
+            obs = Observation(len(self._observations), step, USER, "", text)
             self._observations.append(obs)
             return obs
 
@@ -184,6 +215,33 @@ class Ledger:
         """The text the model holds for a read is still right as of ``confirmation.mark``."""
         with self._lock:
             self._seen[confirmation.seq] = (confirmation.mark, confirmation.content_hash)
+
+    # -- a conversation's next run continues it (§11) ------------------------------------------
+
+    def export(self) -> LedgerParts:
+        """Everything the ledger holds, copied (``harness.context.snapshot`` stores it)."""
+        with self._lock:
+            return LedgerParts(
+                list(self._observations),
+                [c for changes in self._changes.values() for c in changes],
+                list(self._log),
+                dict(self._known),
+                dict(self._refreshed),
+                dict(self._seen),
+            )
+
+    @classmethod
+    def restored(cls, parts: LedgerParts) -> Ledger:
+        """A ledger holding ``parts`` (an ``export``), to continue from."""
+        ledger = cls()
+        ledger._observations = list(parts.observations)
+        for change in parts.changes:
+            ledger._changes.setdefault(change.path, []).append(change)
+        ledger._log = list(parts.log)
+        ledger._known = dict(parts.known)
+        ledger._refreshed = dict(parts.refreshed)
+        ledger._seen = dict(parts.seen)
+        return ledger
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -246,7 +304,7 @@ class Ledger:
         with self._lock:
             seen: dict[str, None] = {}
             for o in self._observations:
-                if o.kind != MESSAGE:
+                if o.kind not in (MESSAGE, USER):
                     seen.setdefault(o.target, None)
             return list(seen)
 

@@ -202,6 +202,7 @@ class Run:
         return turn, reply
 
     async def _call_provider(self, step: int, turn: Turn) -> Reply:
+        self.observer.model_asked(self.info, step, turn.request)
         with _interruptible(self):
             return await self.provider.complete(
                 turn.request, functools.partial(self._attempted, step)
@@ -241,7 +242,8 @@ class Run:
 
     def _commit(self, done: StepDone) -> None:
         pending, self._pending = self._pending, []
-        self.store.commit_step(step_record(self.run_id, done, pending))
+        context = self.assembler.snapshot()
+        self.store.commit_step(step_record(self.run_id, done, pending, context))
         self.step = done.step  # whole steps only: what the store holds is what the run did
         # The run's summary: the model's last words, the observation its last turn left.
         self._last_words = done.reply.content if done.reply.content.strip() else None

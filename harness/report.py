@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from harness.camel import camel_json, json_flat
 from harness.types import (
@@ -19,6 +19,7 @@ from harness.types import (
     NoticeKind,
     PolicyEvent,
     Reply,
+    Request,
     RunEnd,
     ToolCall,
     ToolResult,
@@ -73,6 +74,24 @@ def refusal_of(result: ToolResult) -> PolicyEvent | None:
     return next((p for p in reversed(result.policy) if not p.allowed), None)
 
 
+CallStatus = Literal["ok", "refused", "denied", "failed"]
+
+
+def call_status(result: ToolResult) -> CallStatus:
+    """How a call went (§11 ``toolResult``): ``denied`` by the user at an approval;
+    ``refused`` by the policy, the containment, the editor (unsaved changes) or for want of
+    an approver; ``failed`` as a tool (an error, a command's non-zero exit); else ``ok``."""
+    refusal = refusal_of(result)
+    if refusal is not None and refusal.approval is Approval.DENY:
+        return "denied"
+    unsaved = any(n.kind is NoticeKind.UNSAVED_REFUSED for n in result.notices)
+    if refusal is not None or unsaved:
+        return "refused"
+    if not result.ok or result.exit_code not in (None, 0):
+        return "failed"
+    return "ok"
+
+
 @dataclass(frozen=True)
 class CallCounts:
     """The model's tool calls that did not go through (§8.1): ``refused`` by the policy, the
@@ -85,15 +104,12 @@ class CallCounts:
 
     def counted(self, result: ToolResult) -> CallCounts:
         """These counts with one more call, ``result``, counted."""
-        refusal = refusal_of(result)
-        if refusal is not None and refusal.approval is Approval.DENY:
-            return CallCounts(self.refused, self.denied + 1, self.failed)
-        unsaved = any(n.kind is NoticeKind.UNSAVED_REFUSED for n in result.notices)
-        if refusal is not None or unsaved:
-            return CallCounts(self.refused + 1, self.denied, self.failed)
-        if not result.ok or result.exit_code not in (None, 0):
-            return CallCounts(self.refused, self.denied, self.failed + 1)
-        return self
+        status = call_status(result)
+        return CallCounts(
+            self.refused + (status == "refused"),
+            self.denied + (status == "denied"),
+            self.failed + (status == "failed"),
+        )
 
 
 @dataclass(frozen=True)
@@ -124,6 +140,9 @@ class RunObserver:
 
     def step_started(self, run: RunInfo, step: int) -> None: ...
 
+    def model_asked(self, run: RunInfo, step: int, request: Request) -> None:
+        """The request of the step is about to be sent (again, after a context overflow)."""
+
     def model_replied(self, run: RunInfo, step: int, reply: Reply) -> None:
         """The model answered: its words (``reply.content``) and the calls it asked for."""
 
@@ -152,12 +171,44 @@ class RunObserver:
     def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
 
 
+class _FanOut(RunObserver):
+    """Several observers as one: each hook calls each of them, in order."""
+
+    def __init__(self, observers: tuple[RunObserver, ...]) -> None:
+        self.observers = observers
+
+
+def _relay(name: str) -> Any:
+    def hook(self: _FanOut, *args: Any) -> None:
+        for observer in self.observers:
+            getattr(observer, name)(*args)
+
+    hook.__name__ = name
+    return hook
+
+
+HOOKS = tuple(n for n in vars(RunObserver) if not n.startswith("_"))
+for _name in HOOKS:  # every hook, including one added later: none is forgotten
+    setattr(_FanOut, _name, _relay(_name))
+
+
+def fan_out(*observers: RunObserver | None) -> RunObserver:
+    """One observer calling each of ``observers`` (Nones left out)."""
+    present = tuple(o for o in observers if o is not None)
+    if len(present) == 1:
+        return present[0]
+    return _FanOut(present)
+
+
 __all__ = [
     "CallCounts",
+    "CallStatus",
     "RunInfo",
     "RunObserver",
     "RunResult",
     "StepSummary",
+    "call_status",
     "camel_json",
+    "fan_out",
     "refusal_of",
 ]

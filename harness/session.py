@@ -20,20 +20,21 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
 from harness.contract import ContractOverrides, TaskContract
+from harness.conversation import FollowUp, follow_up, follow_up_text
 from harness.errors import ConfigError
 from harness.loop import Run
 from harness.memory import RunMemory
 from harness.policy import Gate, Policy
 from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
-from harness.report import RunObserver, RunResult
+from harness.report import RunObserver, RunResult, fan_out
 from harness.sandbox import sandbox_available, sandbox_status
 from harness.store import Store
 from harness.toolbox import Toolbox
@@ -41,6 +42,9 @@ from harness.tools import all_tools
 from harness.tools.exec import exec_environment
 from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode
 from harness.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
 
@@ -112,13 +116,17 @@ async def open_session(
     assembly: Assembly = "bounded",
     environ: Mapping[str, str] | None = None,
     prices: Mapping[str, ModelPrices] | None = None,
+    conversation_id: int | None = None,
+    telemetry: Telemetry | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is known to be good). ``provider``: a configuration, its key read from
     ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
     the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
     the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-    the user's ``prices.toml``. Raises ``ConfigError`` before the run row exists."""
+    the user's ``prices.toml``. ``conversation_id``: the run is the next turn of that
+    conversation (§11), continuing its context. ``telemetry``: the process's export (§12),
+    observing the run beside ``observer``. Raises ``ConfigError`` before the run row exists."""
     env = os.environ if environ is None else environ
     workspace = Workspace(contract.root)
     contract = contract.model_copy(update={"root": workspace.root})
@@ -129,31 +137,58 @@ async def open_session(
     try:
         pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
         store = store if isinstance(store, Store) else store()
-        run_id = store.create_run(
-            goal=contract.goal,
-            workspace=str(workspace.root),
-            provider=model.name,
-            model=model.model,
-            contract=contract.model_dump_json(),
-        )
+        run_id, previous = _create_run(store, contract, model, conversation_id)
         notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
         gate = Gate(policy, approver, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
+        assembler = _assembler(assembly, contract, toolbox, previous)
+        spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
         run = Run(
             contract,
             run_id,
             store=store,
             provider=model,
             toolbox=toolbox,
-            assembler=_assembler(assembly, contract, toolbox),
-            observer=observer,
+            assembler=assembler,
+            observer=fan_out(observer, spans),
             pricer=pricer,
         )
+        if previous is not None and previous.snapshot is not None:
+            # Files the user (or anything) changed between turns are refreshed (§3 rule 3).
+            run.notify_changed(previous.snapshot.ledger.known_paths())
     except BaseException:
         await model.aclose()
         raise
     return Session(run, model)
+
+
+def _create_run(
+    store: Store, contract: TaskContract, model: Provider, conversation_id: int | None
+) -> tuple[int, FollowUp | None]:
+    """The run row, the next turn of ``conversation_id`` when given (checked first)."""
+    previous = None
+    if conversation_id is not None:
+        previous = follow_up(store, conversation_id, contract.root)
+    run_id = store.create_run(
+        goal=contract.goal,
+        workspace=str(contract.root),
+        provider=model.name,
+        model=model.model,
+        contract=contract.model_dump_json(),
+        conversation_id=conversation_id,
+    )
+    return run_id, previous
+
+
+def _continue(assembler: Assembler, previous: FollowUp, goal: str) -> None:
+    """The run continues its conversation's context: the follow-up's goal a new user turn."""
+    if not isinstance(assembler, BoundedAssembler):
+        raise ConfigError("a follow-up needs the bounded assembly")
+    assembler.turn = previous.turn
+    if previous.snapshot is not None:
+        text = follow_up_text(goal, previous.turn)
+        assembler.continue_from(previous.snapshot, previous.turn, text)
 
 
 def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:
@@ -212,16 +247,23 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
     return make_provider(provider, key)
 
 
-def _assembler(assembly: Assembly, contract: TaskContract, toolbox: Toolbox) -> Assembler:
+def _assembler(
+    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, previous: FollowUp | None
+) -> Assembler:
+    """The run's assembler; a follow-up's continues ``previous`` (its conversation so far)."""
     if assembly == "naive":
-        return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
-    return BoundedAssembler(
-        contract,
-        toolbox.schemas,
-        memory=toolbox.memory,
-        workspace=toolbox.workspace,
-        gate=toolbox.gate,
-    )
+        assembler: Assembler = NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
+    else:
+        assembler = BoundedAssembler(
+            contract,
+            toolbox.schemas,
+            memory=toolbox.memory,
+            workspace=toolbox.workspace,
+            gate=toolbox.gate,
+        )
+    if previous is not None:
+        _continue(assembler, previous, contract.goal)
+    return assembler
 
 
 def _first_problem(exc: ValidationError) -> str:

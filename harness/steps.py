@@ -43,9 +43,11 @@ def decision(reply: Reply, verified: bool | None) -> str:
     return "stop"
 
 
-def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> StepRecord:
+def step_record(
+    run_id: int, done: StepDone, earlier: Sequence[TraceEvent], context: str | None = None
+) -> StepRecord:
     """The step as the store keeps it; ``earlier`` are events noted since the last step
-    (changes on disk)."""
+    (changes on disk); ``context``: the run's context snapshot after it (§11)."""
     turn, reply, results = done.turn, done.reply, done.results
     return StepRecord(
         run_id=run_id,
@@ -67,6 +69,7 @@ def step_record(run_id: int, done: StepDone, earlier: Sequence[TraceEvent]) -> S
         edits=[w for r in results for w in r.writes],
         recalls=turn.recalled,
         prefix_chars=turn.emission.prefix_chars,
+        context=context,
     )
 
 

@@ -74,6 +74,10 @@ class Runs(Protocol):
         """Files changed through the editor or a revert: every run they are in is told."""
         ...
 
+    def telemetry_status(self) -> dict[str, Any] | None:
+        """Spans ended, exported and dropped (None: no OpenTelemetry export)."""
+        ...
+
 
 class CommandHost(RunHost, Protocol):
     @property

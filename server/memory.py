@@ -1,7 +1,8 @@
 """``harness.memory.*``: the operator's view of what the agent remembers (§4, §7).
 
 Results are exactly what ``harness memory … --json`` prints for the same store (§8.1):
-a note, an array of notes, a write result, ``{"deleted", "note"}`` and ``{"deleted"}``.
+a note, an array of notes, a write result, ``{"deleted", "note"}`` and ``{"deleted",
+"pinned"}`` (``harness.memory.clear``; ``keepPinned`` as ``--keep-pinned``).
 ``scope`` is ``workspace`` (the default: the workspace folder's canonical path, or
 ``workspaceFolder``'s) or ``global``. A missing note is a NotFound error, as the CLI's exit 1.
 """
@@ -16,7 +17,7 @@ from harness.errors import MemoryInputError
 from harness.memory.text import GLOBAL, check_key
 from server.commands import Command
 from server.errors import InvalidParams, NotFound
-from server.params import KeyParams, PinParams, ScopeParams, WriteParams
+from server.params import ClearParams, KeyParams, PinParams, ScopeParams, WriteParams
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -93,9 +94,17 @@ def memory_write(host: CommandHost, params: WriteParams) -> dict[str, Any]:
     return result.to_json()
 
 
-def memory_clear(host: CommandHost, params: ScopeParams) -> dict[str, Any]:
+def memory_clear(host: CommandHost, params: ClearParams) -> dict[str, Any]:
+    """``{deleted, pinned}`` as ``harness memory clear --yes [--keep-pinned] --json``:
+    ``pinned`` counts the pinned notes among the deleted (0 with ``keepPinned``)."""
     scope = scope_of(host, params)
-    return {"deleted": host.store().memory_clear(scope)}
+    store = host.store()
+    if params.keep_pinned:
+        doomed = [n.key for n in store.memory_list(scope) if not n.pinned]
+        deleted = sum(1 for key in doomed if store.memory_delete(scope, key) is not None)
+        return {"deleted": deleted, "pinned": 0}
+    pinned = sum(1 for n in store.memory_list(scope) if n.pinned)
+    return {"deleted": store.memory_clear(scope), "pinned": pinned}
 
 
 COMMANDS: list[Command[Any]] = [
@@ -104,7 +113,7 @@ COMMANDS: list[Command[Any]] = [
     Command("harness.memory.delete", KeyParams, memory_delete),
     Command("harness.memory.pin", PinParams, memory_pin),
     Command("harness.memory.write", WriteParams, memory_write),
-    Command("harness.memory.clear", ScopeParams, memory_clear),
+    Command("harness.memory.clear", ClearParams, memory_clear),
 ]
 
 __all__ = ["COMMANDS", "label", "scope_of"]

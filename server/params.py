@@ -83,6 +83,10 @@ class ScopeParams(Params):
     workspace_folder: Folder | None = None
 
 
+class ClearParams(ScopeParams):
+    keep_pinned: bool = False
+
+
 class KeyParams(ScopeParams):
     key: Key
 
@@ -179,6 +183,7 @@ def _json_type(value: object) -> str:
 
 
 __all__ = [
+    "ClearParams",
     "ContextBudgetParams",
     "KeyParams",
     "Params",

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from harness.contract import TaskContract
     from harness.report import StepSummary
     from harness.session import Session
+    from harness.telemetry.export import Telemetry
     from server.host import RunHost
     from server.params import RunParams
     from server.settings import Settings
@@ -73,6 +74,8 @@ class RunManager:
         self._active: dict[int, ActiveRun] = {}
         self._last_budget: dict[str, Any] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._telemetry: Telemetry | None = None
+        self._telemetry_read = False  # the configuration is read once, at the first run
 
     # -- starting and stopping ---------------------------------------------------------
 
@@ -108,6 +111,7 @@ class RunManager:
             view_dir=host.store_path().parent / "approvals",
             inline=declares_inline(host.lsp.client_capabilities),
         )
+        telemetry = await self._exporting()
         session = await open_session(
             contract_for(params, settings, root),
             store=host.store,
@@ -118,6 +122,7 @@ class RunManager:
             guard=EditorGuard(host.documents, root),
             observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
             prices=settings.model_prices,
+            telemetry=telemetry,
         )
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting
@@ -173,6 +178,23 @@ class RunManager:
             active.session.run.cancel()
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=grace_s)
+        if self._telemetry is not None:  # the runs' last spans, flushed within a bound
+            await asyncio.to_thread(self._telemetry.shutdown)
+
+    async def _exporting(self) -> Telemetry | None:
+        """The process's OpenTelemetry export (§12), started at the first run when the
+        environment or the user config names an endpoint (off the event loop: it imports
+        the SDK)."""
+        if not self._telemetry_read:
+            from harness.telemetry import start_telemetry
+
+            self._telemetry_read = True
+            self._telemetry = await asyncio.to_thread(start_telemetry, dict(os.environ))
+        return self._telemetry
+
+    def telemetry_status(self) -> dict[str, Any] | None:
+        """What the export did so far (None: off, or no run yet)."""
+        return self._telemetry.stats().to_json() if self._telemetry is not None else None
 
     # -- what commands read --------------------------------------------------------------
 

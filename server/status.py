@@ -1,6 +1,7 @@
 """``harness.status``: everything a client that starts after a run needs to restore its
 status bar — the active runs, the last budget, memory counts against their caps, the store,
-the settings in effect and the watched folders."""
+the settings in effect, the watched folders, and what the OpenTelemetry export did (spans
+ended, exported, dropped; null when off)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:
         "workspaceFolders": [
             {"path": str(root), "watching": host.watching(root)} for root in roots
         ],
+        "telemetry": host.runs.telemetry_status(),
     }
 
 

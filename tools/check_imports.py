@@ -1,6 +1,7 @@
 """The import contract, checked on the syntax tree (run by ``make lint``):
 
-- ``harness`` never imports ``server``, ``pygls`` or ``lsprotocol``;
+- ``harness`` never imports ``server``, ``pygls``, ``lsprotocol`` or ``acp`` (the Agent
+  Client Protocol package), and in ``server`` only ``server/acp`` imports ``acp``;
 - context, memory, store, policy, ledger and workspace never import the provider or httpx;
 - no import cycles among the modules of ``harness`` and ``server``, counting every import
   in a file: at the top, inside functions (lazy imports) and under ``TYPE_CHECKING``.
@@ -19,7 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("harness", "server")
-FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol")
+FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol", "acp")
+ACP_FRONT = ("server", "acp")  # the one package that speaks ACP (§13)
 PROVIDER_FREE = ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
 PROVIDER_MODULES = ("harness.provider", "httpx", "httpx_sse")
 
@@ -92,6 +94,13 @@ def violations(root: Path = ROOT) -> list[str]:
                 problems.append(f"{rel}:{line}: harness must not import {module}")
             if provider_free and _matches(module, PROVIDER_MODULES):
                 problems.append(f"{rel}:{line}: {parts[1]} must not import {module}")
+    for path in sorted((root / "server").rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[:2] == ACP_FRONT:
+            continue
+        for line, module in dict.fromkeys(imported_modules(path)):
+            if _matches(module, ("acp",)):
+                problems.append(f"{rel}:{line}: only server/acp may import {module}")
     return problems
 
 

@@ -1,5 +1,5 @@
 """The ``harness`` command line: ``run``, ``memory``, ``trace``, ``revert``, ``trust``,
-``demo``, ``lsp``. ``harness`` alone (or a command group alone, ``harness memory``) prints
+``demo``, ``lsp``, ``acp``. ``harness`` alone (or a command group alone, ``harness memory``) prints
 its help.
 
 Exit status: 0 for ``success``/``finished``, 1 for any other outcome (or "not found"),
@@ -20,7 +20,7 @@ from harness.errors import ConfigError, StoreError
 
 
 def build_parser() -> Parser:
-    from harness.cli import demo, memory, revert, run, trace, trust
+    from harness.cli import acp, demo, memory, revert, run, trace, trust
 
     parser = Parser(
         prog="harness",
@@ -37,6 +37,7 @@ def build_parser() -> Parser:
     demo.register(sub)
     lsp = sub.add_parser("lsp", help="start the language server on stdio")
     lsp.set_defaults(func=_lsp)
+    acp.register(sub)
     return parser
 
 

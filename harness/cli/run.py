@@ -13,7 +13,7 @@ import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -44,7 +44,11 @@ from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
 from harness.report import RunResult
 from harness.session import Session, build_contract, open_session
 from harness.store import Store
+from harness.telemetry import start_telemetry
 from harness.watch import Watcher
+
+if TYPE_CHECKING:
+    from harness.telemetry.export import Telemetry
 
 WIRES = ("transcript", "flat")
 
@@ -206,11 +210,20 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
 def command(args: argparse.Namespace) -> int:
     where = choose_workspace(args.workspace)
     contract = build_contract(args.goal, where.root, contract_overrides(args))
-    return asyncio.run(_execute(args, contract, provider_config(args), where))
+    telemetry = start_telemetry(os.environ)
+    try:
+        return asyncio.run(_execute(args, contract, provider_config(args), where, telemetry))
+    finally:
+        if telemetry is not None:  # after the result is printed; bounded (§12)
+            telemetry.shutdown()
 
 
 async def _execute(
-    args: argparse.Namespace, contract: TaskContract, config: ProviderConfig, where: WorkspaceChoice
+    args: argparse.Namespace,
+    contract: TaskContract,
+    config: ProviderConfig,
+    where: WorkspaceChoice,
+    telemetry: Telemetry | None,
 ) -> int:
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     opened: list[Store] = []
@@ -230,6 +243,7 @@ async def _execute(
             ),
             observer=observer,
             memory=not args.no_memory,
+            telemetry=telemetry,
         )
         observer.model = _model_words(session)
         result = await _watched(

@@ -78,6 +78,16 @@ class BoundedContext(Sender[State]):
         )
         return self._pend(emission, s)
 
+    @property
+    def sent(self) -> State:
+        """The state as of the last emission sent."""
+        return self._sent
+
+    def resume(self, state: State) -> None:
+        """Continue from ``state`` (a conversation's earlier turn, §11): the next emission
+        is measured against the request it left."""
+        self._sent, self._pending, self._messages = state, None, {}
+
     def commit(self, emission: Emission) -> None:
         """``emission`` was sent: record its refresh entries, refreshes and confirmations
         in the ledger and measure the next turn against it."""

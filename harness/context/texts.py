@@ -62,8 +62,8 @@ def verb(kind: str) -> str:
 
 
 def named(obs: Observation) -> str:
-    """``the read at step 3``."""
-    return f"the {verb(obs.kind)} at step {obs.step}"
+    """``the read at step 3`` (``… at step 3 of turn 1`` for an earlier turn's, §11)."""
+    return f"the {verb(obs.kind)} at {obs.at}"
 
 
 def unchanged_stub(obs: Observation, earlier: Observation) -> str:
@@ -75,12 +75,15 @@ def unchanged_stub(obs: Observation, earlier: Observation) -> str:
 def replaces_text(obs: Observation, victims: list[Observation]) -> str:
     """Rule 2: ``obs``'s text with its header naming what it replaces:
     ``[read src/a.py] (replaces the read at step 3)``."""
-    steps = sorted({v.step for v in victims})
+    steps = sorted({(v.turn or 1 << 30, v.step) for v in victims})
     if len(victims) == 1:
         what = named(victims[0])
-    else:
+    elif all(v.turn is None for v in victims):
         at = "step" if len(steps) == 1 else "steps"
-        what = f"the {verb(obs.kind)}s at {at} {', '.join(map(str, steps))}"
+        what = f"the {verb(obs.kind)}s at {at} {', '.join(str(s) for _, s in steps)}"
+    else:
+        places = dict.fromkeys(v.at for v in sorted(victims, key=lambda v: v.seq))
+        what = f"the {verb(obs.kind)}s at {', '.join(places)}"
     head, sep, rest = obs.text.partition("\n")
     if not (head.startswith("[") and head.endswith("]")):
         return f"{label(obs)} (replaces {what})\n{obs.text}"

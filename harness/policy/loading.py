@@ -38,6 +38,7 @@ USER_LAYER = "user"
 WORKSPACE_LAYER = "workspace"
 EDITOR_LAYER = "editor"
 EDITOR_SOURCE = "editor settings (policy)"
+TELEMETRY_KEY = "telemetry"  # the user config's [telemetry] table (harness.telemetry reads it)
 
 _SANDBOX_RANK = {SandboxMode.OFF: 0, SandboxMode.AUTO: 1, SandboxMode.REQUIRED: 2}
 
@@ -107,6 +108,11 @@ def parse_layer(
         raise ConfigError(
             f"{source}: `{TRUSTED_KEY}` is read only from the user config "
             f"({default_user_config()}); a policy file cannot trust folders"
+        )
+    if TELEMETRY_KEY in data:
+        raise ConfigError(
+            f"{source}: `[{TELEMETRY_KEY}]` is read only from the user config "
+            f"({default_user_config()}); a policy file cannot send runs anywhere"
         )
     try:
         spec = _LayerSpec.model_validate(dict(data))
@@ -296,6 +302,7 @@ def _read_user_config(path: Path) -> tuple[LayerConfig, tuple[Path, ...]]:
     source = f"user config {path}"
     data = _read_toml(path)
     trusted = parse_trusted(data.pop(TRUSTED_KEY), source) if TRUSTED_KEY in data else ()
+    data.pop(TELEMETRY_KEY, None)  # harness.telemetry's, not a policy table
     return parse_layer(data, source, name=USER_LAYER), trusted
 
 
@@ -312,6 +319,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 __all__ = [
     "EDITOR_LAYER",
+    "TELEMETRY_KEY",
     "USER_LAYER",
     "WORKSPACE_LAYER",
     "LayerConfig",

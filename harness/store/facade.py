@@ -41,12 +41,25 @@ from harness.store.memory import (
     write_note,
 )
 from harness.store.notes import insert_recalls, select_note, select_notes, select_recalls, usage
-from harness.store.records import EditRow, RunRow, RunTrace, StepDetail, StepRecord, StepRow
+from harness.store.records import (
+    ConversationRow,
+    EditRow,
+    RunRow,
+    RunTrace,
+    StepDetail,
+    StepRecord,
+    StepRow,
+)
 from harness.store.runs import (
     finish_run,
     insert_run,
+    latest_run,
     mark_interrupted,
     orphaned_runs,
+    save_context,
+    select_context,
+    select_conversation,
+    select_conversations,
     select_run,
     select_runs,
 )
@@ -100,9 +113,17 @@ class Store(Closing):
     # -- the trace: writing ------------------------------------------------------------------
 
     def create_run(
-        self, *, goal: str, workspace: str, provider: str, model: str, contract: str
+        self,
+        *,
+        goal: str,
+        workspace: str,
+        provider: str,
+        model: str,
+        contract: str,
+        conversation_id: int | None = None,
     ) -> int:
-        """A new run, owned by this process (pid, start time, host: §5)."""
+        """A new run, owned by this process (pid, start time, host: §5); the next turn of
+        ``conversation_id``, else a conversation of its own (§11)."""
         with self._db.transaction() as conn:
             return insert_run(
                 conn,
@@ -111,7 +132,34 @@ class Store(Closing):
                 provider=provider,
                 model=model,
                 contract=contract,
+                conversation_id=conversation_id,
             )
+
+    def save_context(self, run_id: int, step: int, state: str) -> None:
+        with self._db.transaction() as conn:
+            save_context(conn, run_id, step, redact(state))
+
+    def run_context(self, run_id: int) -> str | None:
+        """The run's context snapshot as of its last committed step (None: none kept)."""
+        with self._db.reading():
+            return select_context(self._db.conn, run_id)
+
+    def conversation_runs(self, conversation_id: int) -> list[RunRow]:
+        """The runs of a conversation, turn by turn."""
+        with self._db.reading():
+            return select_conversation(self._db.conn, conversation_id)
+
+    def conversations(
+        self, workspaces: Sequence[str] | None, limit: int = 20
+    ) -> list[ConversationRow]:
+        """The conversations of ``workspaces`` (None: of every workspace), newest first."""
+        with self._db.reading():
+            return select_conversations(self._db.conn, workspaces, limit)
+
+    def latest_run(self, workspace: str) -> int | None:
+        """The workspace's newest run, if any (``harness run --continue``)."""
+        with self._db.reading():
+            return latest_run(self._db.conn, workspace)
 
     def record_attempt(self, run_id: int, step: int, attempt: Attempt) -> None:
         with self._db.transaction() as conn:

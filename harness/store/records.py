@@ -45,6 +45,7 @@ class StepRecord:
     edits: Sequence[FileWrite] = ()
     recalls: Sequence[tuple[str, str]] = field(default_factory=tuple)  # (scope, key)
     prefix_chars: int | None = None  # characters shared with the previous request (§8.1)
+    context: str | None = None  # the run's context snapshot after the step (JSON), if kept
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,28 @@ class RunRow:
     started_at: str
     finished_at: str | None
     error: str | None
+    conversation_id: int | None = None  # the conversation's first run (§11)
+    turn: int = 1
 
     def to_json(self) -> dict[str, Any]:
         return camel_json(self, leave_out=("provider", "model", "error"))
+
+
+@dataclass(frozen=True)
+class ConversationRow:
+    """One conversation of a workspace (``harness.conversations``): its first run's id and
+    goal, how many runs it has, the last run's outcome, the tokens of all, and the times."""
+
+    conversation_id: int
+    goal: str
+    runs: int
+    last_outcome: str | None
+    spent_tokens: int
+    started_at: str
+    finished_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return camel_json(self)
 
 
 @dataclass(frozen=True)

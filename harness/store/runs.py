@@ -4,24 +4,42 @@ reading runs back, and marking the runs whose process died as ``interrupted`` (Â
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from harness.redact import redact
 from harness.store.base import now_iso
 from harness.store.connection import Connection
 from harness.store.owner import ProcessOwner, author, current_owner, is_gone
-from harness.store.records import RunRow
+from harness.store.records import ConversationRow, RunRow
 from harness.types import Outcome, RunEnd
 
 
 def insert_run(
-    conn: Connection, *, goal: str, workspace: str, provider: str, model: str, contract: str
+    conn: Connection,
+    *,
+    goal: str,
+    workspace: str,
+    provider: str,
+    model: str,
+    contract: str,
+    conversation_id: int | None = None,
 ) -> int:
+    """A run row; a follow-up of ``conversation_id`` takes the conversation's next turn, a
+    first run is its own conversation at turn 1."""
     owner = current_owner()
+    turn = 1
+    if conversation_id is not None:
+        row = conn.execute(
+            "SELECT MAX(turn) FROM runs WHERE conversation_id = ?", (conversation_id,)
+        ).fetchone()
+        if row is None or row[0] is None:
+            raise ValueError(f"no conversation {conversation_id}")
+        turn = int(row[0]) + 1
     cur = conn.execute(
         "INSERT INTO runs (goal, workspace, provider, model, contract, started_at,"
-        " owner_pid, owner_started, owner_host, author)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " owner_pid, owner_started, owner_host, conversation_id, turn, author)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             redact(goal),
             workspace,
@@ -32,10 +50,15 @@ def insert_run(
             owner.pid,
             owner.started,
             owner.host,
+            conversation_id,
+            turn,
             author(),
         ),
     )
-    return int(cur.fetchone()[0])
+    run_id = int(cur.fetchone()[0])
+    if conversation_id is None:
+        conn.execute("UPDATE runs SET conversation_id = id WHERE id = ?", (run_id,))
+    return run_id
 
 
 def finish_run(conn: Connection, run_id: int, end: RunEnd) -> None:
@@ -82,11 +105,63 @@ def mark_interrupted(conn: Connection, run_id: int, owner: ProcessOwner) -> bool
 
 
 _RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "spent_tokens")
-_RUN_TIMES = ("started_at", "finished_at", "error")
+_RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn")
 
 
 def run_row(r: Any) -> RunRow:
     return RunRow(run_id=r["id"], **{name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)})
+
+
+def select_conversation(conn: Connection, conversation_id: int) -> list[RunRow]:
+    rows = conn.execute(
+        "SELECT * FROM runs WHERE conversation_id = ? ORDER BY turn, id", (conversation_id,)
+    )
+    return [run_row(r) for r in rows.fetchall()]
+
+
+def select_conversations(
+    conn: Connection, workspaces: Sequence[str] | None, limit: int
+) -> list[ConversationRow]:
+    """The conversations whose first run is in one of ``workspaces`` (None: all), newest
+    (by their latest run) first."""
+    where = ""
+    args: tuple[str, ...] = ()
+    if workspaces is not None:
+        where = f"WHERE f.workspace IN ({', '.join('?' for _ in workspaces)})"
+        args = tuple(workspaces)
+    rows = conn.execute(
+        "SELECT f.id, f.goal, f.started_at, COUNT(r.id), SUM(r.spent_tokens), MAX(r.id)"
+        " FROM runs f JOIN runs r ON r.conversation_id = f.id"
+        f" {where} GROUP BY f.id, f.goal, f.started_at ORDER BY MAX(r.id) DESC LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    found = []
+    for first, goal, started, count, spent, last in rows:
+        outcome, finished = conn.execute(
+            "SELECT outcome, finished_at FROM runs WHERE id = ?", (last,)
+        ).fetchone()
+        found.append(
+            ConversationRow(first, goal, count, outcome, int(spent or 0), started, finished)
+        )
+    return found
+
+
+def latest_run(conn: Connection, workspace: str) -> int | None:
+    row = conn.execute("SELECT MAX(id) FROM runs WHERE workspace = ?", (workspace,)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def save_context(conn: Connection, run_id: int, step: int, state: str) -> None:
+    """Replace the run's context snapshot (portable SQL: no upsert)."""
+    conn.execute("DELETE FROM run_context WHERE run_id = ?", (run_id,))
+    conn.execute(
+        "INSERT INTO run_context (run_id, step, state) VALUES (?, ?, ?)", (run_id, step, state)
+    )
+
+
+def select_context(conn: Connection, run_id: int) -> str | None:
+    row = conn.execute("SELECT state FROM run_context WHERE run_id = ?", (run_id,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def select_runs(conn: Connection, limit: int, workspace: str | None = None) -> list[RunRow]:
@@ -107,9 +182,14 @@ def select_run(conn: Connection, run_id: int) -> RunRow | None:
 __all__ = [
     "finish_run",
     "insert_run",
+    "latest_run",
     "mark_interrupted",
     "orphaned_runs",
     "run_row",
+    "save_context",
+    "select_context",
+    "select_conversation",
+    "select_conversations",
     "select_run",
     "select_runs",
 ]

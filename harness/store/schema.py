@@ -217,6 +217,21 @@ MIGRATIONS: list[str] = [
     UPDATE memory SET origin = (SELECT workspace FROM runs WHERE runs.id = memory.run_id)
         WHERE scope = 'global' AND run_id IS NOT NULL;
     """,
+    # 6: conversations (§11). A run belongs to a conversation (the id of its first run) at a
+    # turn (1 for the first run); runs from before are each their own conversation. A run's
+    # context snapshot (the ledger and what its last request sent, JSON) is replaced at each
+    # committed step, so a follow-up — in another process, after a crash — continues it.
+    """
+    ALTER TABLE runs ADD COLUMN conversation_id INTEGER;
+    ALTER TABLE runs ADD COLUMN turn INTEGER NOT NULL DEFAULT 1;
+    UPDATE runs SET conversation_id = id WHERE conversation_id IS NULL;
+    CREATE INDEX runs_conversation ON runs(conversation_id, turn);
+    CREATE TABLE run_context (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        state TEXT NOT NULL
+    );
+    """,
     IDENTITY,
 ]
 

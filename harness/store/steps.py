@@ -18,6 +18,7 @@ from harness.store.base import now_iso
 from harness.store.connection import Connection
 from harness.store.edits import confirm_edits
 from harness.store.records import StepDetail, StepRecord, StepRow
+from harness.store.runs import save_context
 from harness.types import Attempt, ContextCounts, TraceEvent
 
 UNSAVED_REFUSED = "unsaved_refused"  # the event a write refused for unsaved buffers leaves
@@ -112,6 +113,8 @@ def insert_step(conn: Connection, rec: StepRecord) -> None:
         ),
     )
     _insert_observations(conn, rec)
+    if rec.context is not None:
+        save_context(conn, rec.run_id, rec.step, redact(rec.context))
     insert_events(conn, rec.run_id, rec.step, rec.events)
     now = now_iso()
     _insert_policy(conn, rec, now)

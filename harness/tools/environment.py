@@ -3,7 +3,8 @@ looks like a secret.
 
 Removed: every variable the harness reads a key from; every variable whose name contains
 (case-insensitively) ``KEY``, ``TOKEN``, ``SECRET``, ``PASSWORD``, ``PASSWD``,
-``CREDENTIAL`` or ``AUTH``, ends in ``_PAT`` or is ``DATABASE_URL``; every variable whose
+``CREDENTIAL`` or ``AUTH``, ends in ``_PAT`` or is ``DATABASE_URL`` or an OTLP exporter's
+``…_HEADERS`` (a collector's credentials); every variable whose
 value is a URL with a password (``scheme://user:pass@host``); and every variable whose value
 holds a key registered with ``harness.redact`` (whatever its name). A few well-known names
 that only look secret (``GIT_AUTHOR_NAME``…) are kept unless their value gives them away.
@@ -21,7 +22,16 @@ KEY_VARIABLES = frozenset(
     {"HARNESS_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"}
 )
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
-SECRET_NAMES = frozenset({"DATABASE_URL"})
+# OTLP export headers carry a collector's credentials (§12)
+SECRET_NAMES = frozenset(
+    {
+        "DATABASE_URL",
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+        "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
+    }
+)
 SECRET_SUFFIXES = ("_PAT",)
 # Names that contain a secret word but hold nothing secret; their values are still checked.
 HARMLESS = frozenset(

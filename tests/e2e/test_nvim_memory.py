@@ -88,9 +88,13 @@ def test_the_memory_float_lists_deletes_pins_and_adds(
         nvim.wait("require('harness.memory').window() == nil")
 
         # :HarnessMemoryClear asks (1: keep them, 2: delete them), and also deletes pinned notes
-        nvim.type(":HarnessMemoryClear<CR>1<CR>")
+        nvim.type(":HarnessMemoryClear<CR>")
+        nvim.wait_prompt()  # after it counted the notes
+        nvim.type("1<CR>")
         nvim.wait_message("nothing deleted")
-        nvim.type(":HarnessMemoryClear<CR>2<CR>")
+        nvim.type(":HarnessMemoryClear<CR>")
+        nvim.wait_prompt()
+        nvim.type("2<CR>")
         nvim.wait_message("deleted 1 note")
         assert notes(nvim) == []
 

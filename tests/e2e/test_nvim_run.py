@@ -77,7 +77,7 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(tmp_path: Path, fake_llm: M
                 "filesChanged": ["calc.py"],
             },
         )
-        assert len("harness: " + narrow) <= room and narrow.endswith(" (:HarnessTrace 1)"), narrow
+        assert len("harness: " + narrow) <= room and narrow.endswith(" (:Harness)"), narrow
         assert narrow.startswith("run 1 finished · Fix"), "the summary comes before the counts"
 
 

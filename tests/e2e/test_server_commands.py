@@ -71,10 +71,15 @@ async def test_memory_commands_return_what_the_cli_returns(
     before = await cli("memory", "get", "build", *w)
     deleted = await client.command("harness.memory.delete", {"key": "build"})
     assert deleted == {"deleted": 1, "note": before}
-    assert await client.command("harness.memory.clear") == {"deleted": 1}
+    await client.command("harness.memory.write", {"key": "k", "value": "v", "pinned": True})
+    await client.command("harness.memory.write", {"key": "tmp", "value": "gone soon"})
+    kept = await client.command("harness.memory.clear", {"keepPinned": True})
+    assert kept == {"deleted": 2, "pinned": 0}  # as `memory clear --keep-pinned --json`
+    assert [n["key"] for n in await cli("memory", "list", *w)] == ["k"]
+    assert await client.command("harness.memory.clear") == {"deleted": 1, "pinned": 1}
     assert await cli("memory", "list", *w) == []
     cleared = await client.command("harness.memory.clear", {"scope": "global"})
-    assert cleared == {"deleted": 1}
+    assert cleared == {"deleted": 1, "pinned": 0}
 
 
 async def test_trace_commands_return_what_the_cli_returns(

@@ -91,3 +91,18 @@ def test_the_product_has_no_cycles_and_keeps_the_layering() -> None:
     assert check.cycles(graph) == []
     assert check.violations() == []
     assert "harness.loop" in graph and "server.app" in graph
+
+
+def test_only_server_acp_speaks_the_agent_client_protocol(tmp_path: Path) -> None:
+    root = tree(
+        tmp_path,
+        {
+            "harness/cli.py": "import acp\n",
+            "server/conversation.py": "from acp import schema\n",
+            "server/acp/agent.py": "from acp import run_agent\n",
+        },
+    )
+    assert check.violations(root) == [
+        "harness/cli.py:1: harness must not import acp",
+        "server/conversation.py:1: only server/acp may import acp",
+    ]

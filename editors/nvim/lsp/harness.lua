@@ -19,6 +19,7 @@ return {
   handlers = {
     ['harness/budget'] = handler('harness/budget'),
     ['harness/runFinished'] = handler('harness/runFinished'),
+    ['harness/runEvent'] = handler('harness/runEvent'),
     ['harness/didWrite'] = handler('harness/didWrite'),
     ['window/showMessage'] = handler('window/showMessage'),
     ['window/showMessageRequest'] = handler('window/showMessageRequest'),

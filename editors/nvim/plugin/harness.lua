@@ -12,8 +12,27 @@ end
 local command = vim.api.nvim_create_user_command
 
 command('HarnessRun', function(o)
-  harness().run(o.args)
-end, { nargs = '*', desc = 'harness: run a task (asks for the goal when none is given)' })
+  harness().run(o.args, o.range > 0 and { line1 = o.line1, line2 = o.line2 } or nil)
+end, {
+  nargs = '*',
+  range = true,
+  desc = 'harness: run a task (asks for the goal when none is given; a range is attached)',
+})
+command('Harness', function(o)
+  harness().conversation(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'history', 'new' }
+  end,
+  desc = 'harness: toggle the conversation (history: pick an earlier one; new: start over)',
+})
+command('HarnessAsk', function(o)
+  harness().ask(o.args)
+end, { nargs = '+', desc = 'harness: say something in the conversation (a follow-up)' })
+command('HarnessChanges', function(o)
+  harness().changes(o.args ~= '' and o.args or nil)
+end, { nargs = '?', desc = 'harness: the files the conversation changed, in the quickfix list' })
 command('HarnessCancel', function()
   harness().cancel()
 end, { nargs = 0, desc = 'harness: cancel the run in progress' })
@@ -42,6 +61,18 @@ command('HarnessApprove', function()
   harness().approve()
 end, { nargs = 0, desc = 'harness: answer the approval the agent is waiting for' })
 
+-- :help harness right after installing (vim.pack, a plugin manager or a clone on the
+-- runtimepath): the help tags are generated when missing or older than the help file.
+do
+  local here = debug.getinfo(1, 'S').source:sub(2)
+  local doc = vim.fs.joinpath(vim.fs.dirname(vim.fs.dirname(here)), 'doc')
+  local help = vim.uv.fs_stat(vim.fs.joinpath(doc, 'harness.txt'))
+  local tags = vim.uv.fs_stat(vim.fs.joinpath(doc, 'tags'))
+  if help and (not tags or tags.mtime.sec < help.mtime.sec) and vim.uv.fs_access(doc, 'W') then
+    pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
+  end
+end
+
 local group = vim.api.nvim_create_augroup('harness', { clear = true })
 
 -- A file with no filetype gets no FileType event, so vim.lsp.enable() never sees it.
@@ -60,6 +91,7 @@ vim.api.nvim_create_autocmd('LspAttach', {
     local client = vim.lsp.get_client_by_id(args.data.client_id)
     if client and client.name == 'harness' then
       local state = require('harness.state')
+      state.remember(args.buf, client.id)
       if not state.get(client.id).attached then
         state.get(client.id).attached = true
         require('harness.events').refresh(client.id)

@@ -4,7 +4,7 @@
  * a `harness.trace.run` result into bars; `renderChart` draws them as SVG. Pure, unit-tested.
  */
 import { escapeHtml } from "./html";
-import { exact, percent, short } from "./format";
+import { exact, percent, short, toolLabel } from "./format";
 import type { TraceRun, TraceStepRow } from "./protocol";
 
 export interface Bar {
@@ -56,7 +56,7 @@ export function barOf(s: TraceStepRow): Bar {
     reread: count(s.reread),
     refused: count(s.refused),
     failed: count(s.failed),
-    tools: (s.toolCalls ?? []).map((c) => c.name),
+    tools: (s.toolCalls ?? []).map(toolLabel),
   };
 }
 

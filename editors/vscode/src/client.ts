@@ -14,15 +14,48 @@ import {
   type Executable,
   type LanguageClientOptions,
   type ServerOptions,
+  type StaticFeature,
 } from "vscode-languageclient/node";
 import { findServer, type Discovery } from "./discovery";
 import { handleMessages, plainProgress } from "./messages";
+import { announceMissing } from "./missingServer";
 import { plainText } from "./plainText";
-import { BUDGET, DID_WRITE, RUN_FINISHED, type Budget, type RunFinished } from "./protocol";
+import {
+  APPROVE,
+  BUDGET,
+  DID_WRITE,
+  RUN_EVENT,
+  RUN_FINISHED,
+  type ApproveParams,
+  type Budget,
+  type Decision,
+  type RunEvent,
+  type RunFinished,
+} from "./protocol";
 import { permittedValue, SECTION, serverSettings, type ReadSetting, type SettingKey } from "./settings";
 import { serverCommandGuard } from "./trust";
 
 export class ServerNotRunning extends Error {}
+
+/** Where `Harness: Set API Key` keeps the key (VS Code's SecretStorage). */
+export const API_KEY_SECRET = "harness.apiKey";
+/** The server reads the key from this variable of its own process before any other (SPEC §9). */
+export const API_KEY_ENV = "HARNESS_API_KEY";
+
+/** Who answers `harness/approve` (the conversation panel). */
+export type Approver = (params: ApproveParams) => Promise<Decision>;
+
+/** `experimental.harness.approvals` in `initialize`: the server then asks approvals with
+ * `harness/approve`, drawn inline in the conversation panel (SPEC §7). */
+const inlineApprovals: StaticFeature = {
+  fillClientCapabilities(capabilities) {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, harness: { approvals: true } };
+  },
+  initialize() {},
+  getState: () => ({ kind: "static" }),
+  clear() {},
+};
 
 /** The `harness.*` settings as they may be used: the user's own for what runs and where
  * data and keys go, a workspace's cost caps only in a trusted workspace (SPEC §10). */
@@ -70,6 +103,12 @@ export class HarnessClient implements vscode.Disposable {
   private readonly finishedEvents = new vscode.EventEmitter<RunFinished>();
   private readonly readyEvents = new vscode.EventEmitter<void>();
   private readonly missingEvents = new vscode.EventEmitter<Discovery & { found: false }>();
+  private readonly runEvents = new vscode.EventEmitter<RunEvent>();
+  /** The server's reason for a run that ended on an error, until its end is announced. */
+  private readonly runErrors = new Map<number, string>();
+  /** Why no server was found at the last start (the "Choose…" notification can come back). */
+  private missing: (Discovery & { found: false }) | undefined;
+  approver: Approver | undefined;
   /** Why the server is not running, when it is not. */
   problem: string | undefined = "The Harness language server is starting.";
 
@@ -78,8 +117,34 @@ export class HarnessClient implements vscode.Disposable {
   /** A new server process answered `initialize` (after every start and restart). */
   readonly onReady = this.readyEvents.event;
   readonly onMissing = this.missingEvents.event;
+  readonly onRunEvent = this.runEvents.event;
 
-  constructor(readonly output: vscode.LogOutputChannel) {}
+  constructor(
+    readonly output: vscode.LogOutputChannel,
+    private readonly secrets: vscode.SecretStorage,
+    private readonly extensionUri: vscode.Uri,
+  ) {}
+
+  /** The server's error for `runId`, once (it joins the run's end notification). */
+  takeRunError(runId: number): string | undefined {
+    const error = this.runErrors.get(runId);
+    this.runErrors.delete(runId);
+    return error;
+  }
+
+  /** A command needed the server and there is none: say why, with what fixes it ("Choose…"
+   * while none is found; "Show Log" when it failed to start). */
+  async explainNotRunning(): Promise<void> {
+    if (this.missing !== undefined) {
+      await announceMissing(this.extensionUri, this.missing, this);
+      return;
+    }
+    const pick = await vscode.window.showErrorMessage(
+      plainText(this.problem ?? "The Harness language server is not running."),
+      "Show Log",
+    );
+    if (pick) this.output.show(true);
+  }
 
   log(message: string): void {
     this.output.info(`[extension] ${message}`);
@@ -101,12 +166,14 @@ export class HarnessClient implements vscode.Disposable {
     const found = discover();
     if (!found.found) {
       this.problem = `${found.problem} Looked for: ${found.tried.join("; ")}.`;
+      this.missing = found;
       this.log(this.problem);
       this.missingEvents.fire(found);
       return;
     }
+    this.missing = undefined;
     this.log(`starting ${found.command} (found through ${found.source})`);
-    const client = this.create(found.command);
+    const client = this.create(found.command, await this.secrets.get(API_KEY_SECRET));
     this.client = client;
     this.serverCommand = found.command;
     try {
@@ -121,9 +188,12 @@ export class HarnessClient implements vscode.Disposable {
     }
   }
 
-  private create(command: string): LanguageClient {
+  private create(command: string, apiKey: string | undefined): LanguageClient {
     const cwd = folderPaths()[0];
-    const run: Executable = { command, args: [], transport: TransportKind.stdio, options: { cwd } };
+    // The stored key reaches the server as an environment variable of its process: never in
+    // a setting, on disk, or in the LSP traffic (which VS Code can trace to the output).
+    const env = apiKey ? { ...process.env, [API_KEY_ENV]: apiKey } : undefined;
+    const run: Executable = { command, args: [], transport: TransportKind.stdio, options: { cwd, env } };
     const serverOptions: ServerOptions = { run, debug: run };
     const clientOptions: LanguageClientOptions = {
       // Every file, so the server knows which buffers hold unsaved changes (SPEC §6.5).
@@ -144,7 +214,12 @@ export class HarnessClient implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("harness", "Harness", serverOptions, clientOptions);
-    handleMessages(client);
+    client.registerFeature(inlineApprovals);
+    handleMessages(client, (runId, error) => this.runErrors.set(runId, error));
+    client.onRequest(APPROVE, (p: ApproveParams) =>
+      this.approver ? this.approver(p).then((decision) => ({ decision })) : null,
+    );
+    client.onNotification(RUN_EVENT, (e: RunEvent) => this.runEvents.fire(e));
     // Running after our start and after the client's own restart of a crashed server.
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) this.readyEvents.fire();
@@ -184,6 +259,11 @@ export class HarnessClient implements vscode.Disposable {
     return (await client.sendRequest(ExecuteCommandRequest.type, { command: name, arguments: [args] })) as T;
   }
 
+  /** Start the server again (a new key): its runs end with it. */
+  async restart(): Promise<void> {
+    await this.start();
+  }
+
   private async stopNow(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -207,6 +287,7 @@ export class HarnessClient implements vscode.Disposable {
     this.finishedEvents.dispose();
     this.readyEvents.dispose();
     this.missingEvents.dispose();
+    this.runEvents.dispose();
   }
 }
 

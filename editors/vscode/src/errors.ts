@@ -1,7 +1,7 @@
 /** Command handlers never throw into VS Code: a failure becomes one clear error message. */
-import * as vscode from "vscode";
 import { message, ServerNotRunning, type HarnessClient } from "./client";
-import { plainText } from "./plainText";
+import { MessageType } from "vscode-languageclient/node";
+import { notify } from "./messages";
 
 export function guarded<A extends unknown[]>(
   client: HarnessClient,
@@ -14,11 +14,11 @@ export function guarded<A extends unknown[]>(
     } catch (error) {
       client.log(`${name}: ${message(error)}`);
       if (error instanceof ServerNotRunning) {
-        const pick = await vscode.window.showErrorMessage(plainText(error.message), "Show Log");
-        if (pick) client.output.show(true);
+        await client.explainNotRunning();
         return;
       }
-      void vscode.window.showErrorMessage(plainText(`Harness: ${message(error)}`));
+      // A user's mistake (a setting, a run already going) in VS Code's words.
+      void notify(MessageType.Error, `Harness: ${message(error)}`);
     }
   };
 }

@@ -14,7 +14,10 @@ import { announceMissing } from "./missingServer";
 import { Revert } from "./revert";
 import { Runs } from "./runs";
 import { SECTION } from "./settings";
-import { BudgetItem } from "./statusBar";
+import { BudgetItem, SHOW_APPROVAL } from "./statusBar";
+import { setApiKey } from "./apiKey";
+import { TextsProvider } from "./changes";
+import { ConversationPanel } from "./panel";
 import { StatusModel } from "./statusModel";
 import { TraceView } from "./traceView";
 import { trustFolder } from "./trust";
@@ -35,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
 function wire(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Harness", { log: true });
-  const harness = new HarnessClient(output);
+  const harness = new HarnessClient(output, context.secrets, context.extensionUri);
   client = harness;
   const model = new StatusModel();
   const item = new BudgetItem(model);
@@ -49,6 +52,8 @@ function wire(context: vscode.ExtensionContext): void {
   );
   const runs = new Runs(harness, model, item, context.workspaceState, { showTrace, revertRun });
   const memory = new Memory(harness, () => void runs.refreshStatus());
+  const texts = new TextsProvider();
+  const panel = new ConversationPanel(harness, model, item, context.workspaceState, context.extensionUri, texts);
   const command = (id: string, name: string, fn: () => Promise<unknown>): vscode.Disposable =>
     vscode.commands.registerCommand(id, guarded(harness, name, fn));
 
@@ -59,6 +64,11 @@ function wire(context: vscode.ExtensionContext): void {
     trace,
     ...runs.wire(),
     ...trace.wire(),
+    ...panel.wire(),
+    texts.register(),
+    command("harness.setApiKey", "Set API Key", () => setApiKey(context.secrets, harness)),
+    command("harness.newConversation", "New Conversation", () => panel.newConversation()),
+    command(SHOW_APPROVAL, "Show Approval", () => panel.showApproval()),
     harness.onMissing((missing) => void announceMissing(context.extensionUri, missing, harness)),
     command("harness.runTask", "Run Task", () => runs.runTask()),
     command("harness.cancelRun", "Cancel Run", () => runs.cancelRun()),

@@ -4,6 +4,7 @@
  */
 import { pickText, plainText } from "./plainText";
 import type { Budget, Note, RunFinished } from "./protocol";
+import { vscodeWords } from "./words";
 
 const UNITS: [number, string][] = [
   [1e9, "B"],
@@ -174,6 +175,78 @@ export function runFinishedMessage(f: RunFinished): string {
     parts.push(f.filesChanged.length ? `Changed: ${fileList(f.filesChanged)}.` : "No files changed.");
   }
   return plainText(parts.join(" "));
+}
+
+/** What a tool call touched, for a row or a column: its path, command, pattern or key. */
+export function toolTarget(args: unknown): string {
+  if (typeof args !== "object" || args === null) return "";
+  const a = args as Record<string, unknown>;
+  if (Array.isArray(a.argv)) return a.argv.map(String).join(" ");
+  for (const key of ["path", "pattern", "query", "key", "url"]) {
+    if (typeof a[key] === "string") return a[key];
+  }
+  return "";
+}
+
+/** "edit_file src/a.py", "exec python -m pytest", "finish". */
+export function toolLabel(call: { name: string; arguments: unknown }): string {
+  const target = toolTarget(call.arguments);
+  return target ? `${call.name} ${oneLine(target, 80)}` : call.name;
+}
+
+/** "$0.0123", "$1.24": dollars, with the precision a small run needs. */
+export function dollars(usd: number): string {
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  return `$${usd.toPrecision(3).replace(/\.?0+$/, "")}`;
+}
+
+/** "1 denied, 2 refused, 1 failed" — the tool calls that did not go through (or ""). */
+export function callCounts(f: Pick<RunFinished, "denied" | "refused" | "failed">): string {
+  const parts = [
+    f.denied ? `${exact(f.denied)} denied` : "",
+    f.refused ? `${exact(f.refused)} refused` : "",
+    f.failed ? `${exact(f.failed)} failed` : "",
+  ].filter(Boolean);
+  return parts.join(", ");
+}
+
+export interface EndNotice {
+  text: string;
+  severity: "info" | "warning" | "error";
+  /** A setting the text names ("Open Settings"). */
+  setting?: string;
+}
+
+/**
+ * The one notification at a run's end (SPEC §10, §11): outcome, steps, tokens and dollars,
+ * the calls denied/refused/failed, summary, files. `error` is the server's reason for a
+ * run that ended on an error (its "run N ended" message), in VS Code's words.
+ */
+export function endNotice(f: RunFinished, error?: string): EndNotice {
+  const cost = typeof f.costUsd === "number" ? ` (${dollars(f.costUsd)})` : "";
+  const head =
+    f.outcome === "provider_error" && error !== undefined
+      ? `Harness run ${f.runId} could not reach the model`
+      : `Harness run ${f.runId} ${outcomeSentence(f.outcome)} after ${plural(f.steps, "step")} and ${exact(f.spentTokens)} tokens${cost}`;
+  const parts: string[] = [];
+  let setting: string | undefined;
+  if (error !== undefined) {
+    const said = vscodeWords(error.replace(/^[a-z_]+: /, ""));
+    setting = said.setting;
+    parts.push(`${head}: ${said.text.replace(/;\s*check/, " — check")}.`);
+  } else {
+    parts.push(`${head}.`);
+  }
+  const counts = callCounts(f);
+  if (counts) parts.push(`${counts}.`);
+  if (f.summary) parts.push(`“${oneLine(f.summary, 300)}”`);
+  if (Array.isArray(f.filesChanged)) {
+    parts.push(f.filesChanged.length ? `Changed: ${fileList(f.filesChanged)}.` : "No files changed.");
+  }
+  const severity = error !== undefined ? "error" : isGoodOutcome(f.outcome) && !counts ? "info" : "warning";
+  const notice: EndNotice = { text: plainText(parts.join(" ")), severity };
+  if (setting !== undefined) notice.setting = setting;
+  return notice;
 }
 
 /** A memory note as a QuickPick row: label, description (kind, pin, run/step, scope), detail. */

@@ -19,6 +19,26 @@ import {
   type ShowMessageRequestParams,
 } from "vscode-languageclient/node";
 import { plainText } from "./plainText";
+import { runEndedMessage, vscodeWords } from "./words";
+
+export const OPEN_SETTINGS = "Open Settings";
+
+/** The Settings editor on one setting (`harness.provider.baseUrl`). */
+export function openSetting(id: string): Thenable<unknown> {
+  return vscode.commands.executeCommand("workbench.action.openSettings", id);
+}
+
+/** A server text in VS Code's words, with "Open Settings" when it names a setting. */
+export async function notify(type: MessageType, message: string, ...extra: string[]): Promise<string | undefined> {
+  const said = vscodeWords(message);
+  const buttons = said.setting ? [OPEN_SETTINGS, ...extra] : extra;
+  const pick = await shower(type)(plainText(said.text), ...buttons.map((title) => ({ title })));
+  if (pick?.title === OPEN_SETTINGS && said.setting) await openSetting(said.setting);
+  return pick?.title;
+}
+
+/** Where the server's "run N ended OUTCOME: ERROR" goes: into that run's end notification. */
+export type RunErrorSink = (runId: number, error: string) => void;
 
 type Show = (message: string, ...items: MessageActionItem[]) => Thenable<MessageActionItem | undefined>;
 
@@ -28,9 +48,15 @@ function shower(type: MessageType): Show {
   return vscode.window.showInformationMessage;
 }
 
-/** `window/showMessage`: a notification of the message as plain text. */
-export function showMessage(params: ShowMessageParams): void {
-  void shower(params.type)(plainText(params.message));
+/** `window/showMessage`: a notification of the message as plain text, in VS Code's words;
+ * a run's error is kept for its end notification (one notification per run end). */
+export function showMessage(params: ShowMessageParams, runError?: RunErrorSink): void {
+  const ended = runEndedMessage(params.message);
+  if (ended !== undefined && runError !== undefined) {
+    runError(ended.runId, ended.error);
+    return;
+  }
+  void notify(params.type, params.message);
 }
 
 /** `window/showMessageRequest`: the same, with the server's buttons; the answer is the
@@ -48,7 +74,7 @@ export const plainProgress: Middleware["handleWorkDoneProgress"] = (token, param
 };
 
 /** Our handlers for the client's messages (call before `client.start()`). */
-export function handleMessages(client: LanguageClient): void {
-  client.onNotification(ShowMessageNotification.type, showMessage);
+export function handleMessages(client: LanguageClient, runError: RunErrorSink): void {
+  client.onNotification(ShowMessageNotification.type, (p: ShowMessageParams) => showMessage(p, runError));
   client.onRequest(ShowMessageRequest.type, showMessageRequest);
 }

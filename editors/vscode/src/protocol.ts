@@ -11,6 +11,10 @@
 export const BUDGET = "harness/budget";
 export const RUN_FINISHED = "harness/runFinished";
 export const DID_WRITE = "harness/didWrite";
+/** SPEC §11: every run's events, in order. */
+export const RUN_EVENT = "harness/runEvent";
+/** Server → client request for a client declaring `experimental.harness.approvals`. */
+export const APPROVE = "harness/approve";
 
 /** The server's own command ids (`workspace/executeCommand`). */
 export const Cmd = {
@@ -28,6 +32,10 @@ export const Cmd = {
   traceStep: "harness.trace.step",
   revert: "harness.run.revert",
   trust: "harness.trust",
+  events: "harness.run.events",
+  changes: "harness.run.changes",
+  revertFile: "harness.run.revertFile",
+  conversations: "harness.conversations",
 } as const;
 
 /**
@@ -49,6 +57,8 @@ export interface Budget {
   reportedPromptTokens?: number | null;
   cachedPromptTokens?: number | null;
   prefixChars?: number | null;
+  costUsd?: number | null;
+  cachedCostUsd?: number | null;
 }
 
 /** `harness/runFinished`, and the run object of §8.1. */
@@ -59,6 +69,11 @@ export interface RunFinished {
   spentTokens: number;
   summary?: string | null;
   filesChanged?: string[] | null;
+  conversationId?: number | null;
+  costUsd?: number | null;
+  refused?: number | null;
+  denied?: number | null;
+  failed?: number | null;
 }
 
 export interface ActiveRunStatus {
@@ -186,4 +201,66 @@ export interface RevertResult {
   deleted?: number;
   refused?: number;
   failed?: number;
+}
+
+/** `harness/approve` (SPEC §7): what is asked; answered `{decision}`. */
+export interface ApproveParams {
+  runId: number;
+  step: number;
+  callId: string;
+  act: string;
+  target: string;
+  command?: string | null;
+  diff?: string | null;
+  filesWritten?: string[];
+  options?: string[];
+}
+
+export type Decision = "allow" | "allowRun" | "deny";
+
+/** `harness/runEvent` (SPEC §11), and the items of `harness.run.events`. */
+interface EventBase {
+  runId: number;
+  conversationId: number;
+  seq: number;
+  step: number;
+}
+export type RunEvent = EventBase &
+  (
+    | { kind: "user"; text: string }
+    | { kind: "text"; delta: string }
+    | { kind: "toolCall"; callId: string; name: string; arguments: unknown; target?: string | null }
+    | {
+        kind: "approval";
+        callId: string;
+        act: string;
+        target: string;
+        command?: string | null;
+        diff?: string | null;
+        decision?: string | null;
+      }
+    | { kind: "toolResult"; callId: string; status: string; why?: string | null; summary?: string | null }
+    | ({ kind: "budget" } & Omit<Budget, "runId">)
+    | ({ kind: "end" } & Omit<RunFinished, "runId">)
+  );
+
+/** One file of `harness.run.changes`. */
+export interface FileChange {
+  path: string;
+  /** added, modified or deleted. */
+  status: string;
+  before: string | null;
+  after: string | null;
+  runIds?: number[];
+}
+
+/** One row of `harness.conversations`. */
+export interface ConversationRow {
+  conversationId: number;
+  goal: string;
+  runs: number;
+  lastOutcome: string | null;
+  spentTokens: number;
+  startedAt?: string | null;
+  finishedAt?: string | null;
 }

@@ -4,9 +4,11 @@
  * files changed; Show Trace, Revert).
  */
 import * as vscode from "vscode";
-import { currentSettings, type HarnessClient } from "./client";
+import { MessageType } from "vscode-languageclient/node";
+import { currentSettings, message, settingReader, ServerNotRunning, type HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
-import { exact, isGoodOutcome, oneLine, runFinishedMessage } from "./format";
+import { endNotice, exact, oneLine } from "./format";
+import { notify, OPEN_SETTINGS, openSetting } from "./messages";
 import { pickText } from "./plainText";
 import { Cmd, type RunFinished, type Status } from "./protocol";
 import { SECTION } from "./settings";
@@ -14,6 +16,13 @@ import type { BudgetItem } from "./statusBar";
 import type { StatusModel } from "./statusModel";
 
 const LAST_GOAL = "harness.lastGoal";
+const TRY_AGAIN = "Try Again";
+
+/** `verify` for `harness.run`: the `harness.verify` setting (argv), when set. */
+export function verifyArg(): { verify?: string[] } {
+  const v = settingReader()("verify");
+  return Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string") ? { verify: v } : {};
+}
 
 /**
  * The goal, in an input box that offers the last one and says what budget the run gets
@@ -102,19 +111,40 @@ export class Runs {
     }
   }
 
-  async runTask(): Promise<void> {
+  /** `draft`: a goal typed before a failure, offered again (never thrown away). */
+  async runTask(draft?: string): Promise<void> {
     const folder = await pickFolder("Run the task in which folder?");
     if (!folder) return;
-    const goal = await askGoal(folder, this.state.get<string>(LAST_GOAL, ""));
+    const goal = await askGoal(folder, draft ?? this.state.get<string>(LAST_GOAL, ""));
     if (goal === undefined || !goal.trim()) return;
     await this.state.update(LAST_GOAL, goal);
-    const { runId } = await this.client.command<{ runId: number }>(Cmd.run, {
-      goal,
-      workspaceFolder: folderArg(folder),
-    });
+    let runId: number;
+    try {
+      ({ runId } = await this.client.command<{ runId: number }>(Cmd.run, {
+        goal,
+        workspaceFolder: folderArg(folder),
+        ...verifyArg(),
+      }));
+    } catch (error) {
+      await this.runFailed(error, goal);
+      return;
+    }
     this.client.log(`run ${runId} started in ${folder.uri.fsPath}: ${oneLine(goal, 120)}`);
     this.model.runStarted(runId);
     this.item.render();
+  }
+
+  /** Harness: Run Task failed to start: say why in VS Code's words, with what fixes it
+   * ("Choose…" for a missing server, "Open Settings"), then offer the same goal again. */
+  private async runFailed(error: unknown, goal: string): Promise<void> {
+    this.client.log(`Run Task: ${message(error)}`);
+    if (error instanceof ServerNotRunning) {
+      await this.client.explainNotRunning();
+      if (this.client.running) await this.runTask(goal);
+      return;
+    }
+    const pick = await notify(MessageType.Error, `Harness: ${message(error)}`, TRY_AGAIN);
+    if (pick === TRY_AGAIN) await this.runTask(goal);
   }
 
   async cancelRun(): Promise<void> {
@@ -155,12 +185,18 @@ export class Runs {
   }
 
   private async announce(f: RunFinished): Promise<void> {
-    const text = runFinishedMessage(f);
-    const buttons = ["Show Trace"];
+    const notice = endNotice(f, this.client.takeRunError(f.runId));
+    const buttons = notice.setting ? [OPEN_SETTINGS, "Show Trace"] : ["Show Trace"];
     // Revert only when the run changed something (or the server does not say).
     if (!Array.isArray(f.filesChanged) || f.filesChanged.length > 0) buttons.push("Revert");
-    const show = isGoodOutcome(f.outcome) ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    const pick = await show(text, ...buttons);
+    const show =
+      notice.severity === "info"
+        ? vscode.window.showInformationMessage
+        : notice.severity === "warning"
+          ? vscode.window.showWarningMessage
+          : vscode.window.showErrorMessage;
+    const pick = await show(notice.text, ...buttons);
+    if (pick === OPEN_SETTINGS && notice.setting) await openSetting(notice.setting);
     if (pick === "Show Trace") await this.actions.showTrace(f.runId);
     if (pick === "Revert") await this.actions.revertRun(f.runId);
   }

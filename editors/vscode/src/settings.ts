@@ -27,6 +27,7 @@ export const DEFAULTS = {
   "contextBudget.share": 0.5,
   "contextBudget.lowWater": 0.6,
   contextWire: "transcript",
+  verify: [] as readonly string[],
 } as const;
 
 export type SettingKey = keyof typeof DEFAULTS;
@@ -56,6 +57,10 @@ export const COST_CAPS: ReadonlySet<SettingKey> = new Set([
   "contextBudget.lowWater",
 ]);
 
+/** What runs to check the work (`verify`, argv): like the caps, a workspace's value only
+ * when the workspace is trusted. */
+export const TRUSTED_ONLY: ReadonlySet<SettingKey> = new Set([...COST_CAPS, "verify"]);
+
 /** The layers of one setting, as `WorkspaceConfiguration.inspect` gives them. */
 export interface Layers {
   defaultValue?: unknown;
@@ -77,7 +82,7 @@ export function permittedValue(
 ): unknown {
   const user = layers?.globalValue ?? layers?.defaultValue;
   if (USER_ONLY.has(key)) return user;
-  if (COST_CAPS.has(key) && !trusted) return user;
+  if (TRUSTED_ONLY.has(key) && !trusted) return user;
   return resolved;
 }
 

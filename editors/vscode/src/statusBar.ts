@@ -3,6 +3,8 @@ import * as vscode from "vscode";
 import type { StatusModel } from "./statusModel";
 
 export const STATUS_ITEM_ID = "harness.budget";
+/** Reveals the waiting approval in the panel (registered by the extension, not contributed). */
+export const SHOW_APPROVAL = "harness.showApproval";
 
 export class BudgetItem implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -18,6 +20,7 @@ export class BudgetItem implements vscode.Disposable {
   render(): void {
     const view = this.model.view();
     this.item.text = view.text;
+    this.item.command = view.approval ? SHOW_APPROVAL : "harness.showTrace";
     this.item.tooltip = view.tooltip;
     this.item.backgroundColor = view.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
     this.item.color = view.warning ? new vscode.ThemeColor("statusBarItem.warningForeground") : undefined;

@@ -3,7 +3,7 @@
  * the notes count before any run, spent/budget and request/ceiling while a run is active,
  * the same with the run's outcome after it (until the next run starts). Pure: no `vscode`.
  */
-import { budgetText, budgetTooltip, ICON, idleText, idleTooltip, isWarning, type NotesCount } from "./format";
+import { budgetText, budgetTooltip, ICON, idleText, idleTooltip, isWarning, oneLine, type NotesCount } from "./format";
 import type { ActiveRunStatus, Budget, RunFinished, Status } from "./protocol";
 import { plainText } from "./plainText";
 
@@ -11,6 +11,16 @@ export interface StatusView {
   text: string;
   tooltip: string;
   warning: boolean;
+  /** An approval waits: clicking the item shows it (else it opens the trace). */
+  approval: boolean;
+}
+
+/** An approval the server asked (`harness/approve`), until answered. */
+export interface Waiting {
+  runId: number;
+  callId: string;
+  act: string;
+  target: string;
 }
 
 interface Finished {
@@ -25,6 +35,16 @@ export class StatusModel {
   /** The run shown while several are active: the one heard from last. */
   private current: number | undefined;
   private finished: Finished | undefined;
+  private readonly waiting: Waiting[] = [];
+
+  approvalWaiting(w: Waiting): void {
+    this.waiting.push(w);
+  }
+
+  approvalAnswered(runId: number, callId: string): void {
+    const i = this.waiting.findIndex((w) => w.runId === runId && w.callId === callId);
+    if (i >= 0) this.waiting.splice(i, 1);
+  }
 
   /** A run this window started: it takes the item over at once. */
   runStarted(runId: number): void {
@@ -83,6 +103,20 @@ export class StatusModel {
   }
 
   view(): StatusView {
+    const ask = this.waiting[0];
+    if (ask !== undefined) {
+      const more = this.waiting.length > 1 ? ` (+${this.waiting.length - 1})` : "";
+      return {
+        text: `$(bell) approval waiting · ${plainText(oneLine(`${ask.act} ${ask.target}`, 48))}${more}`,
+        tooltip: `Harness run ${ask.runId} waits for your answer: ${plainText(oneLine(`${ask.act} ${ask.target}`, 300))}.\nClick to answer it in the Harness panel.`,
+        warning: true,
+        approval: true,
+      };
+    }
+    return { ...this.runView(), approval: false };
+  }
+
+  private runView(): Omit<StatusView, "approval"> {
     if (this.current !== undefined) {
       const b = this.active.get(this.current);
       if (b === undefined) {

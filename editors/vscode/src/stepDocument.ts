@@ -3,6 +3,7 @@
  * message), the tool calls, the full unelided results and the context/policy events.
  * Also the virtual document URI path of a step. Pure, unit-tested.
  */
+import { toolLabel } from "./format";
 import type { StepDetail } from "./protocol";
 
 export const SCHEME = "harness-trace";
@@ -39,13 +40,19 @@ function message(m: unknown, i: number): string {
 
 export function stepDocument(d: StepDetail): string {
   const prompt = Array.isArray(d.prompt) ? d.prompt : [d.prompt];
-  const out = [`# Harness run ${d.runId} · step ${d.step}`, "", "## Prompt as sent", ""];
-  prompt.forEach((m, i) => out.push(message(m, i), ""));
-  out.push("## Tool calls", "");
+  const out = [
+    `# Harness run ${d.runId} · step ${d.step}`,
+    "",
+    "In this document: tool calls, results, then the prompt as sent (and the step's events).",
+    "",
+    "## Tool calls",
+    "",
+  ];
   const calls = d.toolCalls ?? [];
   if (calls.length === 0) out.push("(none)");
-  for (const c of calls) out.push(`- ${c.name} ${JSON.stringify(c.arguments)}`);
-  out.push("", "## Results (full, unelided)", "", d.result || "(none)", "");
+  for (const c of calls) out.push(`- ${toolLabel(c)} ${JSON.stringify(c.arguments)}`);
+  out.push("", "## Results (full, unelided)", "", d.result || "(none)", "", "## Prompt as sent", "");
+  prompt.forEach((m, i) => out.push(message(m, i), ""));
   const events = d.events ?? [];
   if (events.length) {
     out.push("## Events", "");

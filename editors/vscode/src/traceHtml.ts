@@ -4,7 +4,7 @@
  * string from the store is escaped here. Pure, unit-tested.
  */
 import { chartData, renderChart } from "./chart";
-import { exact, fileList, oneLine, outcomeShort, percent, short } from "./format";
+import { exact, fileList, oneLine, outcomeShort, percent, plural, short, toolLabel } from "./format";
 import { escapeHtml as h } from "./html";
 import type { RunSummary, TraceRun, TraceStepRow } from "./protocol";
 
@@ -30,13 +30,14 @@ svg.chart .tick, svg.chart .axis-label { fill: var(--vscode-descriptionForegroun
 svg.chart .request { fill: var(--vscode-charts-blue, #3794ff); }
 svg.chart .cached { fill: var(--vscode-charts-green, #89d185); }
 svg.chart .ceiling { fill: none; stroke: var(--vscode-charts-red, #f14c4c); stroke-width: 1.5; stroke-dasharray: 4 3; }
-svg.chart .mark.stubbed { fill: var(--vscode-charts-yellow, #cca700); }
+svg.chart .mark.stubbed { fill: var(--vscode-charts-purple, #b180d7); }
 svg.chart .mark.reread { fill: var(--vscode-charts-orange, #d18616); }
 svg.chart .bar { cursor: pointer; } svg.chart .bar:hover .request, svg.chart .bar:focus .request { opacity: 0.75; }
 .legend span { margin-right: 14px; white-space: nowrap; } .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: middle; }
 .swatch.request { background: var(--vscode-charts-blue, #3794ff); } .swatch.cached { background: var(--vscode-charts-green, #89d185); }
 .swatch.ceiling { height: 0; border-top: 2px dashed var(--vscode-charts-red, #f14c4c); }
-.swatch.stubbed { background: var(--vscode-charts-yellow, #cca700); } .swatch.reread { background: var(--vscode-charts-orange, #d18616); }
+svg.swatch-mark { width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
+svg.swatch-mark .mark.stubbed { fill: var(--vscode-charts-purple, #b180d7); } svg.swatch-mark .mark.reread { fill: var(--vscode-charts-orange, #d18616); }
 table.steps { border-collapse: collapse; width: 100%; margin-top: 8px; }
 table.steps th, table.steps td { text-align: right; padding: 3px 8px; border-bottom: 1px solid var(--vscode-panel-border, #444); }
 table.steps th:nth-child(2), table.steps td:nth-child(2) { text-align: left; }
@@ -87,7 +88,7 @@ export function runsHtml(runs: readonly RunSummary[], selected?: number): string
     const outcome = r.outcome === null ? "running" : outcomeShort(r.outcome);
     return (
       `<button class="${cls}" data-run="${r.runId}"><strong>#${r.runId}</strong> ${h(outcome)} · ` +
-      `${exact(r.steps)} steps · ${short(r.spentTokens)} tokens` +
+      `${plural(r.steps, "step")} · ${short(r.spentTokens)} tokens` +
       `<span class="goal" title="${h(r.goal)}">${h(oneLine(r.goal, 80))}</span></button>`
     );
   });
@@ -102,7 +103,7 @@ function cachedCell(s: TraceStepRow): string {
 }
 
 function stepRow(s: TraceStepRow): string {
-  const tools = (s.toolCalls ?? []).map((c) => c.name).join(", ") || oneLine(s.decision ?? "", 40) || "—";
+  const tools = (s.toolCalls ?? []).map(toolLabel).join(", ") || oneLine(s.decision ?? "", 40) || "—";
   const n = (v: number | null | undefined): string => (typeof v === "number" ? exact(v) : "—");
   return (
     `<tr class="step" data-step="${s.step}" tabindex="0"><td>${s.step}</td><td>${h(tools)}</td>` +
@@ -116,8 +117,8 @@ const LEGEND =
   `<p class="legend"><span><i class="swatch request"></i>request tokens (estimated)</span>` +
   `<span><i class="swatch cached"></i>cached share</span>` +
   `<span><i class="swatch ceiling"></i>ceiling</span>` +
-  `<span><i class="swatch stubbed"></i>stubbed</span>` +
-  `<span><i class="swatch reread"></i>re-read</span></p>`;
+  `<span><svg class="swatch-mark" viewBox="0 0 10 10"><rect class="mark stubbed" x="1.5" y="1.5" width="7" height="7"/></svg>stubbed</span>` +
+  `<span><svg class="swatch-mark" viewBox="0 0 10 10"><path class="mark reread" d="M1 9 l4 -7 l4 7 z"/></svg>re-read</span></p>`;
 
 export function runHtml(trace: TraceRun): string {
   const r = trace.run;
@@ -125,7 +126,7 @@ export function runHtml(trace: TraceRun): string {
   const parts = [
     `<h1>Run ${r.runId} · ${h(outcome)}</h1>`,
     `<p class="goal">${h(r.goal)}</p>`,
-    `<p class="muted">${exact(r.steps)} steps · ${exact(r.spentTokens)} tokens · ${h(r.workspace)}</p>`,
+    `<p class="muted">${plural(r.steps, "step")} · ${exact(r.spentTokens)} tokens · ${h(r.workspace)}</p>`,
   ];
   if (r.summary) parts.push(`<p class="summary">“${h(r.summary)}”</p>`);
   if (Array.isArray(r.filesChanged)) {

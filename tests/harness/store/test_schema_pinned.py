@@ -28,8 +28,9 @@ PINNED = {
     3: "56a38a8f9c2239c7595ebd300504495c59b92d71c92de70016b73a46f62117ab",
     4: "e219bcd21ee3fc4dce1c9e1e9a2ac652ac328d946ed3acbcb5bf4034180fe1d1",
     5: "d008bc5b71741cd4fc0bdc3bc0b42f7abf20cdd1422bed954e26319ce1024b20",
-    # portable identity and authorship (schema.IDENTITY; "8" once 6 and 7 are merged before it)
-    6: "6685defa02b09f0131b21ef2f1eb2868ecc0eea2a8b84386ab5ff4cd0e61d3b5",
+    6: "3afc66020db99ca6d94e66041b32b55ae0a85267017c7fb68ff5d335e6e4d401",
+    # portable identity and authorship (schema.IDENTITY; "8" once conv-events' 7 is before it)
+    7: "2c6f0c395f0a0925b0b2bee743db49bdd9026bac91fe3728d692d441fc06b864",
 }
 STORES = Path(__file__).parent / "stores"
 

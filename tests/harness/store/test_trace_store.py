@@ -245,7 +245,14 @@ def test_trace_show_has_every_8_1_field(store: Store) -> None:
     assert trace is not None
     shape = trace.to_json()
     assert list(shape) == ["run", "steps"]
-    assert list(shape["run"]) == [*RUN_KEYS, "finishedAt", "summary", "filesChanged"]
+    assert list(shape["run"]) == [
+        *RUN_KEYS,
+        "finishedAt",
+        "conversationId",
+        "turn",
+        "summary",
+        "filesChanged",
+    ]
     assert shape["run"]["summary"] == "Renamed calc_total; tests pass."
     assert shape["run"]["filesChanged"] == ["src/b.py", "a.py", "c/d.py"]
     first, second, third = shape["steps"]
@@ -262,7 +269,7 @@ def test_trace_show_has_every_8_1_field(store: Store) -> None:
     assert third["said"] == "Renamed calc_total; tests pass."
     # `trace runs` keeps exactly its fields.
     [row] = store.list_runs()
-    assert list(row.to_json()) == [*RUN_KEYS, "finishedAt"]
+    assert list(row.to_json()) == [*RUN_KEYS, "finishedAt", "conversationId", "turn"]
     assert store.run_steps(run) == list(trace.steps)
     assert store.run_trace(run + 1) is None
     store.close()

@@ -6,8 +6,9 @@
 --- lost the text, and `1⏎` would have allowed a command. Here the request opens a float in
 --- the top-right corner that does NOT take focus (it cannot be entered by accident: it is
 --- not focusable), the statusline and a message say an answer is wanted, and the run waits.
---- Only `:HarnessApprove` (or your mapping of it) focuses the float; there `a`, `r`, `d`
---- answer and `q`/<Esc> go back, leaving the request pending. Digits and <CR> answer
+--- Only `:HarnessApprove` (or your mapping of it) focuses the float; there `a`, `A`, `d`
+--- answer (so do they on the approval's lines in the conversation buffer, `:Harness`)
+--- and `q`/<Esc> go back, leaving the request pending. Digits and <CR> answer
 --- nothing. A request the run no longer needs (cancelled, finished) is dropped.
 local config = require('harness.config')
 local notify = require('harness.notify')
@@ -29,7 +30,7 @@ local queue = {} ---@type harness.Approval[]
 local ui = { win = nil, buf = nil, focused = false, prev = nil, reopening = false } ---@type table
 local last_id = 0
 
-local FIXED_KEYS = { ['Allow'] = 'a', ['Allow for this run'] = 'r', ['Deny'] = 'd' }
+local FIXED_KEYS = { ['Allow'] = 'a', ['Allow for this run'] = 'A', ['Deny'] = 'd' }
 local RESERVED = { q = true }
 
 --- A letter for each action: the fixed ones for the server's titles, else the first free
@@ -141,7 +142,7 @@ local function open(item)
     style = 'minimal',
     border = config.options.border,
     title = ' harness: approval needed' .. more .. ' ',
-    footer = ui.focused and ' a/r/d answer · q later ' or ' :HarnessApprove to answer ',
+    footer = ui.focused and ' a/A/d answer · q later ' or ' :HarnessApprove to answer ',
     footer_pos = 'right',
     focusable = ui.focused,
     zindex = 200,
@@ -228,11 +229,33 @@ function M.answer(item, action)
   if not remove(item) then
     return
   end
-  leave_float()
+  if ui.focused then
+    leave_float()
+  else
+    render()
+  end
   counts()
   item.resume({ title = action.title })
   local run = item.run_id and ('run %d: '):format(item.run_id) or ''
   notify.info(notify.one_line(run .. action.title))
+end
+
+--- Answer `item` with the action of `key` (the conversation buffer's a/A/d).
+--- @param item harness.Approval
+--- @param key string
+function M.answer_key(item, key)
+  for _, k in ipairs(item.keys) do
+    if k.key == key then
+      M.answer(item, k.action)
+      return
+    end
+  end
+end
+
+--- The pending approvals themselves (oldest first), for the conversation buffer.
+--- @return harness.Approval[]
+function M.items()
+  return queue
 end
 
 --- `:HarnessApprove`: focus the float of the oldest pending approval.

@@ -18,31 +18,83 @@ local function with_folder(client, args)
   return args
 end
 
-local function start_run(goal)
-  rpc.with_client(function(client)
-    rpc.request(client, 'harness.run', with_folder(client, { goal = goal }), function(result)
+--- Start a run of `goal`; `opts.conversationId` makes it a follow-up, `opts.context`
+--- attaches what the user pointed at (`[{uri, range?}]`).
+--- @param goal string
+--- @param opts { conversationId: integer?, context: table[]?, client: vim.lsp.Client? }?
+function M.start_run(goal, opts)
+  opts = opts or {}
+  local function go(client)
+    local args = with_folder(client, { goal = goal })
+    args.conversationId = opts.conversationId
+    args.context = opts.context
+    rpc.request(client, 'harness.run', args, function(result)
       state.run_started(client.id, result.runId, goal)
+      require('harness.conversation').started(client.id, result, goal, opts.context)
       notify.info(notify.one_line(('run %d started: %s'):format(result.runId, goal)))
     end)
-  end)
+  end
+  if opts.client and not opts.client:is_stopped() then
+    go(opts.client)
+  else
+    rpc.with_client(go)
+  end
 end
 
---- :HarnessRun {goal} — asks for the goal when none is given.
+--- The selection of lines `line1`..`line2` of the current buffer, as harness.run's context.
+--- @param line1 integer
+--- @param line2 integer
+--- @return table[]
+function M.selection(line1, line2)
+  local last = vim.api.nvim_buf_get_lines(0, line2 - 1, line2, false)[1] or ''
+  return {
+    {
+      uri = vim.uri_from_bufnr(0),
+      range = {
+        start = { line = line1 - 1, character = 0 },
+        ['end'] = { line = line2 - 1, character = #last },
+      },
+    },
+  }
+end
+
+--- :HarnessRun {goal} — asks for the goal when none is given (offering the last one); a
+--- range (`:'<,'>HarnessRun`) attaches those lines.
 --- @param goal string?
-function M.run(goal)
+--- @param range { line1: integer, line2: integer }?
+function M.run(goal, range)
+  local opts = {}
+  if range then
+    opts.context = M.selection(range.line1, range.line2)
+  end
   goal = vim.trim(goal or '')
   if goal ~= '' then
-    start_run(goal)
+    M.start_run(goal, opts)
     return
   end
-  vim.ui.input({ prompt = 'Harness goal: ' }, function(answer)
+  local last = require('harness.conversation').current().last_goal
+  vim.ui.input({ prompt = 'Harness goal: ', default = last }, function(answer)
     answer = vim.trim(answer or '')
     if answer == '' then
       notify.info('no goal given: nothing started')
     else
-      start_run(answer)
+      M.start_run(answer, opts)
     end
   end)
+end
+
+--- :HarnessAsk {text} and the conversation's prompt line: a follow-up in the conversation
+--- shown (a new conversation when there is none).
+--- @param goal string
+function M.ask(goal)
+  goal = vim.trim(goal or '')
+  if goal == '' then
+    notify.info('nothing to ask: :HarnessAsk {text}')
+    return
+  end
+  local c = require('harness.conversation').current()
+  local client = c.client_id and vim.lsp.get_client_by_id(c.client_id)
+  M.start_run(goal, { conversationId = c.id, client = client or nil })
 end
 
 --- :HarnessCancel — the run in progress in this buffer's workspace.
@@ -87,29 +139,60 @@ function M.confirm(question, yes, no, on_yes, on_no)
   end)
 end
 
---- :HarnessMemoryClear [global] — after a confirmation.
+local function plural(n, what)
+  return ('%d %s%s'):format(n, what, n == 1 and '' or 's')
+end
+
+local function clear(client, scope, keep)
+  local args = with_folder(client, { scope = scope, keepPinned = keep and true or nil })
+  rpc.request(client, 'harness.memory.clear', args, function(r)
+    local pinned = tonumber(r.pinned) or 0
+    local said = 'deleted ' .. plural(r.deleted, 'note')
+    if keep then
+      said = said .. ('; kept %d pinned'):format(keep)
+    elseif pinned > 0 then
+      said = said .. (' (%d pinned)'):format(pinned)
+    end
+    notify.info(said)
+    require('harness.events').refresh(client.id)
+  end)
+end
+
+--- :HarnessMemoryClear [global] — says how many notes (and pinned ones) first, and can
+--- keep the pinned notes.
 --- @param scope string?
 function M.memory_clear(scope)
   scope = (scope and scope ~= '') and scope or 'workspace'
   rpc.with_client(function(client)
     local where = scope == 'global' and 'the global notes' or ('the notes of ' .. folder(client))
-    M.confirm(
-      ('Delete all %s (pinned ones too)?'):format(where),
-      'Yes, delete them',
-      'No, keep them',
-      function()
-        rpc.request(
-          client,
-          'harness.memory.clear',
-          with_folder(client, { scope = scope }),
-          function(r)
-            notify.info(('deleted %d %s'):format(r.deleted, r.deleted == 1 and 'note' or 'notes'))
-            require('harness.events').refresh(client.id)
-          end
+    rpc.request(
+      client,
+      'harness.memory.list',
+      with_folder(client, { scope = scope }),
+      function(notes)
+        local pinned = #vim.tbl_filter(function(n)
+          return n.pinned == true
+        end, notes)
+        if #notes == 0 then
+          notify.info('no notes to delete in ' .. where)
+          return
+        end
+        local no, all = 'No, keep them', ('Yes, delete all %d (%d pinned)'):format(#notes, pinned)
+        local keep = ('Delete the %d not pinned, keep the %d pinned'):format(
+          #notes - pinned,
+          pinned
         )
-      end,
-      function()
-        notify.info('nothing deleted')
+        local choices = pinned > 0 and pinned < #notes and { no, all, keep } or { no, all }
+        local prompt = ('Delete %s: %s (%d pinned)?'):format(where, plural(#notes, 'note'), pinned)
+        vim.ui.select(choices, { prompt = require('harness.text').plain(prompt) }, function(choice)
+          if choice == all then
+            clear(client, scope)
+          elseif choice == keep then
+            clear(client, scope, pinned)
+          else
+            notify.info('nothing deleted')
+          end
+        end)
       end
     )
   end)

@@ -12,29 +12,48 @@ local M = {}
 
 local GOOD = { success = true, finished = true }
 
---- "run 7 finished · Fixed add() · changed calc.py · 3 steps · 1.2k tokens", one line.
+--- "run 7 finished · Fixed add() · changed calc.py · 3 steps · 1.2k tokens", whole: every
+--- file changed, the refused/denied/failed calls and dollars where known.
 --- @param result table harness/runFinished
 --- @return string
-function M.announcement(result)
-  local parts = { ('run %s %s'):format(tostring(result.runId), tostring(result.outcome)) }
+function M.summary(result)
+  local parts = { ('run %s %s'):format(tostring(result.runId), notify.outcome(result.outcome)) }
   local summary = result.summary
   if type(summary) == 'string' and summary ~= '' then
     parts[#parts + 1] = summary
   end
   local files = result.filesChanged
   if type(files) == 'table' and #files > 0 then
-    local shown = vim.list_slice(files, 1, 3)
-    local more = #files > 3 and (' +%d more'):format(#files - 3) or ''
-    parts[#parts + 1] = 'changed ' .. table.concat(shown, ', ') .. more
+    parts[#parts + 1] = 'changed ' .. table.concat(files, ', ')
   end
-  parts[#parts + 1] = ('%s steps · %s tokens'):format(
+  local counts = {}
+  for _, what in ipairs({ 'refused', 'denied', 'failed' }) do
+    local n = tonumber(result[what])
+    if n and n > 0 then
+      counts[#counts + 1] = ('%d %s'):format(n, what)
+    end
+  end
+  if counts[1] then
+    parts[#parts + 1] = table.concat(counts, ', ')
+  end
+  local cost = tonumber(result.costUsd)
+  parts[#parts + 1] = ('%s steps · %s tokens%s'):format(
     tostring(result.steps),
-    statusline.tokens(result.spentTokens)
+    statusline.tokens(result.spentTokens),
+    cost and (' · $%.2f'):format(cost) or ''
   )
-  local text = table.concat(parts, ' · ')
+  return table.concat(parts, ' · ')
+end
+
+--- The end of a run in one line of the message area: M.summary, cut to fit, saying where
+--- the whole of it is.
+--- @param result table harness/runFinished
+--- @return string
+function M.announcement(result)
+  local text = M.summary(result)
   local line = notify.one_line(text)
   if line ~= text then -- cut: say where the whole of it is
-    local tail = (' (:HarnessTrace %s)'):format(tostring(result.runId))
+    local tail = ' (:Harness)'
     line = notify.one_line(text, math.max(20, notify.room() - #tail)) .. tail
   end
   return line
@@ -43,7 +62,13 @@ end
 function M.budget(_, params, ctx)
   if type(params) == 'table' then
     state.budget(ctx.client_id, params)
+    require('harness.conversation').budget(params)
   end
+end
+
+--- `harness/runEvent` (SPEC §11): drawn in the conversation buffer.
+function M.run_event(_, params, ctx)
+  require('harness.conversation').event(ctx.client_id, params)
 end
 
 function M.run_finished(_, result, ctx)
@@ -54,6 +79,7 @@ function M.run_finished(_, result, ctx)
   approval.drop(function(item)
     return item.client_id == ctx.client_id and item.run_id == result.runId
   end)
+  require('harness.conversation').finished(result)
   local level = GOOD[result.outcome] and vim.log.levels.INFO or vim.log.levels.WARN
   notify.show(M.announcement(result), level)
   M.refresh(ctx.client_id)
@@ -78,8 +104,8 @@ function M.show_message(_, params)
   if type(params) ~= 'table' then
     return vim.NIL
   end
-  local message = tostring(params.message or ''):gsub('^harness: ', '')
-  notify.show(message, MESSAGE_LEVELS[params.type] or vim.log.levels.INFO)
+  local message = notify.own_words(tostring(params.message or ''):gsub('^harness: ', ''))
+  notify.long(message, MESSAGE_LEVELS[params.type] or vim.log.levels.INFO)
   return vim.NIL
 end
 
@@ -109,6 +135,7 @@ function M.handlers()
   return {
     ['harness/budget'] = M.budget,
     ['harness/runFinished'] = M.run_finished,
+    ['harness/runEvent'] = M.run_event,
     ['harness/didWrite'] = M.did_write,
     ['window/showMessage'] = M.show_message,
     ['window/showMessageRequest'] = approval.ask,

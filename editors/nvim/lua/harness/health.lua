@@ -40,6 +40,83 @@ local function ask_server(argv, root)
   return require('harness.probe').ask(argv, root, config.server_settings())
 end
 
+--- `scheme`, `host`, `port` of an http(s) URL; nil when it is not one.
+--- @param url string
+function M.parse_url(url)
+  local scheme, rest = url:match('^(https?)://([^/?#]+)')
+  if not scheme then
+    return nil
+  end
+  local host, port = rest:match('^%[([^%]]+)%]:?(%d*)$')
+  if not host then
+    host, port = rest:match('^([^:]+):?(%d*)$')
+  end
+  if not host or host == '' then
+    return nil
+  end
+  port = tonumber(port) or (scheme == 'https' and 443 or 80)
+  return { scheme = scheme, host = host, port = port }
+end
+
+--- Whether something accepts connections at the URL's host and port, within `timeout_ms`.
+--- @return boolean ok
+--- @return string what happened
+function M.probe(url, timeout_ms)
+  local parsed = M.parse_url(url)
+  if not parsed then
+    return false, 'not an http(s) URL'
+  end
+  local infos = vim.uv.getaddrinfo(parsed.host, tostring(parsed.port), { socktype = 'stream' })
+  if not infos or not infos[1] then
+    return false, ('%s does not resolve'):format(parsed.host)
+  end
+  local tcp = vim.uv.new_tcp()
+  local done, err
+  local start = vim.uv.hrtime()
+  tcp:connect(infos[1].addr, parsed.port, function(e)
+    done, err = true, e
+  end)
+  vim.wait(timeout_ms, function()
+    return done
+  end, 10)
+  pcall(tcp.close, tcp)
+  if not done then
+    return false, ('no answer from %s:%d within %d ms'):format(parsed.host, parsed.port, timeout_ms)
+  elseif err then
+    return false, ('%s:%d: %s'):format(parsed.host, parsed.port, err)
+  end
+  local ms = math.floor((vim.uv.hrtime() - start) / 1e6)
+  return true, ('%s:%d answers (%d ms)'):format(parsed.host, parsed.port, ms)
+end
+
+--- The base URL you set (setup()'s settings.provider.baseUrl, else $HARNESS_BASE_URL):
+--- an error when it is not an http(s) URL, a warning when nothing answers there.
+local function check_base_url()
+  local provider = (config.options.settings or {}).provider
+  local mine = type(provider) == 'table' and provider.baseUrl or nil
+  local url = mine or vim.env.HARNESS_BASE_URL
+  local where = mine and 'settings.provider.baseUrl in setup()' or '$HARNESS_BASE_URL'
+  if url == nil or url == '' then
+    health.info("no base URL set: the provider's hosted API is used (not probed)")
+    return
+  end
+  if type(url) ~= 'string' or not M.parse_url(url) then
+    health.error(plain(('%s = %s is not an http(s) URL'):format(where, vim.inspect(url))), {
+      "write the whole URL, e.g. baseUrl = 'http://localhost:18080/v1'",
+      'until then no run starts (none goes to the hosted API instead)',
+    })
+    return
+  end
+  local ok, what = M.probe(url, 1500)
+  if ok then
+    health.ok(plain('the base URL answers: ' .. what))
+  else
+    health.warn(plain(('the base URL %s does not answer: %s'):format(url, what)), {
+      'start the model server, or fix ' .. where,
+    })
+  end
+end
+
 local function check_provider(status)
   local settings = status and status.settings or {}
   local provider = settings.provider or {}
@@ -132,6 +209,7 @@ function M.check()
   end
 
   health.start('harness: provider')
+  check_base_url()
   check_provider(answer.status)
 
   health.start('harness: store and sandbox')

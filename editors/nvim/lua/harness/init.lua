@@ -59,10 +59,40 @@ function M.statusline()
   return require('harness.statusline').text()
 end
 
---- :HarnessRun {goal}
+--- :HarnessRun {goal} (`:'<,'>HarnessRun {goal}`: the lines are attached)
 --- @param goal string?
-function M.run(goal)
-  require('harness.commands').run(goal)
+--- @param range { line1: integer, line2: integer }?
+function M.run(goal, range)
+  require('harness.commands').run(goal, range)
+end
+
+--- :HarnessAsk {text}: a follow-up in the conversation shown.
+--- @param text string
+function M.ask(text)
+  require('harness.commands').ask(text)
+end
+
+--- :Harness [history|new]: toggle the conversation buffer; pick an earlier conversation;
+--- start a new one.
+--- @param what string?
+function M.conversation(what)
+  what = vim.trim(what or '')
+  if what == 'history' then
+    require('harness.changes').history()
+  elseif what == 'new' then
+    require('harness.conversation').new()
+    require('harness.convbuf').open(true)
+  elseif what == '' then
+    require('harness.convbuf').toggle()
+  else
+    require('harness.notify').error(':Harness takes `history`, `new` or nothing')
+  end
+end
+
+--- :HarnessChanges [run]: the files changed, in the quickfix list.
+--- @param run string?
+function M.changes(run)
+  require('harness.changes').open(run)
 end
 
 --- :HarnessCancel

@@ -7,7 +7,12 @@ local M = {}
 
 local levels = vim.log.levels
 
+-- Two messages in one tick stack up in the message area, which then waits for ENTER (and
+-- swallows the next key): the screen is redrawn first, so each replaces the one before.
 local function send(message, level)
+  if #vim.api.nvim_list_uis() > 0 then
+    pcall(vim.cmd.redraw)
+  end
   vim.notify('harness: ' .. text.plain(message), level, { title = 'harness' })
 end
 
@@ -61,6 +66,72 @@ function M.one_line(message, room)
     cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
   end
   return cut .. '…'
+end
+
+--- A message of any length without a wait for ENTER: one line in the message area; when
+--- cut, the whole of it goes to the conversation buffer and the line says so (` (:Harness)`).
+--- @param message string
+--- @param level integer?
+function M.long(message, level)
+  local line = M.one_line(message)
+  if line ~= vim.trim(text.plain(message)) then
+    local function keep()
+      require('harness.conversation').notice(message)
+    end
+    if vim.in_fast_event() then
+      vim.schedule(keep)
+    else
+      keep()
+    end
+    line = M.one_line(message, math.max(20, M.room() - #' (:Harness)')) .. ' (:Harness)'
+  end
+  M.show(line, level)
+end
+
+-- Setting names as the server writes them (VS Code's `harness.provider.baseUrl`) and as
+-- this plugin's users set them: `settings.provider.baseUrl` of setup().
+local SETTING_ROOTS = {
+  'provider',
+  'storePath',
+  'tokenBudget',
+  'maxSteps',
+  'contextBudget',
+  'contextWire',
+  'policy',
+  'trusted',
+  'prices',
+  'verify',
+}
+
+--- A server message in this plugin's words: VS Code's setting names become setup()'s.
+--- @param message string
+--- @return string
+function M.own_words(message)
+  message = message:gsub("the editor's settings %(harness%.([%w%.]+)%)", 'setup() (settings.%1)')
+  for _, root in ipairs(SETTING_ROOTS) do
+    message = message:gsub('harness%.(' .. root .. '[%w%.]*)', 'settings.%1 in setup()')
+  end
+  return message
+end
+
+--- How a run ended, in words (never `provider_error`).
+M.OUTCOMES = {
+  success = 'succeeded',
+  finished = 'finished',
+  step_cap_reached = 'stopped at the step cap',
+  budget_exhausted = 'ran out of token budget',
+  cancelled = 'cancelled',
+  context_overflow = "overflowed the model's context",
+  provider_error = 'failed: the model provider returned an error',
+  verification_failed = 'failed verification',
+  interrupted = 'was interrupted',
+}
+
+--- @param outcome any
+--- @return string
+function M.outcome(outcome)
+  local word = M.OUTCOMES[outcome]
+  return word or ('ended: ' .. tostring(outcome or '?'):gsub('_', ' '))
 end
 
 return M

@@ -97,10 +97,9 @@ end
 --- @param err table|string
 --- @return string
 function M.error_text(err)
-  if type(err) == 'table' then
-    return tostring(err.message or vim.inspect(err))
-  end
-  return tostring(err)
+  local message = type(err) == 'table' and tostring(err.message or vim.inspect(err))
+    or tostring(err)
+  return notify.own_words(message)
 end
 
 --- Send `command` with one object argument through `client`; `on_result(result)` on
@@ -124,7 +123,7 @@ function M.request(client, command, args, on_result, on_error)
   local params = { command = command, arguments = { M.object(args) } }
   local ok = client:request('workspace/executeCommand', params, function(err, result)
     if err then
-      notify.error(M.error_text(err))
+      notify.long(M.error_text(err), vim.log.levels.ERROR)
       if on_error then
         on_error(err)
       end

@@ -28,12 +28,27 @@ function M.forget(client_id)
   clients[client_id] = nil
 end
 
---- The state of the harness client serving a buffer (nil: none serves it).
+local served = {} ---@type table<integer, integer> buffer → the harness client last attached
+
+--- A harness client attached to `bufnr` (LspAttach).
+function M.remember(bufnr, client_id)
+  served[bufnr] = client_id
+end
+
+--- The state of the harness client serving a buffer (nil: none serves it). A buffer the
+--- agent just wrote is reloaded, and its client detaches and attaches again: meanwhile it
+--- counts as served by the client it had (the statusline item stays).
 --- @param bufnr integer
 --- @return harness.ClientState?
 --- @return integer? client_id
 function M.for_buffer(bufnr)
   local client = vim.lsp.get_clients({ bufnr = bufnr, name = 'harness' })[1]
+  if not client and served[bufnr] then
+    client = vim.lsp.get_client_by_id(served[bufnr])
+    if not client or client:is_stopped() or not vim.api.nvim_buf_is_loaded(bufnr) then
+      served[bufnr], client = nil, nil
+    end
+  end
   if not client then
     return nil
   end

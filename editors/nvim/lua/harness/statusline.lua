@@ -68,7 +68,11 @@ function M.raw(bufnr)
   end
   local run = s.run
   if run then
-    local label = run.active and '' or (' ' .. (run.outcome or 'ended'))
+    local outcome = run.outcome or 'ended'
+    if require('harness.notify').OUTCOMES[outcome] then -- a known outcome: in words
+      outcome = outcome:gsub('_', ' ')
+    end
+    local label = run.active and '' or (' ' .. tostring(outcome))
     if s.budget then
       return head .. label .. ' ' .. figures(s.budget)
     end

@@ -28,7 +28,32 @@ const SPEC_COMMANDS: Record<string, string> = {
   "harness.showTrace": "Harness: Show Trace",
   "harness.revertRun": "Harness: Revert Run",
   "harness.trustFolder": "Harness: Trust This Folder",
+  "harness.setApiKey": "Harness: Set API Key",
+  "harness.newConversation": "Harness: New Conversation",
 };
+
+test("the panel: a webview view harness.conversation in its own activity-bar container Harness", () => {
+  const c = pkg.contributes as unknown as {
+    viewsContainers: { activitybar: { id: string; title: string; icon: string }[] };
+    views: Record<string, { type: string; id: string }[]>;
+  };
+  const box = c.viewsContainers.activitybar.find((v) => v.title === "Harness");
+  assert.ok(box && fs.existsSync(path.join(root, box.icon)), "the container and its icon");
+  assert.deepEqual(
+    c.views[box.id].map((v) => [v.type, v.id]),
+    [["webview", "harness.conversation"]],
+  );
+});
+
+test("harness.verify: an argv array, empty by default, a workspace's only when trusted", () => {
+  const prop = pkg.contributes.configuration.properties["harness.verify"] as unknown as {
+    type: string;
+    items: { type: string };
+  };
+  assert.equal(prop.type, "array");
+  assert.equal(prop.items.type, "string");
+  assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("harness.verify"));
+});
 
 test("extension id harness-lsp.harness, activated on startup, bundled entry point", () => {
   assert.equal(`${pkg.publisher}.${pkg.name}`, "harness-lsp.harness");

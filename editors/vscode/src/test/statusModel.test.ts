@@ -36,6 +36,7 @@ test("before any run: the notes count from harness.status", () => {
     tooltip:
       "Harness: 2 notes for this workspace (at most 64), 1 global.\nNo run yet in this window. Click to open the trace.",
     warning: false,
+    approval: false,
   });
 });
 
@@ -135,4 +136,18 @@ test("a new server process forgets the runs of the one before", () => {
   assert.equal(m.view().text, "$(pulse) harness", "run 2 was never seen to finish, nothing to show");
   m.status(status());
   assert.equal(m.view().text, "$(pulse) harness · 3 notes");
+});
+
+test("issue 23 item 2: while an approval waits the item says so (and what), then goes back", () => {
+  const m = new StatusModel();
+  m.budget(budget(5, 48_210, 5));
+  m.approvalWaiting({ runId: 5, callId: "c1", act: "exec", target: "pytest -q" });
+  const v = m.view();
+  assert.match(v.text, /^\$\(bell\) approval waiting · exec pytest -q/);
+  assert.match(v.tooltip, /Click to answer it/);
+  assert.equal(v.warning, true);
+  assert.equal(v.approval, true);
+  m.approvalAnswered(5, "c1");
+  assert.equal(m.view().approval, false);
+  assert.match(m.view().text, /48\.2k\/2M/);
 });

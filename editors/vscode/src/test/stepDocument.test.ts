@@ -29,7 +29,7 @@ test("the document: every message of the prompt, the calls, the full results, th
     "You are the agent.",
     "### 4. tool (answers c1)",
     '→ tool call: {"id":"c1","name":"read_file","arguments":{"path":"calc.py"}}',
-    '- write_file {"path":"calc.py"}',
+    '- write_file calc.py {"path":"calc.py"}',
     "[wrote calc.py] (30 chars)",
     '- assembled: {"carried":2}',
   ]) {

@@ -1,0 +1,156 @@
+/**
+ * The conversation panel's HTML (SPEC §11): the shell with its strict CSP, and the parts the
+ * extension re-renders as state changes — budget, conversation, changes, history. Every
+ * text that came from the model, the repository or the store is escaped; the model's words
+ * go through `renderMarkdown`. The webview script only swaps these in and reports clicks
+ * (`data-action`). Pure, unit-tested.
+ */
+import type { Conversation, Item, ToolRow } from "./conversation";
+import { cachedShare, dollars, exact, oneLine, outcomeShort, percent, plural, short, callCounts } from "./format";
+import { escapeHtml as h } from "./html";
+import { renderMarkdown } from "./markdown";
+export { panelShell } from "./panelShell";
+import type { ApproveParams, Budget, ConversationRow, FileChange, RunFinished } from "./protocol";
+
+const ICONS: Record<string, string> = {
+  read_file: "📄",
+  list_dir: "📁",
+  list_files: "📁",
+  search: "🔎",
+  edit_file: "✏️",
+  write_file: "✏️",
+  exec: "▶",
+  remember: "🧠",
+};
+
+const STATUS: Record<string, string> = {
+  ok: "✓",
+  refused: "✗ refused",
+  denied: "✗ denied",
+  failed: "✗ failed",
+  waiting: "⏸ waiting for you",
+  running: "…",
+};
+
+export function askKey(runId: number, callId: string): string {
+  return `${runId}:${callId}`;
+}
+
+function approvalCard(a: ApproveParams): string {
+  const ids = `data-run="${a.runId}" data-call="${h(a.callId)}"`;
+  const parts = [
+    `<div class="approval" ${ids}><div class="ask">Allow <b>${h(a.act)}</b> ${h(oneLine(a.target, 200))}?</div>`,
+  ];
+  if (a.command) parts.push(`<pre class="command">${h(a.command)}</pre>`);
+  if (a.filesWritten?.length) {
+    parts.push(`<div class="muted">files this run wrote: ${h(a.filesWritten.join(", "))}</div>`);
+  }
+  if (a.diff) {
+    parts.push(`<button class="link" data-action="approvalDiff" ${ids}>Show the change in the diff editor</button>`);
+  }
+  parts.push(
+    `<div class="buttons">` +
+      `<button data-action="approve" data-decision="allow" ${ids}>Allow</button>` +
+      `<button class="secondary" data-action="approve" data-decision="allowRun" ${ids}>Allow for this run</button>` +
+      `<button class="secondary" data-action="approve" data-decision="deny" ${ids}>Deny</button></div></div>`,
+  );
+  return parts.join("");
+}
+
+function toolHtml(r: ToolRow, ask: ApproveParams | undefined): string {
+  const icon = ICONS[r.name] ?? "⚙";
+  const why = r.why ? ` <span class="why">${h(oneLine(r.why, 160))}</span>` : "";
+  const summary = r.summary ? `<pre class="result">${h(r.summary)}</pre>` : "";
+  const open = ask ? " open" : "";
+  return (
+    `<details class="tool st-${r.status}" data-key="${h(askKey(r.runId, r.callId))}"${open}>` +
+    `<summary><span class="icon">${icon}</span> <span class="name">${h(r.name)}</span> ` +
+    `<span class="target">${h(oneLine(r.target, 120))}</span> <span class="status">${STATUS[r.status]}</span>${why}</summary>` +
+    `${ask ? approvalCard(ask) : ""}${summary}</details>`
+  );
+}
+
+export function endLine(f: RunFinished): string {
+  const bits = [`Run ${f.runId} ${outcomeShort(f.outcome)}`, plural(f.steps, "step"), `${exact(f.spentTokens)} tokens`];
+  if (typeof f.costUsd === "number") bits.push(dollars(f.costUsd));
+  const counts = callCounts(f);
+  if (counts) bits.push(counts);
+  return bits.join(" · ");
+}
+
+function itemHtml(it: Item, pending: ReadonlyMap<string, ApproveParams>): string {
+  switch (it.kind) {
+    case "user":
+      return `<div class="turn user"><div class="who">You</div><div class="body">${h(it.text)}</div></div>`;
+    case "text":
+      return `<div class="turn words md">${renderMarkdown(it.text)}</div>`;
+    case "tool":
+      return toolHtml(it, pending.get(askKey(it.runId, it.callId)));
+    case "end": {
+      const summary = it.summary ? `<div class="turn words md">${renderMarkdown(it.summary)}</div>` : "";
+      const good = it.outcome === "success" || it.outcome === "finished";
+      return `${summary}<div class="end${good ? "" : " bad"}">${h(endLine(it))}</div>`;
+    }
+  }
+}
+
+export function conversationHtml(c: Conversation, pending: ReadonlyMap<string, ApproveParams>): string {
+  const out = c.items.map((it) => itemHtml(it, pending));
+  for (const ask of pending.values()) {
+    if (c.row(ask.runId, ask.callId) === undefined) out.push(approvalCard(ask));
+  }
+  if (out.length === 0) {
+    return `<p class="muted empty">Ask the agent to do something in this workspace. Its words, each tool call and what it changed appear here.</p>`;
+  }
+  return out.join("");
+}
+
+/** The last request against the ceiling, as a bar (SVG attributes: the CSP allows no inline style). */
+function bar(used: number, ceiling: number): string {
+  const pct = ceiling > 0 ? Math.min(100, Math.round((used / ceiling) * 100)) : 0;
+  const cls = pct >= 90 ? "used hot" : "used";
+  return (
+    `<svg class="bar" viewBox="0 0 100 6" preserveAspectRatio="none" role="img" aria-label="last request ${pct}% of the ceiling">` +
+    `<rect class="ceiling" x="0" y="0" width="100" height="6"/><rect class="${cls}" x="0" y="0" width="${pct}" height="6"/></svg>`
+  );
+}
+
+export function budgetHtml(b: Budget | undefined): string {
+  if (b === undefined) return `<div class="budget muted">No run yet in this conversation.</div>`;
+  const cost = typeof b.costUsd === "number" ? ` · ${dollars(b.costUsd)}` : "";
+  const share = cachedShare(b);
+  const cached = share === undefined ? "" : ` · cached ${percent(share)}`;
+  return (
+    `<div class="budget" title="${h(`Spent ${exact(b.spentTokens)} of ${exact(b.tokenBudget)} tokens; last request ${exact(b.requestTokens)} of a ${exact(b.contextCeiling)} ceiling`)}">` +
+    `<div class="line"><b>${short(b.spentTokens)}/${short(b.tokenBudget)} tokens</b>${cost} · step ${b.step}/${exact(b.maxSteps)}</div>` +
+    `<div class="line">request ${short(b.requestTokens)}/${short(b.contextCeiling)}${cached}</div>${bar(b.requestTokens, b.contextCeiling)}</div>`
+  );
+}
+
+export function changesHtml(files: readonly FileChange[]): string {
+  if (files.length === 0) return "";
+  const rows = files.map(
+    (f) =>
+      `<li><button class="link" data-action="diff" data-path="${h(f.path)}" title="Open the diff">${h(f.path)}</button>` +
+      ` <span class="muted">${h(f.status)}</span>` +
+      ` <button class="icon-btn" data-action="revertFile" data-path="${h(f.path)}" title="Revert this file">↶</button></li>`,
+  );
+  return (
+    `<div class="section-head">Changes (${files.length}) <button class="link" data-action="revertAll">Revert all</button></div>` +
+    `<ul class="changes">${rows.join("")}</ul>`
+  );
+}
+
+export function historyHtml(rows: readonly ConversationRow[], open: number | undefined): string {
+  if (rows.length === 0) return `<p class="muted">No conversations in this workspace yet.</p>`;
+  const items = rows.map((r) => {
+    const cls = r.conversationId === open ? "conv open" : "conv";
+    const outcome = r.lastOutcome ? outcomeShort(r.lastOutcome) : "running";
+    return (
+      `<li><button class="${cls}" data-action="openConversation" data-conversation="${r.conversationId}">` +
+      `<span class="goal">${h(oneLine(r.goal, 90))}</span>` +
+      `<span class="muted">${plural(r.runs, "run")} · ${h(outcome)} · ${short(r.spentTokens)} tokens</span></button></li>`
+    );
+  });
+  return `<ul class="history">${items.join("")}</ul>`;
+}

@@ -1,0 +1,84 @@
+"""Conversations (§11): the runs a user started one after another in a workspace. A
+follow-up (``harness.run`` with ``conversationId``, ``harness run --continue``, a line of
+``harness chat``) is the next run of a conversation: its goal is a new user turn and its
+context is the conversation so far, continued from the snapshot the previous turn's last
+committed step left in the store (``harness.context.snapshot``). Resuming an interrupted,
+cancelled or exhausted run is the same thing.
+
+``harness.session.open_session(..., conversation_id=...)`` is the one entry every front
+calls; this module finds what it continues from and says what is wrong in one line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.context.snapshot import Snapshot, SnapshotError, load
+from harness.errors import ConfigError
+from harness.store import Store
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """What a follow-up continues: its conversation, the turn it will be, and the context
+    snapshot of the latest run that committed a step (None: no run did)."""
+
+    conversation_id: int
+    turn: int
+    snapshot: Snapshot | None
+
+
+def conversation_of(store: Store, run_id: int) -> int:
+    """The conversation run ``run_id`` belongs to (``--continue RUN``)."""
+    run = store.get_run(run_id)
+    if run is None:
+        raise ConfigError(f"no run {run_id} in {store.path}")
+    return run.conversation_id if run.conversation_id is not None else run.run_id
+
+
+def latest_conversation(store: Store, root: Path) -> int:
+    """The conversation of the workspace's newest run (``--continue`` with no RUN)."""
+    run_id = store.latest_run(str(root))
+    if run_id is None:
+        raise ConfigError(f"no run in {root} to continue; start one without --continue")
+    return conversation_of(store, run_id)
+
+
+def follow_up(store: Store, conversation_id: int, root: Path) -> FollowUp:
+    """The follow-up of ``conversation_id`` in the workspace ``root``; a ``ConfigError``
+    when there is none, it is another workspace's, or its last run is still going."""
+    runs = store.conversation_runs(conversation_id)
+    if not runs:
+        raise ConfigError(f"no conversation {conversation_id} in {store.path}")
+    if Path(runs[0].workspace) != root:
+        raise ConfigError(
+            f"conversation {conversation_id} is of another workspace ({runs[0].workspace})"
+        )
+    last = runs[-1]
+    if last.outcome is None:
+        raise ConfigError(
+            f"run {last.run_id} of conversation {conversation_id} is still running; "
+            "wait for it to finish or cancel it, then continue"
+        )
+    for run in reversed(runs):
+        text = store.run_context(run.run_id)
+        if text is None:
+            continue
+        try:
+            return FollowUp(conversation_id, last.turn + 1, load(text))
+        except SnapshotError as exc:
+            raise ConfigError(f"cannot continue run {run.run_id}: {exc}") from None
+    return FollowUp(conversation_id, last.turn + 1, None)
+
+
+def follow_up_text(goal: str, turn: int) -> str:
+    """The user's turn as the model reads it, after the conversation so far."""
+    return (
+        f"# Follow-up (turn {turn})\n{goal}\n\n"
+        "The task above was the conversation's first turn; this is what the user asks now. "
+        "Your earlier turns and their results are above."
+    )
+
+
+__all__ = ["FollowUp", "conversation_of", "follow_up", "follow_up_text", "latest_conversation"]

@@ -1,0 +1,174 @@
+"""The ACP agent (§13): ``initialize``, ``session/new``, ``session/load``,
+``session/prompt``, ``session/cancel``; it sends ``session/update`` and
+``session/request_permission`` and reads the editor's buffers with ``fs/read_text_file``.
+A session is a conversation (``server.conversation``), a prompt one run of it.
+
+``stopReason``: ``end_turn`` when the run ended for any reason but these three —
+``cancelled`` (the user stopped it), ``max_tokens`` (the token budget ran out),
+``max_turn_requests`` (the step cap); an outcome other than success or finished is also
+said in words (an ``agent_message_chunk`` naming it and its error).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+)
+
+from harness import __version__
+from harness.errors import ConfigError
+from harness.report import RunResult
+from harness.types import Outcome
+from server.acp.front import AcpFront
+from server.acp.sessions import SessionBook, new_session_id
+from server.acp.updates import translate
+from server.conversation import Backend, Conversation, stored_events
+
+log = logging.getLogger(__name__)
+
+STOP_REASONS = {
+    Outcome.CANCELLED: "cancelled",
+    Outcome.BUDGET_EXHAUSTED: "max_tokens",
+    Outcome.STEP_CAP_REACHED: "max_turn_requests",
+}
+
+
+class HarnessAgent:
+    """Implements ``acp.Agent``."""
+
+    def __init__(self, backend: Backend, book: SessionBook) -> None:
+        self.backend = backend
+        self.book = book
+        self.client: Client | None = None
+        self.client_capabilities = ClientCapabilities()
+        self.sessions: dict[str, tuple[Conversation, AcpFront]] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
+        self.client_capabilities = client_capabilities or ClientCapabilities()
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+            ),
+            agent_info=Implementation(name="harness", title="Harness", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **_: Any) -> None:
+        return None
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
+        session_id = new_session_id()
+        self._open(session_id, _workspace(cwd), conversation_id=None)
+        return NewSessionResponse(session_id=session_id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
+    ) -> LoadSessionResponse:
+        root = _workspace(cwd)
+        runs = self.book.runs(session_id, root)
+        if not runs:
+            raise RequestError.invalid_params({"sessionId": f"no session {session_id} in {root}"})
+        conversation, front = self._open(session_id, root, conversation_id=runs[0])
+        conversation.runs = list(runs)
+        calls: dict[str, dict[str, Any]] = {}
+        for run_id in runs:
+            for event in stored_events(self.backend.store, run_id, runs[0]):
+                for update in translate(root, event, calls, front.edits, replay=True):
+                    front.outbox.put(update)
+        await front.outbox.drain()
+        return LoadSessionResponse()
+
+    def _open(
+        self, session_id: str, root: Path, conversation_id: int | None
+    ) -> tuple[Conversation, AcpFront]:
+        if self.client is None:
+            raise RequestError.internal_error({"why": "no client connection"})
+        front = AcpFront(
+            self.client, session_id, root, self.backend.store, self.client_capabilities
+        )
+        conversation = Conversation(root, self.backend, front)
+        conversation.conversation_id = conversation_id
+        self.sessions[session_id] = (conversation, front)
+        return conversation, front
+
+    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+        conversation, front = self._session(session_id)
+        goal = goal_of(prompt)
+        if not goal:
+            raise RequestError.invalid_params({"prompt": "the prompt has no text"})
+        if conversation.running:
+            raise RequestError.invalid_request({"why": "a prompt of this session is running"})
+        try:
+            result = await conversation.prompt(goal)
+        except ConfigError as exc:
+            raise RequestError.invalid_params({"why": str(exc)}) from None
+        finally:
+            await front.outbox.drain()
+        self.book.add_run(session_id, conversation.root, result.run_id)
+        return await self._stopped(front, result)
+
+    async def _stopped(self, front: AcpFront, result: RunResult) -> PromptResponse:
+        outcome = result.end.outcome
+        if not outcome.ok and outcome not in STOP_REASONS:
+            why = f" ({result.end.error})" if result.end.error else ""
+            front.outbox.put(update_agent_message_text(f"\n\nThe run ended: {outcome.value}{why}."))
+            await front.outbox.drain()
+        return PromptResponse(stop_reason=STOP_REASONS.get(outcome, "end_turn"))
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        entry = self.sessions.get(session_id)
+        if entry is not None:
+            entry[0].cancel()
+
+    def _session(self, session_id: str) -> tuple[Conversation, AcpFront]:
+        entry = self.sessions.get(session_id)
+        if entry is None:
+            raise RequestError.invalid_params({"sessionId": f"no session {session_id}"})
+        return entry
+
+
+def goal_of(prompt: list[Any]) -> str:
+    """The prompt's words; an attached file or resource is named by its URI."""
+    parts: list[str] = []
+    for block in prompt:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            parts.append(f"(attached: {block.uri})")
+        elif kind == "resource":
+            parts.append(f"(attached: {block.resource.uri})")
+    return "\n".join(p for p in parts if p).strip()
+
+
+def _workspace(cwd: str) -> Path:
+    root = Path(cwd)
+    if not root.is_absolute() or not root.is_dir():
+        raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute path to a folder"})
+    return root.resolve()
+
+
+__all__ = ["STOP_REASONS", "HarnessAgent", "goal_of"]

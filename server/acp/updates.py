@@ -1,0 +1,161 @@
+"""§11 run events as ACP ``session/update`` notifications: the model's words
+(``agent_message_chunk``), the user's turns when a session is replayed
+(``user_message_chunk``), each tool call (``tool_call`` with its kind, title and locations)
+and its end (``tool_call_update``: ``completed`` or ``failed``, with why, and for a write the
+``diff`` of the file before and after)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.helpers import SessionUpdate, ToolCallContentVariant
+from acp.schema import ToolCallLocation, ToolKind
+
+from harness.toolbox import label
+from harness.types import ToolCall
+
+# The ACP kind of each of the harness's tools (§6.1).
+KINDS: dict[str, ToolKind] = {
+    "read_file": "read",
+    "grep": "search",
+    "find": "search",
+    "list_dir": "search",
+    "write_file": "edit",
+    "edit_file": "edit",
+    "exec": "execute",
+    "remember": "think",
+    "forget": "think",
+}
+FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir"})
+WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+
+# (before, after) of the file a write changed, from the store: (run id, path) -> texts
+Edits = Callable[[int, str], tuple[str | None, str] | None]
+
+
+def call_id(event: dict[str, Any]) -> str:
+    """The ACP tool call id: the provider's call id within its run (ids repeat across runs)."""
+    return f"{event['runId']}-{event['callId']}"
+
+
+def title_of(event: dict[str, Any]) -> str:
+    return label(ToolCall(str(event["callId"]), event["name"], event.get("arguments", {})))
+
+
+def locations(root: Path, event: dict[str, Any]) -> list[ToolCallLocation] | None:
+    target = event.get("target") or ""
+    if event["name"] not in FILE_TOOLS or not target:
+        return None
+    return [ToolCallLocation(path=str(root / target))]
+
+
+def tool_started(root: Path, event: dict[str, Any]) -> SessionUpdate:
+    return start_tool_call(
+        call_id(event),
+        title_of(event),
+        kind=KINDS.get(event["name"], "other"),
+        status="in_progress",
+        locations=locations(root, event),
+        raw_input=event.get("arguments"),
+    )
+
+
+def tool_ended(
+    root: Path, event: dict[str, Any], started: dict[str, Any] | None, edits: Edits
+) -> SessionUpdate:
+    ok = event["status"] == "ok"
+    content: list[ToolCallContentVariant] = []
+    words = event.get("why") or event.get("summary") or ""
+    if not ok:
+        words = f"{event['status']}: {words}"
+    if words:
+        content.append(tool_content(text_block(words)))
+    if ok and started is not None and started["name"] in WRITE_TOOLS:
+        change = edits(event["runId"], started.get("target") or "")
+        if change is not None:
+            before, after = change
+            content.append(tool_diff_content(str(root / started["target"]), after, before))
+    status: Literal["completed", "failed"] = "completed" if ok else "failed"
+    return update_tool_call(call_id(event), status=status, content=content or None)
+
+
+def permission_content(
+    root: Path, started: dict[str, Any] | None, asked: dict[str, Any]
+) -> list[ToolCallContentVariant]:
+    """What a permission request shows: a write's new text as a diff against the disk, an
+    exec's whole command, and the unified diff the policy made (§6.3)."""
+    out: list[ToolCallContentVariant] = []
+    if started is not None and started["name"] in WRITE_TOOLS:
+        proposed = _proposed(root, started)
+        if proposed is not None:
+            out.append(tool_diff_content(str(root / started["target"]), proposed[1], proposed[0]))
+    if "command" in asked:
+        out.append(tool_content(text_block(f"command: {asked['command']}")))
+    if asked.get("diff"):
+        out.append(tool_content(text_block(asked["diff"])))
+    return out
+
+
+def _proposed(root: Path, started: dict[str, Any]) -> tuple[str | None, str] | None:
+    args = started.get("arguments") or {}
+    path = root / (started.get("target") or "")
+    try:
+        before: str | None = path.read_text() if path.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        before = None
+    if started["name"] == "write_file" and isinstance(args.get("content"), str):
+        return before, args["content"]
+    old, new = args.get("old"), args.get("new")
+    if (
+        before is not None
+        and isinstance(old, str)
+        and isinstance(new, str)
+        and before.count(old) == 1
+    ):
+        return before, before.replace(old, new)
+    return None
+
+
+def translate(
+    root: Path,
+    event: dict[str, Any],
+    calls: dict[str, dict[str, Any]],
+    edits: Edits,
+    *,
+    replay: bool,
+) -> list[SessionUpdate]:
+    """The updates one event makes; ``calls`` (by ACP id) remembers the calls started."""
+    kind = event["kind"]
+    if kind == "user" and replay:
+        return [update_user_message_text(event["text"])]
+    if kind == "text":
+        return [update_agent_message_text(event["delta"])]
+    if kind == "toolCall":
+        calls[call_id(event)] = event
+        return [tool_started(root, event)]
+    if kind == "toolResult":
+        started = calls.pop(call_id(event), None)
+        return [tool_ended(root, event, started, edits)]
+    if kind == "end":  # a call the run never finished (cancelled at its question) ends too
+        why = f"not run: the run ended ({event.get('outcome')})"
+        ended: list[SessionUpdate] = [
+            update_tool_call(i, status="failed", content=[tool_content(text_block(why))])
+            for i in calls
+        ]
+        calls.clear()
+        return ended
+    return []
+
+
+__all__ = ["KINDS", "Edits", "call_id", "permission_content", "title_of", "translate"]

@@ -1,0 +1,229 @@
+"""One conversation with the harness, for any agent-facing front (the ACP agent now; the
+language server can use it too): start a run or a follow-up in a workspace, route its
+approvals to the front, let the front's editor say which files it holds unsaved, and hand
+the front the run's events in the §11 ``harness/runEvent`` shapes — the front only
+translates them into its own protocol and holds no agent logic.
+
+A run executes on a thread of its own (its own event loop): the editor's buffers are asked
+for synchronously by the document guard (§6.5), and that question is answered on the
+front's loop. Everything the front gets — events, approval questions, buffer reads — is
+called on the front's loop, events in the order the run made them.
+
+    conversation = Conversation(root, backend, front)
+    result = await conversation.prompt("Fix add()")  # a run; the next prompt follows it up
+    conversation.cancel()                              # from the front, while it runs
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from harness.provider import ProviderConfig
+from harness.report import RunResult
+from harness.session import build_contract, open_session
+from harness.store import Store
+from harness.types import Approval, ApprovalRequest
+from harness.watch import Watcher
+from server.conversation_events import EventMaker, Events
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+BUFFER_WAIT_S = 10.0  # how long a run waits for the editor to say what a buffer holds
+MAX_COMPARED_BYTES = 4 * 1024 * 1024
+
+
+class Front(Protocol):
+    """What a front (the ACP agent, the language server) gives a conversation; every
+    method runs on the front's own event loop."""
+
+    def event(self, event: dict[str, Any]) -> None:
+        """One §11 run event, in order (``user``, ``text``, ``toolCall``, ``approval``,
+        ``toolResult``, ``budget``, ``end``)."""
+
+    async def approve(self, event: dict[str, Any]) -> Approval:
+        """The user's answer to an ``approval`` event (``callId``, ``act``, ``target``,
+        ``command?``, ``diff?``); every event before it has been handed over."""
+
+    async def editor_text(self, path: Path) -> str | None:
+        """The editor's text of ``path`` (absolute), or None when it cannot say."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What every conversation of a front shares: the store, the model, memory on or off."""
+
+    store: Store
+    provider: ProviderConfig
+    memory: bool = True
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+
+class _Bridge:
+    """Calls from a run's thread onto the front's loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+
+    def post(self, fn: Callable[..., None], *args: Any) -> None:
+        self.loop.call_soon_threadsafe(fn, *args)
+
+    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """``coro`` run on the front's loop, awaited from the run's loop."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def call_blocking(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+
+class EditorBuffers:
+    """``DocumentGuard`` over the front's editor: a file whose editor text differs from the
+    disk is held unsaved (§6.5). Asked on the run's thread; answered on the front's loop."""
+
+    def __init__(self, root: Path, bridge: _Bridge, text: Callable[[Path], Awaitable[str | None]]):
+        self.root = root
+        self.bridge = bridge
+        self.text = text
+        self._unsaved: set[str] = set()
+
+    def has_unsaved_changes(self, rel_path: str) -> bool:
+        path = self.root / rel_path
+        try:
+            held = self.bridge.call_blocking(_awaited(self.text(path)), BUFFER_WAIT_S)
+        except Exception as exc:  # the editor could not say: the disk is what there is
+            log.info("the editor's text of %s: %s", rel_path, exc)
+            held = None
+        unsaved = held is not None and held != _disk_text(path)
+        (self._unsaved.add if unsaved else self._unsaved.discard)(rel_path)
+        return unsaved
+
+    def unsaved_paths(self) -> tuple[str, ...]:
+        """The files found unsaved so far (an ACP client cannot list its buffers)."""
+        return tuple(sorted(self._unsaved))
+
+
+async def _awaited(value: Awaitable[T]) -> T:
+    return await value
+
+
+def _disk_text(path: Path) -> str | None:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_COMPARED_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+class Conversation:
+    """The runs a user starts one after another in one workspace (§11)."""
+
+    def __init__(self, root: Path, backend: Backend, front: Front) -> None:
+        self.root = root
+        self.backend = backend
+        self.front = front
+        self.conversation_id: int | None = None
+        self.runs: list[int] = []
+        self._cancel: Callable[[], object] | None = None
+        self._cancel_requested = False
+
+    @property
+    def running(self) -> bool:
+        return self._cancel is not None
+
+    async def prompt(self, goal: str) -> RunResult:
+        """One run (the next turn of the conversation), on a thread of its own; returns
+        once every event of it has been handed to the front."""
+        if self.running:
+            raise RuntimeError("a run of this conversation is in progress")
+        self._cancel_requested = False
+        bridge = _Bridge(asyncio.get_running_loop())
+        result = await asyncio.to_thread(asyncio.run, self._run(goal, bridge))
+        return result
+
+    def cancel(self) -> bool:
+        """Stop the run in progress at its next safe point; False when none is."""
+        self._cancel_requested = True
+        if self._cancel is None:
+            return False
+        self._cancel()
+        return True
+
+    async def _run(self, goal: str, bridge: _Bridge) -> RunResult:
+        backend = self.backend
+        events = Events(
+            EventMaker(self.conversation_id), lambda e: bridge.post(self.front.event, e)
+        )
+        session = await open_session(
+            build_contract(goal, self.root),
+            store=backend.store,
+            provider=backend.provider,
+            approver=_Approver(events, bridge, self.front),
+            guard=EditorBuffers(self.root, bridge, self.front.editor_text),
+            observer=events,
+            memory=backend.memory,
+            environ=backend.environ,
+        )
+        run_loop = asyncio.get_running_loop()
+        self._cancel = partial(run_loop.call_soon_threadsafe, session.run.cancel)
+        if self.conversation_id is None:
+            self.conversation_id = session.run_id
+            events.maker.conversation_id = session.run_id
+        self.runs.append(session.run_id)
+        if self._cancel_requested:
+            session.run.cancel()
+        watcher = Watcher(
+            session.root,
+            session.run.notify_changed,
+            ignore=[
+                p
+                for p in (backend.store.location,)
+                if isinstance(p, Path)  # a SQLite file
+            ],
+        )
+        try:
+            await watcher.start()
+            return await session.execute()
+        finally:
+            self._cancel = None
+            await watcher.stop()
+            await session.aclose()
+
+
+def stored_events(store: Store, run_id: int, conversation_id: int) -> list[dict[str, Any]]:
+    """A finished run's events from the store, for a client opened later: the user's goal
+    and the model's words of each step (until the store keeps every event, §11)."""
+    trace = store.run_trace(run_id)
+    if trace is None:
+        return []
+    maker = EventMaker(conversation_id, run_id)
+    events = [maker.make(0, "user", text=trace.run.goal)]
+    for step in trace.steps:
+        if step.said:
+            events.append(maker.make(step.step, "text", delta=step.said))
+    return events
+
+
+class _Approver:
+    """The run's approver: the ``approval`` event goes out, the front asks the user, the
+    answer goes out again as the event's ``decision``."""
+
+    def __init__(self, events: Events, bridge: _Bridge, front: Front) -> None:
+        self.events = events
+        self.bridge = bridge
+        self.front = front
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        asked = self.events.approval(request)
+        answer = await self.bridge.call(self.front.approve(asked))
+        self.events.decided(asked, answer)
+        return answer
+
+
+__all__ = ["Backend", "Conversation", "EditorBuffers", "Front", "stored_events"]

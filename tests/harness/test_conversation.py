@@ -1,0 +1,106 @@
+"""Conversations (§11) through the real loop with the scripted model: a follow-up's first
+request extends the previous turn's last request (less its trailer); a file the user changed
+between turns is refreshed, naming the read of the earlier turn; a resumed run continues
+from its last committed step; memory is chosen once per conversation; the store knows the
+conversation and the turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.errors import ConfigError
+from harness.policy import Policy, YesApprover
+from harness.provider.scripted import ScriptedProvider
+from harness.session import build_contract, open_session
+from harness.store import Store
+from harness.types import Outcome, Request
+from tests.support.scripted_turns import call, turn
+from tests.support.workspace import make_workspace
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path, {"a.py": "def calc_total():\n    return 1\n", "b.md": "x\n"})
+
+
+async def go(
+    ws: Path, store: Store, goal: str, turns: list, conversation: int | None = None
+) -> tuple[int, ScriptedProvider, Outcome]:
+    model = ScriptedProvider(turns)
+    session = await open_session(
+        build_contract(goal, ws),
+        store=store,
+        provider=model,
+        approver=YesApprover(),
+        policy=Policy.load(ws, user_config=None),
+        conversation_id=conversation,
+    )
+    result = await session.execute()
+    return session.run_id, model, result.end.outcome
+
+
+def without_trailer(request: Request) -> list[str]:
+    return request.texts()[:-1]
+
+
+async def test_a_follow_up_extends_the_previous_request_and_refreshes_what_changed(
+    ws: Path, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "s.db")
+    first, one, outcome = await go(
+        ws,
+        store,
+        "rename calc_total",
+        [turn(call("read_file", path="a.py")), {"content": "Renamed nothing yet."}],
+    )
+    assert outcome is Outcome.FINISHED
+    (ws / "a.py").write_text("def compute_total():\n    return 1\n")  # the user, between turns
+    second, two, _ = await go(
+        ws, store, "now the docs", [turn(call("read_file", path="b.md")), {"content": "ok"}], first
+    )
+    previous, follow = without_trailer(one.requests[-1]), two.requests[0].texts()
+    assert follow[: len(previous)] == previous, "the previous request is an unchanged prefix"
+    new = "\n".join(follow[len(previous) :])
+    assert "Renamed nothing yet." in new  # the model's last words of turn 1
+    assert "now the docs" in new
+    assert "changed on disk since the read at step 1 of turn 1" in new
+    assert "compute_total" in new
+    assert two.requests[0].trailer.startswith("Step 1 of ")
+    run = store.get_run(second)
+    assert run is not None and (run.conversation_id, run.turn) == (first, 2)
+    steps = store.run_steps(second)
+    assert steps[0].prefix_chars == sum(map(len, previous))
+
+
+async def test_a_run_stopped_at_its_step_cap_is_resumed_with_its_observations(
+    ws: Path, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "s.db")
+    model = ScriptedProvider([turn(call("read_file", path="a.py"))] * 3)
+    session = await open_session(
+        build_contract("rename", ws).model_copy(update={"max_steps": 1}),
+        store=store,
+        provider=model,
+        approver=YesApprover(),
+        policy=Policy.load(ws, user_config=None),
+    )
+    first = (await session.execute(), session.run_id)[1]
+    assert store.get_run(first).outcome == "step_cap_reached"  # type: ignore[union-attr]
+    _, two, outcome = await go(ws, store, "Go on.", [{"content": "done"}], first)
+    assert outcome is Outcome.FINISHED
+    text = "\n".join(two.requests[0].texts())
+    assert "calc_total" in text and "Go on." in text
+
+
+async def test_a_follow_up_of_an_unknown_or_running_conversation_is_refused(
+    ws: Path, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "s.db")
+    with pytest.raises(ConfigError, match="no conversation 42"):
+        await go(ws, store, "x", [], 42)
+    other = make_workspace(tmp_path / "o", {"c.py": ""})
+    first, _, _ = await go(other, store, "x", [{"content": "ok"}])
+    with pytest.raises(ConfigError, match="another workspace"):
+        await go(ws, store, "y", [], first)
