@@ -6,12 +6,13 @@ URL's password never shown."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import psycopg
 import pytest
 
 from harness.errors import StoreError
-from harness.store import Store
+from harness.store import Store, default_store_path, local_dir, store_location
 from harness.store.connection import is_url, shown
 from harness.store.schema import MIGRATIONS
 from tests.support.pg import Cluster
@@ -107,3 +108,14 @@ def test_a_wrong_password_or_server_is_one_line_without_the_password(pg_cluster:
     said = str(caught.value)
     assert "topsecret" not in said and "nobody:***@" in said and "\n" not in said
     assert isinstance(caught.value.__cause__, psycopg.Error)
+
+
+def test_harness_store_and_store_take_a_url_as_it_is(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    url = "postgresql://ann@db.example/harness?sslmode=require"
+    monkeypatch.setenv("HARNESS_STORE", url)
+    assert default_store_path() == url
+    assert store_location(url) == url
+    assert store_location("~/h.db") == Path.home() / "h.db"
+    assert local_dir(url) != Path(url).parent and local_dir(tmp_path / "h.db") == tmp_path
