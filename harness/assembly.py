@@ -90,14 +90,18 @@ class _Assembler:
     """What both assemblers share: the frame, the memory block, the trailer, the events."""
 
     def __init__(
-        self, contract: TaskContract, schemas: tuple[ToolSchema, ...], memory: RunMemory | None
+        self,
+        contract: TaskContract,
+        schemas: tuple[ToolSchema, ...],
+        memory: RunMemory | None,
+        attached: str = "",
     ) -> None:
         self.contract = contract
         self.memory = memory
         self.ledger = Ledger()
         self.frame = RunFrame(
             SYSTEM_PROMPT,
-            frame(contract),
+            frame(contract, attached),
             tools=schemas,
             schema_chars=len(json.dumps([s.parameters for s in schemas])),
             wire=Wire(contract.context_wire),
@@ -162,8 +166,9 @@ class BoundedAssembler(_Assembler):
         memory: RunMemory | None,
         workspace: Workspace,
         gate: Gate,
+        attached: str = "",
     ) -> None:
-        super().__init__(contract, schemas, memory)
+        super().__init__(contract, schemas, memory, attached)
         self.workspace = workspace
         self.gate = gate
         low_water = contract.context_budget.low_water

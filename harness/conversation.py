@@ -11,12 +11,49 @@ calls; this module finds what it continues from and says what is wrong in one li
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.context.snapshot import Snapshot, SnapshotError, load
 from harness.errors import ConfigError
 from harness.store import Store
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """What the user pointed at (§11 "Editor context"): a file, or ``limit`` lines of it
+    from line ``offset`` (1-based). The run reads it at step 0, through the same policy and
+    containment as the model's reads, so §3 staleness applies to it."""
+
+    path: str  # absolute, or relative to the workspace
+    offset: int | None = None
+    limit: int | None = None
+
+    def relative(self, root: Path) -> str:
+        """The path as the read tool takes it: relative when inside ``root``."""
+        path = Path(self.path)
+        if path.is_absolute() and path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+        return self.path
+
+    def arguments(self, root: Path) -> dict[str, object]:
+        lines = {"offset": self.offset, "limit": self.limit}
+        return {"path": self.relative(root), **{k: v for k, v in lines.items() if v}}
+
+    def describe(self, root: Path) -> str:
+        if self.offset is None:
+            return self.relative(root)
+        last = self.offset + (self.limit or 1) - 1
+        return f"{self.relative(root)}, lines {self.offset}–{last}"
+
+
+def attached_text(attachments: Sequence[Attachment], root: Path) -> str:
+    """What the frame (or a follow-up's turn) says the user attached; "" for nothing."""
+    if not attachments:
+        return ""
+    listed = "\n".join(f"- {a.describe(root)}" for a in attachments)
+    return f"The user attached:\n{listed}\n(each is shown below as a read at step 0)"
 
 
 @dataclass(frozen=True)
@@ -72,13 +109,21 @@ def follow_up(store: Store, conversation_id: int, root: Path) -> FollowUp:
     return FollowUp(conversation_id, last.turn + 1, None)
 
 
-def follow_up_text(goal: str, turn: int) -> str:
+def follow_up_text(goal: str, turn: int, attached: str = "") -> str:
     """The user's turn as the model reads it, after the conversation so far."""
     return (
         f"# Follow-up (turn {turn})\n{goal}\n\n"
         "The task above was the conversation's first turn; this is what the user asks now. "
         "Your earlier turns and their results are above."
-    )
+    ) + (f"\n\n{attached}" if attached else "")
 
 
-__all__ = ["FollowUp", "conversation_of", "follow_up", "follow_up_text", "latest_conversation"]
+__all__ = [
+    "Attachment",
+    "FollowUp",
+    "attached_text",
+    "conversation_of",
+    "follow_up",
+    "follow_up_text",
+    "latest_conversation",
+]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
@@ -65,8 +64,11 @@ class Run:
         assembler: Assembler,
         observer: RunObserver | None = None,
         pricer: Pricer | None = None,
+        conversation: tuple[int, int] | None = None,
     ) -> None:
-        self.contract, self.run_id, self.info = contract, run_id, RunInfo.of(run_id, contract)
+        """``conversation``: (its id, this run's turn) for a follow-up (§11)."""
+        self.contract, self.run_id = contract, run_id
+        self.info = RunInfo.of(run_id, contract, *(conversation or (run_id, 1)))
         self.store, self.provider, self.toolbox = store, provider, toolbox
         self.assembler = assembler
         self.observer = observer or RunObserver()
@@ -129,10 +131,7 @@ class Run:
 
     def _finish(self, outcome: Outcome, error: str | None) -> RunResult:
         end = RunEnd(outcome, self.step, self.spent, error)
-        written = (*self._written,)
-        self.result = RunResult(
-            self.run_id, end, self.cost.usd, self._last_words, written, self.calls
-        )
+        self.result = _result(self, end)
         _record_end(self.store, self.observer, self.info, self.result)
         return self.result
 
@@ -203,14 +202,9 @@ class Run:
 
     async def _call_provider(self, step: int, turn: Turn) -> Reply:
         self.observer.model_asked(self.info, step, turn.request)
+        _tell_refreshed(self.observer, self.info, step, turn)
         with _interruptible(self):
-            return await self.provider.complete(
-                turn.request, functools.partial(self._attempted, step)
-            )
-
-    def _attempted(self, step: int, attempt: Attempt) -> None:
-        self.store.record_attempt(self.run_id, step, attempt)
-        self.observer.attempt_made(self.info, step, attempt)
+            return await self.provider.complete(turn.request, _ModelCall(self, step))
 
     async def _run_calls(self, reply: Reply, ctx: ToolContext, taken: _Taken) -> None:
         calls = reply.tool_calls
@@ -250,6 +244,45 @@ class Run:
         summary, usd, cached = step_summary(self.info, done), self.cost.usd, self.cost.cached_usd
         self.last_summary = replace(summary, cost_usd=usd, cached_cost_usd=cached)
         self.observer.step_finished(self.info, self.last_summary)
+
+
+def _result(run: Run, end: RunEnd) -> RunResult:
+    info = run.info
+    return RunResult(
+        run.run_id,
+        end,
+        run.cost.usd,
+        run._last_words,
+        (*run._written,),
+        run.calls,
+        conversation_id=info.conversation_id,
+        turn=info.turn,
+    )
+
+
+class _ModelCall:
+    """The sink of one step's model call (a ``ReplySink``): each attempt to the store and
+    the observer; the model's words, as they arrive, to the observer."""
+
+    def __init__(self, run: Run, step: int) -> None:
+        self.run, self.step = run, step
+
+    def __call__(self, attempt: Attempt) -> None:
+        self.run.store.record_attempt(self.run.run_id, self.step, attempt)
+        self.run.observer.attempt_made(self.run.info, self.step, attempt)
+
+    def text(self, delta: str) -> None:
+        self.run.observer.text_delta(self.run.info, self.step, delta)
+
+
+def _tell_refreshed(observer: RunObserver, info: RunInfo, step: int, turn: Turn) -> None:
+    """The files whose changes this turn's request carries (§3 rule 3 ``reread`` events)."""
+    for event in turn.events:
+        if event.kind == "reread":
+            path, read_step, cause = (
+                event.detail[k] for k in ("path", "readStep", "invalidatedBy")
+            )
+            observer.file_refreshed(info, step, str(path), int(read_step), str(cause))
 
 
 @dataclass

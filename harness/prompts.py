@@ -54,8 +54,9 @@ How your context is built (each request is assembled under a budget):
 """
 
 
-def frame(contract: TaskContract) -> str:
-    """Goal, constraints and success criterion: the fixed head of every user message."""
+def frame(contract: TaskContract, attached: str = "") -> str:
+    """Goal, constraints and success criterion (and what the user attached, §11): the fixed
+    head of every user message."""
     verification = contract.verification
     if verification.argv is not None:
         criterion = (
@@ -72,7 +73,7 @@ def frame(contract: TaskContract) -> str:
         f"- At most {contract.max_steps} steps and {contract.token_budget:,} tokens in all.\n"
         "- Secrets files (.env, keys) are off limits; some commands need the user's approval.\n\n"
         f"# Success criterion\n{criterion}"
-    )
+    ) + (f"\n\n# Context\n{attached}" if attached else "")
 
 
 def trailer(step: int, max_steps: int, spent: int, token_budget: int) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from harness.camel import camel_json, json_flat
 from harness.types import (
     Approval,
+    ApprovalRequest,
     Attempt,
     ContextCounts,
     NoticeKind,
@@ -38,10 +39,22 @@ class RunInfo:
     root: Path
     max_steps: int
     token_budget: int
+    conversation_id: int | None = None  # the conversation's first run (§11); None: its own
+    turn: int = 1
 
     @classmethod
-    def of(cls, run_id: int, contract: TaskContract) -> RunInfo:
-        return cls(run_id, contract.goal, contract.root, contract.max_steps, contract.token_budget)
+    def of(
+        cls, run_id: int, contract: TaskContract, conversation_id: int | None = None, turn: int = 1
+    ) -> RunInfo:
+        return cls(
+            run_id,
+            contract.goal,
+            contract.root,
+            contract.max_steps,
+            contract.token_budget,
+            run_id if conversation_id is None else conversation_id,
+            turn,
+        )
 
 
 @dataclass(frozen=True)
@@ -126,6 +139,8 @@ class RunResult:
     summary: str | None = None
     files_changed: tuple[str, ...] = ()
     calls: CallCounts = field(default_factory=CallCounts, metadata=json_flat())
+    conversation_id: int | None = None  # the conversation's first run (§11)
+    turn: int = 1
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §8.1 run object."""
@@ -143,6 +158,11 @@ class RunObserver:
     def model_asked(self, run: RunInfo, step: int, request: Request) -> None:
         """The request of the step is about to be sent (again, after a context overflow)."""
 
+    def text_delta(self, run: RunInfo, step: int, delta: str) -> None:
+        """A piece of the model's words as it arrived (a streaming provider; §11 ``text``).
+        The pieces of a step join to its reply's words, unless an attempt failed after
+        some arrived (its retry starts over)."""
+
     def model_replied(self, run: RunInfo, step: int, reply: Reply) -> None:
         """The model answered: its words (``reply.content``) and the calls it asked for."""
 
@@ -154,6 +174,22 @@ class RunObserver:
 
     def tool_finished(self, run: RunInfo, step: int, call: ToolCall, result: ToolResult) -> None:
         """A call ran (or was refused, or not run): ``result`` says how it went."""
+
+    def approval_asked(self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest) -> None:
+        """The policy asked whoever approves (a dialog, ``harness/approve``, the terminal,
+        ``--yes``) about the call ``call_id`` (``verify`` for the verification)."""
+
+    def approval_decided(
+        self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest, decision: Approval
+    ) -> None:
+        """The answer to ``approval_asked`` (``unavailable``: nobody could answer)."""
+
+    def file_refreshed(
+        self, run: RunInfo, step: int, path: str, read_step: int, cause: str
+    ) -> None:
+        """A file the model read at ``read_step`` changed — ``cause``: ``a change on disk``
+        (the user, the editor, git), ``the write at step 3``, ``the exec at step 2`` — and
+        step ``step``'s request carries what changed (§3 rule 3)."""
 
     def verification_started(self, run: RunInfo, step: int, command: str) -> None:
         """The model stopped; the contract's verification command starts."""
@@ -171,7 +207,7 @@ class RunObserver:
     def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
 
 
-class _FanOut(RunObserver):
+class FanOut(RunObserver):
     """Several observers as one: each hook calls each of them, in order."""
 
     def __init__(self, observers: tuple[RunObserver, ...]) -> None:
@@ -179,7 +215,7 @@ class _FanOut(RunObserver):
 
 
 def _relay(name: str) -> Any:
-    def hook(self: _FanOut, *args: Any) -> None:
+    def hook(self: FanOut, *args: Any) -> None:
         for observer in self.observers:
             getattr(observer, name)(*args)
 
@@ -189,7 +225,7 @@ def _relay(name: str) -> Any:
 
 HOOKS = tuple(n for n in vars(RunObserver) if not n.startswith("_"))
 for _name in HOOKS:  # every hook, including one added later: none is forgotten
-    setattr(_FanOut, _name, _relay(_name))
+    setattr(FanOut, _name, _relay(_name))
 
 
 def fan_out(*observers: RunObserver | None) -> RunObserver:
@@ -197,12 +233,13 @@ def fan_out(*observers: RunObserver | None) -> RunObserver:
     present = tuple(o for o in observers if o is not None)
     if len(present) == 1:
         return present[0]
-    return _FanOut(present)
+    return FanOut(present)
 
 
 __all__ = [
     "CallCounts",
     "CallStatus",
+    "FanOut",
     "RunInfo",
     "RunObserver",
     "RunResult",

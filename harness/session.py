@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,21 +26,23 @@ from pydantic import ValidationError
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
-from harness.contract import ContractOverrides, TaskContract
-from harness.conversation import FollowUp, follow_up, follow_up_text
+from harness.contract import ContractOverrides, TaskContract, effective_tokens, entry_cap_chars
+from harness.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
 from harness.errors import ConfigError
+from harness.events import EventSink, RunEvents
 from harness.loop import Run
 from harness.memory import RunMemory
+from harness.observers import Observers, WatchedApprover
 from harness.policy import Gate, Policy
 from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
-from harness.report import RunObserver, RunResult, fan_out
+from harness.report import RunObserver, RunResult
 from harness.sandbox import sandbox_available, sandbox_status
 from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
 from harness.tools.exec import exec_environment
-from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode
+from harness.types import Approver, DocumentGuard, ExecConfig, Provider, SandboxMode, ToolCall
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -74,6 +76,7 @@ class Session:
 
     run: Run
     provider: Provider
+    events: RunEvents | None = None  # the run's §11 events: ``subscribe`` a sink to them
     _closed: bool = False
 
     @property
@@ -118,20 +121,18 @@ async def open_session(
     prices: Mapping[str, ModelPrices] | None = None,
     conversation_id: int | None = None,
     telemetry: Telemetry | None = None,
+    context: Sequence[Attachment] | None = None,
+    on_event: EventSink | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
-    configuration is known to be good). ``provider``: a configuration, its key read from
-    ``environ``, or a provider already made; the session closes it. ``policy`` defaults to
-    the user's config, ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted``:
-    the editor's verdict on the folder. ``prices``: per-model price overrides (§11), over
-    the user's ``prices.toml``. ``conversation_id``: the run is the next turn of that
-    conversation (§11), continuing its context. ``telemetry``: the process's export (§12),
-    observing the run beside ``observer``. Raises ``ConfigError`` before the run row exists."""
+    configuration is good). ``provider``: a configuration (its key read from ``environ``) or
+    a provider made (the session closes it). ``policy``: by default the user's config,
+    ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` the editor's verdict.
+    ``prices`` over ``prices.toml`` (§11); ``conversation_id``: the next turn of that
+    conversation, ``context`` what the user attached (§11); ``telemetry`` the export (§12);
+    ``on_event`` each §11 event as it happens. Raises ``ConfigError`` before the run row."""
     env = os.environ if environ is None else environ
-    workspace = Workspace(contract.root)
-    contract = contract.model_copy(update={"root": workspace.root})
-    if policy is None:
-        policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
+    workspace, contract, policy = _placed(contract, policy, editor_policy, client_trusted)
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
     model = _provider(provider, env)
     try:
@@ -139,11 +140,13 @@ async def open_session(
         store = store if isinstance(store, Store) else store()
         run_id, previous = _create_run(store, contract, model, conversation_id)
         notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
-        gate = Gate(policy, approver, run_id)
+        spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
+        ids = (run_id, previous.conversation_id if previous else run_id)
+        watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
+        gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
-        assembler = _assembler(assembly, contract, toolbox, previous)
-        spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
+        assembler = _context(assembly, contract, toolbox, previous, context or ())
         run = Run(
             contract,
             run_id,
@@ -151,16 +154,46 @@ async def open_session(
             provider=model,
             toolbox=toolbox,
             assembler=assembler,
-            observer=fan_out(observer, spans),
+            observer=observers,
             pricer=pricer,
+            conversation=(previous.conversation_id, previous.turn) if previous else None,
         )
-        if previous is not None and previous.snapshot is not None:
-            # Files the user (or anything) changed between turns are refreshed (§3 rule 3).
-            run.notify_changed(previous.snapshot.ledger.known_paths())
+        await _begin(run, previous, context or ())
     except BaseException:
         await model.aclose()
         raise
-    return Session(run, model)
+    return Session(run, model, events)
+
+
+def _placed(
+    contract: TaskContract,
+    policy: Policy | None,
+    editor_policy: Mapping[str, Any] | None,
+    client_trusted: bool | None,
+) -> tuple[Workspace, TaskContract, Policy]:
+    """The workspace, the contract rooted at its canonical path, and the policy (by default
+    the user's config, the workspace's and the editor's, §6.3)."""
+    workspace = Workspace(contract.root)
+    contract = contract.model_copy(update={"root": workspace.root})
+    if policy is None:
+        policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
+    return workspace, contract, policy
+
+
+def _observers(
+    store: Store,
+    ids: tuple[int, int],
+    approver: Approver,
+    on_event: EventSink | None,
+    *hosts: RunObserver | None,
+) -> tuple[WatchedApprover, RunEvents, Observers]:
+    """The run's approver, watched; its events (``harness.events``) for run and
+    conversation ``ids``; and all its observers: the approver's watch, the events, the
+    ``hosts``' own (the front's and the telemetry's)."""
+    watched = WatchedApprover(approver)
+    events = RunEvents(store, *ids, [on_event] if on_event else [])
+    watched.report_to = Observers(events, *hosts)
+    return watched, events, Observers(watched, events, *hosts)
 
 
 def _create_run(
@@ -181,14 +214,52 @@ def _create_run(
     return run_id, previous
 
 
-def _continue(assembler: Assembler, previous: FollowUp, goal: str) -> None:
-    """The run continues its conversation's context: the follow-up's goal a new user turn."""
+async def _begin(run: Run, previous: FollowUp | None, context: Sequence[Attachment]) -> None:
+    """Before the first step: what changed since the previous turn, what the user attached."""
+    _changed_between_turns(run, previous)
+    await _attach(run, context)
+
+
+def _changed_between_turns(run: Run, previous: FollowUp | None) -> None:
+    """Files the user (or anything) changed since the previous turn's reads are refreshed
+    (§3 rule 3), naming the read of the earlier turn."""
+    if previous is not None and previous.snapshot is not None:
+        run.notify_changed(previous.snapshot.ledger.known_paths())
+
+
+def _context(
+    assembly: Assembly,
+    contract: TaskContract,
+    toolbox: Toolbox,
+    previous: FollowUp | None,
+    context: Sequence[Attachment],
+) -> Assembler:
+    """The run's assembler: a new context (the frame says what the user attached), or the
+    conversation's continued, the follow-up's goal (and attachments) a new user turn."""
+    attached = attached_text(context, contract.root)
+    if previous is None or previous.snapshot is None:
+        assembler = _assembler(assembly, contract, toolbox, attached)
+        if previous is not None:
+            assembler.turn = previous.turn  # type: ignore[attr-defined]
+        return assembler
+    assembler = _assembler(assembly, contract, toolbox)
     if not isinstance(assembler, BoundedAssembler):
         raise ConfigError("a follow-up needs the bounded assembly")
-    assembler.turn = previous.turn
-    if previous.snapshot is not None:
-        text = follow_up_text(goal, previous.turn)
-        assembler.continue_from(previous.snapshot, previous.turn, text)
+    text = follow_up_text(contract.goal, previous.turn, attached)
+    assembler.continue_from(previous.snapshot, previous.turn, text)
+    return assembler
+
+
+async def _attach(run: Run, context: Sequence[Attachment]) -> None:
+    """What the user attached, read at step 0 through the policy and containment like any
+    read (a path outside the workspace is refused, and the model is told so)."""
+    contract = run.contract
+    spent = effective_tokens(contract.context_budget, contract.token_budget, 0)
+    ctx = run.toolbox.context(run.run_id, 0, entry_cap_chars(spent))
+    for i, item in enumerate(context):
+        call = ToolCall(f"attached-{i}", "read_file", item.arguments(contract.root))
+        result = await run.toolbox.call(call, ctx, run.ledger)
+        run.ledger.add(0, result)  # the user's, not the answer to a call of the model's
 
 
 def _pricer(model: Provider, prices: Mapping[str, ModelPrices] | None) -> Pricer:
@@ -248,22 +319,18 @@ def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -
 
 
 def _assembler(
-    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, previous: FollowUp | None
+    assembly: Assembly, contract: TaskContract, toolbox: Toolbox, attached: str = ""
 ) -> Assembler:
-    """The run's assembler; a follow-up's continues ``previous`` (its conversation so far)."""
     if assembly == "naive":
-        assembler: Assembler = NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
-    else:
-        assembler = BoundedAssembler(
-            contract,
-            toolbox.schemas,
-            memory=toolbox.memory,
-            workspace=toolbox.workspace,
-            gate=toolbox.gate,
-        )
-    if previous is not None:
-        _continue(assembler, previous, contract.goal)
-    return assembler
+        return NaiveAssembler(contract, toolbox.schemas, memory=toolbox.memory)
+    return BoundedAssembler(
+        contract,
+        toolbox.schemas,
+        attached=attached,
+        memory=toolbox.memory,
+        workspace=toolbox.workspace,
+        gate=toolbox.gate,
+    )
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -138,11 +138,11 @@ class Toolbox:
 def label(call: ToolCall) -> str:
     """``read src/a.py``: what a call is about, in the words of the result headers."""
     verb = label_of(call.name)
-    subject = _subject(call)
+    subject = target_of(call)
     return f"{verb} {subject}"[:MAX_LABEL_CHARS] if subject else verb
 
 
-def _subject(call: ToolCall) -> str:
+def target_of(call: ToolCall) -> str:
     """The argument the tool declared as its target (``path``, ``pattern``, ``argv`` …)."""
     key = declaration(call.name).target
     value = call.arguments.get(key) if key is not None else None
@@ -155,7 +155,7 @@ def _subject(call: ToolCall) -> str:
 
 def not_run(call: ToolCall, made: int) -> ToolResult:
     """The answer to a call past the per-turn limit: not run, and why (§6.1)."""
-    target = _subject(call)[:MAX_LABEL_CHARS]
+    target = target_of(call)[:MAX_LABEL_CHARS]
     return ToolResult(
         name=call.name,
         target=target,
@@ -168,4 +168,4 @@ def not_run(call: ToolCall, made: int) -> ToolResult:
     )
 
 
-__all__ = ["MAX_CALLS_PER_TURN", "Toolbox", "label", "not_run"]
+__all__ = ["MAX_CALLS_PER_TURN", "Toolbox", "label", "not_run", "target_of"]

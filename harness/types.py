@@ -356,8 +356,8 @@ class AttemptSink(Protocol):
 
 
 class Provider(Protocol):
-    """A model. ``complete`` retries internally and reports every attempt to ``on_attempt``;
-    it raises ``ProviderError`` (or ``ContextOverflowError``) when it gives up."""
+    """A model. ``complete`` retries, reports every attempt (and to a ``wire.ReplySink`` the words
+    as they arrive) to ``on_attempt``; raises ``ProviderError`` when it gives up."""
 
     name: str
     model: str

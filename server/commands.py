@@ -46,12 +46,14 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.memory.pin": "server.memory",
     "harness.memory.write": "server.memory",
     "harness.memory.clear": "server.memory",
+    "harness.conversations": "server.conversations",
     "harness.trace.runs": "server.trace",
     "harness.trace.run": "server.trace",
     "harness.trace.step": "server.trace",
     "harness.run.revert": "server.revert",
     "harness.run.changes": "server.revert",
     "harness.run.revertFile": "server.revert",
+    "harness.run.events": "server.events",
     "harness.trust": "server.trust",
 }
 

@@ -35,6 +35,10 @@ class RunHost(Protocol):
     @property
     def documents(self) -> DocumentTracker: ...
 
+    def folder_roots(self) -> list[Path]:
+        """The client's workspace folders, resolved."""
+        ...
+
     def folder(self, given: str | None) -> Path:
         """The workspace folder a command names (``given``) or the first one."""
         ...

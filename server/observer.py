@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 BUDGET = "harness/budget"
 RUN_FINISHED = "harness/runFinished"
 DID_WRITE = "harness/didWrite"
+RUN_EVENT = "harness/runEvent"  # each §11 event of a run, as it happens (harness.events)
 MAX_LABEL_CHARS = 120
 
 
@@ -94,4 +95,12 @@ def one_line(text: str) -> str:
     return line if len(line) <= MAX_LABEL_CHARS else line[: MAX_LABEL_CHARS - 1] + "…"
 
 
-__all__ = ["BUDGET", "DID_WRITE", "RUN_FINISHED", "LspObserver", "one_line", "report_finished"]
+__all__ = [
+    "BUDGET",
+    "DID_WRITE",
+    "RUN_EVENT",
+    "RUN_FINISHED",
+    "LspObserver",
+    "one_line",
+    "report_finished",
+]

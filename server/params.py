@@ -22,6 +22,7 @@ MAX_SQL_INT = 2**63 - 1
 MAX_GOAL_CHARS = 100_000
 MAX_FIELD_NAME_CHARS = 60
 MAX_REPORTED_ERRORS = 5
+MAX_CONTEXT_ITEMS = 32
 
 RunId = Annotated[int, Field(ge=1, le=MAX_SQL_INT)]
 Positive = Annotated[int, Field(ge=1, le=MAX_SQL_INT)]
@@ -42,6 +43,34 @@ class ContextBudgetParams(Params):
     low_water: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
 
 
+class PositionParams(Params):
+    line: Annotated[int, Field(ge=0, le=MAX_SQL_INT)]
+    character: Annotated[int, Field(ge=0, le=MAX_SQL_INT)]
+
+
+class RangeParams(Params):
+    start: PositionParams
+    end: PositionParams
+
+
+class ContextParams(Params):
+    """What the user attached (§11): a file, or a range of it (LSP positions, 0-based)."""
+
+    uri: Annotated[str, Field(min_length=1, max_length=8192)]
+    range: RangeParams | None = None
+
+    def lines(self) -> tuple[int | None, int | None]:
+        """``(offset, limit)``, 1-based, of the lines the range covers (a range ending at
+        the start of a line leaves that line out); ``(None, None)`` for the whole file."""
+        if self.range is None:
+            return None, None
+        start, end = self.range.start, self.range.end
+        last = end.line - 1 if end.character == 0 and end.line > start.line else end.line
+        if last < start.line:
+            raise InvalidParams("`context`: a range ends before it starts")
+        return start.line + 1, last - start.line + 1
+
+
 class RunParams(Params):
     goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
     workspace_folder: Folder | None = None
@@ -49,6 +78,8 @@ class RunParams(Params):
     max_steps: Positive | None = None
     context_budget: ContextBudgetParams | None = None
     verify: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
+    conversation_id: RunId | None = None  # a follow-up in that conversation (§11)
+    context: Annotated[list[ContextParams], Field(max_length=MAX_CONTEXT_ITEMS)] | None = None
 
     def overrides(self) -> ContractOverrides:
         """The contract values these arguments give (``None``: not given)."""
@@ -106,8 +137,21 @@ class TraceRunsParams(Params):
     workspace_folder: Folder | None = None  # default: the client's folders; "*": all
 
 
+class ConversationsParams(TraceRunsParams):
+    pass
+
+
 class TraceStepParams(RunIdParams):
     step: Positive
+
+
+class RunEventsParams(Params):
+    """``harness.run.events``: ``runId`` or ``conversationId`` (the command checks that
+    exactly one is given); ``after``: a ``seq`` of that run."""
+
+    run_id: RunId | None = None
+    conversation_id: RunId | None = None
+    after: Annotated[int, Field(ge=0, le=MAX_SQL_INT)] | None = None
 
 
 P = TypeVar("P", bound=Params)
@@ -190,6 +234,7 @@ __all__ = [
     "PinParams",
     "RevertFileParams",
     "RevertParams",
+    "RunEventsParams",
     "RunIdParams",
     "RunParams",
     "ScopeParams",

@@ -14,6 +14,7 @@ editor (didSave), and reports each run's end after freeing its folder.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from dataclasses import dataclass
@@ -21,11 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.errors import Conflict, InvalidParams
-from server.observer import LspObserver, one_line, report_finished
+from server.observer import RUN_EVENT, LspObserver, one_line, report_finished
 from server.progress import RunProgress
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
+    from harness.conversation import Attachment
     from harness.report import StepSummary
     from harness.session import Session
     from harness.telemetry.export import Telemetry
@@ -80,7 +82,7 @@ class RunManager:
     # -- starting and stopping ---------------------------------------------------------
 
     async def start(self, params: RunParams) -> dict[str, Any]:
-        root = self.host.folder(params.workspace_folder)
+        root = self._root(params)
         busy = next((a for a in self._active.values() if a.session.root == root), None)
         if busy is not None:
             raise Conflict(
@@ -94,7 +96,24 @@ class RunManager:
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
         log.info("run %d started in %s: %s", run_id, root, one_line(params.goal))
-        return {"runId": run_id}
+        return {"runId": run_id, "conversationId": active.session.run.info.conversation_id}
+
+    def _root(self, params: RunParams) -> Path:
+        """The folder the run works in: named, the conversation's (a follow-up), or the
+        first; a follow-up of a conversation outside the client's folders is refused."""
+        if params.conversation_id is None or params.workspace_folder is not None:
+            return self.host.folder(params.workspace_folder)
+        runs = self.host.store().conversation_runs(params.conversation_id)
+        if not runs:
+            raise InvalidParams(f"`conversationId`: no conversation {params.conversation_id}")
+        roots = self.host.folder_roots()
+        root = Path(runs[0].workspace)
+        if root not in roots:
+            raise InvalidParams(
+                f"`conversationId`: conversation {params.conversation_id} is of another "
+                f"workspace ({root}), not one of the open folders"
+            )
+        return root
 
     async def _open(self, params: RunParams, root: Path) -> ActiveRun:
         """The run (its row exists once this returns) with what only the editor has."""
@@ -123,6 +142,9 @@ class RunManager:
             observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
             prices=settings.model_prices,
             telemetry=telemetry,
+            conversation_id=params.conversation_id,
+            context=attachments(params),
+            on_event=functools.partial(host.notify, RUN_EVENT),
         )
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting
@@ -224,6 +246,20 @@ class RunManager:
                 active.changes_seen += active.session.run.notify_changed(inside, cause="disk")
 
 
+def attachments(params: RunParams) -> list[Attachment]:
+    """What the user attached (§11): ``file://`` URIs, each a file or a range of one."""
+    from harness.conversation import Attachment
+    from server.folders import uri_to_path
+
+    found = []
+    for item in params.context or ():
+        path = uri_to_path(item.uri) if item.uri.startswith("file:") else None
+        if path is None:
+            raise InvalidParams(f"`context`: {item.uri!r} is not a file:// URI")
+        found.append(Attachment(str(path), *item.lines()))
+    return found
+
+
 def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContract:
     """The run's contract: command arguments win over settings, settings over defaults."""
     from harness.errors import ConfigError
@@ -244,4 +280,4 @@ def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContr
         raise InvalidParams(str(exc)) from None
 
 
-__all__ = ["ActiveRun", "RunManager", "contract_for"]
+__all__ = ["ActiveRun", "RunManager", "attachments", "contract_for"]

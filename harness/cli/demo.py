@@ -1,9 +1,15 @@
-"""``harness demo``: the main job with no API key. The scripted session runs twice over
-fresh copies of a generated project — with the bounded context and with the honest naive
-baseline (every result appended, nothing already sent changed, the trailer last) — and
-prints, per step and in total, each request's characters, the prefix it shares with the
-request before, and its cache-priced cost, side by side; writes an SVG chart; shows the
-memory a second run recalls; and ends with the command to explore the bounded run.
+"""``harness demo``: the main job with no API key, as a first contact. A scripted two-turn
+conversation over a generated project in the live view of ``harness run`` (the model's
+words, a row per call with ✓/✗ and why, the user's save re-read, the diff of what changed;
+the follow-up and the notes it recalls); then the cost against the honest baseline in three
+lines, and the commands to go further — each printed as it can be typed from here.
+
+``--table``: the benchmark behind those three lines. The scripted session runs twice over
+fresh copies of the project — with the bounded context and with the honest naive baseline
+(every result appended, nothing already sent changed, the trailer last) — printing, per
+step and in total, each request's characters, the prefix it shares with the request before,
+and its cache-priced cost, side by side; the memory a second run recalls; and how to explore
+the bounded run. Both write the SVG chart.
 """
 
 from __future__ import annotations
@@ -11,15 +17,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import shlex
 import shutil
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
+from harness.cli.summary import end_lines
+from harness.cli.table import cut
 from harness.contract import DEFAULT_TOKEN_BUDGET
 from harness.demo import session
 from harness.demo.chart import chart
-from harness.demo.driver import ScenarioResult, run_scenario
+from harness.demo.conversation import (
+    FIRST,
+    FOLLOW_UP,
+    SECOND,
+    Turn,
+    diff_lines,
+    recalled_notes,
+    run_turn,
+)
+from harness.demo.driver import DEMO, ScenarioResult, run_scenario
 from harness.demo.pricing import CACHE_READ, CACHE_WRITE
 from harness.demo.table import render
 from harness.escape import printable
@@ -40,6 +61,12 @@ def register(sub: Any) -> None:
         help=f"steps in the session, {MIN_STEPS} to {MAX_STEPS} (default: 20)",
     )
     p.add_argument(
+        "--table",
+        action="store_true",
+        help="the full benchmark: bounded vs naive per step, and the memory a later run "
+        "recalls (default: the conversation, then the cost in three lines)",
+    )
+    p.add_argument(
         "--out",
         default="demo-out",
         help="directory for the workspaces, the store and the chart (default: demo-out)",
@@ -53,7 +80,20 @@ def command(args: argparse.Namespace) -> int:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    return asyncio.run(_demo(out, steps))
+    return asyncio.run(_demo(out, steps) if args.table else _first_contact(out, steps))
+
+
+def invoked() -> str:
+    """How this ``harness`` was started, as it can be typed again here: ``harness`` when
+    that is what PATH finds, else the program's path (``.venv/bin/harness``), or
+    ``python -m harness`` with this interpreter."""
+    program = Path(sys.argv[0])
+    if program.name == "__main__.py":
+        return f"{shlex.quote(sys.executable)} -m harness"
+    found = shutil.which("harness")
+    if found is not None and Path(found).resolve() == program.resolve():
+        return "harness"
+    return shlex.quote(shown(program.absolute()))
 
 
 def shown(path: Path) -> str:
@@ -107,8 +147,72 @@ async def _demo(out: Path, steps: int) -> int:
     store.close()
     say()
     say("Explore the bounded run step by step:")
-    say(f"  harness trace show {bounded.run_id} --store {shown(out / 'demo.db')}")
+    say.raw(f"  {invoked()} trace show {bounded.run_id} --store {shown(out / 'demo.db')}")
     return 0 if bounded.outcome.ok and naive.outcome.ok else 1
+
+
+async def _first_contact(out: Path, steps: int) -> int:
+    say = Printer(shutil.get_terminal_size((80, 24)).columns)
+    store = Store(out / "demo.db")
+    live = Console(file=sys.stdout, width=say.columns, highlight=False)
+    project = out / "project"
+    DEMO.create(project)
+    say("harness demo · a scripted model at work on a generated project (no API key)")
+    say()
+    say(f"You: {session.GOAL}")
+    where = f"workspace {shown(project)}"
+    first = await run_turn(
+        project, store, live, session.GOAL, FIRST, user_saves=True, workspace=where
+    )
+    _ended(say, first)
+    say()
+    say(f"You: {FOLLOW_UP}")
+    second = await run_turn(project, store, live, FOLLOW_UP, SECOND, workspace=where)
+    _ended(say, second)
+    say()
+    run1, run2 = first.result.run_id, second.result.run_id
+    say(f"Run {run2} recalled the notes run {run1} wrote (in its first request):")
+    for line in recalled_notes(second.requests[0]):
+        say("  " + line, indent="    ")
+    bounded = await run_scenario(out / "bounded", store, steps=steps, naive=False)
+    naive = await run_scenario(out / "naive", store, steps=steps, naive=True)
+    store.close()
+    (out / "context.svg").write_text(_chart(bounded, naive))
+    say()
+    _cost(say, bounded, naive)
+    say()
+    say("Go further:")
+    say.raw(f"  {invoked()} trace show {first.result.run_id} --store {shown(out / 'demo.db')}")
+    say.raw(f"  {invoked()} demo --table")  # a command is never wrapped: it is copied
+    turns_ok = first.result.end.outcome.ok and second.result.end.outcome.ok
+    return 0 if turns_ok and bounded.outcome.ok and naive.outcome.ok else 1
+
+
+def _ended(say: Printer, turn: Turn) -> None:
+    """A turn's end: its last words, the files changed, the final line, then the diff."""
+    for line in end_lines(turn.result, turn.tally, turn.changes):
+        say(line.plain, indent="  ")
+    for line in diff_lines(turn.changes):
+        say.raw(cut(line.plain, say.columns))
+
+
+def _cost(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
+    """The cost against the honest baseline, in three lines."""
+    raw = bounded.total_chars / max(1, naive.total_chars)
+    cost = bounded.total_cost / max(1, naive.total_cost)
+    say(
+        f"Cost, bounded vs the honest baseline ({len(bounded.steps)} scripted steps, every "
+        "result appended, nothing sent changed):"
+    )
+    say(f"  characters sent     {raw:.2f}×  ({bounded.total_chars:,} vs {naive.total_chars:,})")
+    say(
+        f"  cache-priced cost   {cost:.2f}×  (cache reads at {CACHE_READ}×, writes at "
+        f"{CACHE_WRITE}×)"
+    )
+    say(
+        f"  shared prefix       {bounded.shared_share:.0%} vs {naive.shared_share:.0%} of the "
+        "characters"
+    )
 
 
 def _budgets(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from harness.changes import RunChanges, run_changes
 from harness.cli.approve import default_approver
 from harness.cli.args import (
     WorkspaceChoice,
@@ -39,7 +40,8 @@ from harness.contract import (
     TaskContract,
     Verification,
 )
-from harness.errors import ConfigError
+from harness.conversation import conversation_of, latest_conversation
+from harness.errors import ConfigError, HarnessError
 from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
 from harness.report import RunResult
 from harness.session import Session, build_contract, open_session
@@ -55,7 +57,16 @@ WIRES = ("transcript", "flat")
 
 def register(sub: Any) -> None:
     p = sub.add_parser("run", help="run one task in a workspace", description=_DESCRIPTION)
-    p.add_argument("goal", help="what the agent should do")
+    p.add_argument("goal", nargs="?", help="what the agent should do")
+    p.add_argument(
+        "--continue",
+        dest="continue_run",
+        nargs="?",
+        const="",
+        metavar="RUN",
+        help="GOAL is a follow-up in the conversation of RUN (default: the workspace's latest "
+        "run); resumes an interrupted, cancelled or exhausted run the same way",
+    )
     add_workspace_arg(p)
     p.add_argument(
         "--provider",
@@ -208,6 +219,7 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
 
 
 def command(args: argparse.Namespace) -> int:
+    _goal_and_run(args)
     where = choose_workspace(args.workspace)
     contract = build_contract(args.goal, where.root, contract_overrides(args))
     telemetry = start_telemetry(os.environ)
@@ -216,6 +228,28 @@ def command(args: argparse.Namespace) -> int:
     finally:
         if telemetry is not None:  # after the result is printed; bounded (§12)
             telemetry.shutdown()
+
+
+def _goal_and_run(args: argparse.Namespace) -> None:
+    """``--continue 7 GOAL``, ``--continue GOAL`` and ``GOAL --continue`` all mean what
+    they say: ``args.goal`` the goal, ``args.continue_run`` a run id, "" (the latest) or
+    None (a new conversation)."""
+    run = args.continue_run
+    if args.goal is None and run and not run.isdigit():
+        args.goal, args.continue_run = run, ""
+    if args.goal is None:
+        raise ConfigError("the following arguments are required: goal")
+    if args.continue_run and not args.continue_run.isdigit():
+        raise ConfigError(f"--continue: expected a run id, got {args.continue_run!r}")
+
+
+def _conversation(args: argparse.Namespace, store: Store, root: Path) -> int | None:
+    """The conversation ``--continue`` names (None: a new one)."""
+    if args.continue_run is None:
+        return None
+    if args.continue_run:
+        return conversation_of(store, int(args.continue_run))
+    return latest_conversation(store, root)
 
 
 async def _execute(
@@ -234,9 +268,13 @@ async def _execute(
 
     observer = TerminalObserver(console(stderr=True), workspace=where.describe())
     try:
+        conversation = None
+        if args.continue_run is not None:
+            conversation = _conversation(args, store(), contract.root)
         session = await open_session(
             contract,
-            store=store,
+            store=opened[0] if opened else store,
+            conversation_id=conversation,
             provider=config,
             approver=default_approver(
                 yes=args.yes, interactive=interactive, before_prompt=observer.pause
@@ -244,19 +282,31 @@ async def _execute(
             observer=observer,
             memory=not args.no_memory,
             telemetry=telemetry,
+            on_event=observer.event,
         )
         observer.model = _model_words(session)
         result = await _watched(
             session, ignore=[s.location for s in opened if isinstance(s.location, Path)]
         )
+        changes = None if args.json else _changes(opened[0], result)
     finally:
         for s in opened:
             s.close()
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        _print_end(console(), result, observer)
+        _print_end(console(), result, observer, changes)
     return 0 if result.end.outcome.ok else 1
+
+
+def _changes(store: Store, result: RunResult) -> RunChanges | None:
+    """What the run changed that differs now (for the end's lines); None if unreadable."""
+    if not result.files_changed:
+        return None
+    try:
+        return run_changes(store, result.run_id)
+    except HarnessError:  # the workspace is gone: the files line says enough
+        return None
 
 
 def _model_words(session: Session) -> str:
@@ -264,8 +314,10 @@ def _model_words(session: Session) -> str:
     return name if model in ("", name) else f"{model} ({name})"
 
 
-def _print_end(out: Console, result: RunResult, observer: TerminalObserver) -> None:
-    for line in end_lines(result, observer.tally):
+def _print_end(
+    out: Console, result: RunResult, observer: TerminalObserver, changes: RunChanges | None
+) -> None:
+    for line in end_lines(result, observer.tally, changes):
         out.print(line, soft_wrap=not out.is_terminal)  # piped: one line stays one line
 
 

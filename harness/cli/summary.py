@@ -9,12 +9,14 @@ it and the ``RunResult`` into the lines printed on stdout.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from harness.cli.marks import NO_APPROVAL, Mark
+from harness.changes import RunChanges
 from harness.escape import printable
+from harness.marks import NO_APPROVAL, Mark
 from harness.report import RunResult, StepSummary
 
 
@@ -55,17 +57,44 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
-def end_lines(result: RunResult, tally: RunTally) -> list[Text]:
-    """The last words, the files changed, any error, then the final line."""
+def end_lines(result: RunResult, tally: RunTally, changes: RunChanges | None = None) -> list[Text]:
+    """The last words, the files changed (with ``changes``: a line per file, its lines
+    added and removed), any error, then the final line."""
     lines: list[Text] = []
     if result.summary:
         lines.append(Text(printable(result.summary.strip(), keep_newlines=True)))
     if result.files_changed:
         lines.append(Text(printable("files changed: " + ", ".join(result.files_changed))))
+    lines += change_lines(changes) if changes is not None else []
     if result.end.error:
         lines.append(Text(printable(f"error: {result.end.error}"), style="red"))
     lines.append(final_line(result, tally))
     return lines
+
+
+def change_lines(changes: RunChanges) -> list[Text]:
+    """``  modified src/a.py  +3 −1``: each file the run changed that differs now."""
+    out = []
+    for change in changes.files:
+        added, removed = line_counts(change.before, change.after)
+        line = Text(printable(f"  {change.status.value} {change.path}  "))
+        line.append(f"+{added}", style="green")
+        line.append(" ")
+        line.append(f"−{removed}", style="red")
+        out.append(line)
+    return out
+
+
+def line_counts(before: str | None, after: str | None) -> tuple[int, int]:
+    """Lines added and removed from ``before`` to ``after`` (None: no file)."""
+    old, new = (before or "").splitlines(), (after or "").splitlines()
+    added = removed = 0
+    for line in difflib.unified_diff(old, new, lineterm="", n=0):
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
 
 
 def final_line(result: RunResult, tally: RunTally) -> Text:
@@ -117,4 +146,12 @@ def _met(result: RunResult, tally: RunTally) -> list[str]:
     return met
 
 
-__all__ = ["RunTally", "dollars", "end_lines", "final_line", "plural"]
+__all__ = [
+    "RunTally",
+    "change_lines",
+    "dollars",
+    "end_lines",
+    "final_line",
+    "line_counts",
+    "plural",
+]

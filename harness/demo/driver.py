@@ -146,7 +146,7 @@ async def run_scenario(
     context or the naive baseline."""
     if create:
         scenario.create(root)
-    user = _User(root, scenario.user_edits if turns is None else {})
+    user = User(root, scenario.user_edits if turns is None else {})
     script = turns if turns is not None else scenario.turns(steps)
     provider = ScriptedProvider(script, before_turn=user.turn)
     given = token_budget or (NAIVE_TOKEN_BUDGET if naive else bounded_budget(steps))
@@ -180,7 +180,7 @@ async def run_scenario(
     )
 
 
-class _User:
+class User:
     """ "The user", who saves files in their editor mid-run. The server's didSave (or the
     watcher) would report it; the demo reports it itself, deterministically."""
 

@@ -121,12 +121,12 @@ class AnthropicStream:
             if block.get("input"):  # normally {} with the input streamed as JSON pieces
                 pending.value = block["input"]
         elif block.get("type") == "text" and block.get("text"):
-            self.builder.content.append(str(block["text"]))
+            self.builder.add_text(str(block["text"]))
 
     def _block_delta(self, index: int, delta: dict[str, Any]) -> None:
         kind = delta.get("type")
         if kind == "text_delta" and delta.get("text"):
-            self.builder.content.append(str(delta["text"]))
+            self.builder.add_text(str(delta["text"]))
         elif kind == "input_json_delta" and index in self.builder.calls:
             pending = self.builder.calls[index]
             pending.value = None

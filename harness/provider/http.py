@@ -32,7 +32,7 @@ from harness.provider.failure import (
     shorten,
 )
 from harness.provider.retry import AttemptBudget, backoff_delay, parse_retry_after
-from harness.provider.wire import ReplyBuilder
+from harness.provider.wire import ReplyBuilder, TextSink, text_sink
 from harness.redact import redact, register
 from harness.types import Attempt, AttemptSink, Reply, Request
 
@@ -139,12 +139,13 @@ class HttpProvider:
     async def complete(self, request: Request, on_attempt: AttemptSink) -> Reply:
         body = self.body(request, self.config.stream)
         budget = AttemptBudget(self.config.retry)
+        words = text_sink(on_attempt)  # the model's words as they arrive, if it listens
         number = 0
         while True:
             number += 1
             probe = _Probe(started=time.perf_counter())
             try:
-                builder = await self._attempt(body, probe)
+                builder = await self._attempt(body, probe, words)
                 reply = builder.build(request, self.model)
             except AttemptFailed as failed:
                 limit = budget.after_failure(number, failed.kind, failed.cause)
@@ -171,12 +172,14 @@ class HttpProvider:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def _attempt(self, body: dict[str, Any], probe: _Probe) -> ReplyBuilder:
+    async def _attempt(
+        self, body: dict[str, Any], probe: _Probe, words: TextSink | None = None
+    ) -> ReplyBuilder:
         deadline = self.config.timeouts.total
         try:
             async with asyncio.timeout(deadline):
                 if body.get("stream"):
-                    return await self._streamed(body, probe)
+                    return await self._streamed(body, probe, words)
                 return await self._whole(body, probe)
         except TimeoutError:
             raise AttemptFailed(
@@ -232,7 +235,9 @@ class HttpProvider:
         self.parse(data, builder)
         return builder
 
-    async def _streamed(self, body: dict[str, Any], probe: _Probe) -> ReplyBuilder:
+    async def _streamed(
+        self, body: dict[str, Any], probe: _Probe, words: TextSink | None
+    ) -> ReplyBuilder:
         headers = {"accept": "text/event-stream", "cache-control": "no-store"}
         async with self._client.stream("POST", self.path, json=body, headers=headers) as response:
             probe.status = response.status_code
@@ -241,13 +246,15 @@ class HttpProvider:
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 # the server ignored "stream": answer as a whole
                 return self._parse_whole(await self._read(response))
-            return await self.read_stream(response, probe)
+            return await self.read_stream(response, probe, words)
 
     async def read_stream(
-        self, response: httpx.Response, probe: _Probe | None = None
+        self, response: httpx.Response, probe: _Probe | None = None, words: TextSink | None = None
     ) -> ReplyBuilder:
-        """Decode an SSE answer into a reply, its bytes capped at ``max_answer_bytes``."""
+        """Decode an SSE answer into a reply, its bytes capped at ``max_answer_bytes``;
+        ``words`` hears each piece of the model's words as it is decoded."""
         decoder = self.decoder()
+        decoder.builder.on_text = words
         # SSE is UTF-8 by definition; the capped bytes are re-read as a bare event stream.
         capped = httpx.Response(200, headers=_SSE_HEADERS, stream=_Stream(self._capped(response)))
         try:

@@ -104,7 +104,7 @@ class OpenAIStream:
 
     def _delta(self, delta: dict[str, Any]) -> None:
         if delta.get("content"):
-            self.builder.content.append(str(delta["content"]))
+            self.builder.add_text(str(delta["content"]))
         for call in delta.get("tool_calls") or []:
             pending = self.builder.call(self._index(call))
             if call.get("id"):

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.provider.wire import text_sink
 from harness.tokens import estimate_tokens
 from harness.types import Attempt, AttemptSink, Reply, Request, ToolCall, Usage
 
@@ -67,6 +69,7 @@ class ScriptedProvider:
             for n, c in enumerate(turn.get("tool_calls", []))
         )
         content = str(turn.get("content", ""))
+        _stream_words(content, on_attempt)
         tools = json.dumps([dict(t.parameters) for t in request.tools]) if request.tools else ""
         prompt = estimate_tokens(request.chars + len(tools))
         completion = estimate_tokens(len(json.dumps(turn)))
@@ -93,6 +96,14 @@ class ScriptedProvider:
 
     async def aclose(self) -> None:
         return None
+
+
+def _stream_words(content: str, on_attempt: AttemptSink) -> None:
+    """The words to a listening sink a word at a time, as a streaming model sends them."""
+    words = text_sink(on_attempt)
+    if words is not None:
+        for piece in re.findall(r"\S+\s*|\s+", content):
+            words(piece)
 
 
 def _check_turn(index: int, turn: object) -> Mapping[str, Any]:

@@ -12,13 +12,14 @@ code would follow until it overflows the stack).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from harness.provider.failure import malformed
 from harness.redact import clip
 from harness.tokens import estimate_tokens
-from harness.types import Reply, Request, ToolCall, Usage
+from harness.types import Attempt, AttemptSink, Reply, Request, ToolCall, Usage
 
 # Finish reasons meaning "the output limit cut the reply short" (OpenAI, Anthropic).
 CUT_OFF = frozenset({"length", "max_tokens"})
@@ -102,6 +103,25 @@ def _preview(raw: str, limit: int = 200) -> str:
     return repr(clip(raw, limit + 1))
 
 
+class ReplySink(Protocol):
+    """An ``AttemptSink`` that also hears the model's words as they arrive (§11 ``text``):
+    a provider calls ``text`` with each piece, in order, before the attempt ends. The words
+    of an attempt that then fails were heard too (its retry starts over)."""
+
+    def __call__(self, attempt: Attempt) -> None: ...
+
+    def text(self, delta: str) -> None: ...
+
+
+TextSink = Callable[[str], None]
+
+
+def text_sink(on_attempt: AttemptSink) -> TextSink | None:
+    """Where ``on_attempt`` takes the model's words: its ``text``, if it is a ``ReplySink``."""
+    sink = getattr(on_attempt, "text", None)
+    return sink if callable(sink) else None
+
+
 @dataclass
 class PendingCall:
     """A tool call being assembled; streamed arguments arrive in pieces."""
@@ -121,6 +141,13 @@ class ReplyBuilder:
     finish_reason: str | None = None
     model: str = ""
     usage: Usage | None = None
+    on_text: TextSink | None = None  # hears each piece of the words as it is added
+
+    def add_text(self, text: str) -> None:
+        """A piece of the model's words, in order."""
+        self.content.append(text)
+        if self.on_text is not None:
+            self.on_text(text)
 
     def call(self, index: int) -> PendingCall:
         pending = self.calls.get(index)
@@ -203,10 +230,13 @@ __all__ = [
     "MAX_REPORTED_TOKENS",
     "PendingCall",
     "ReplyBuilder",
+    "ReplySink",
+    "TextSink",
     "as_int",
     "check_usage",
     "estimate_usage",
     "nesting_depth",
     "parse_arguments",
     "request_chars",
+    "text_sink",
 ]

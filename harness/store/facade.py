@@ -9,7 +9,7 @@ Opening a store marks the runs whose process died as ``interrupted`` (§5).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from harness.redact import redact
 from harness.store.base import Database as SqliteDatabase
 from harness.store.connection import Database, db_errors, is_url, shown
 from harness.store.edits import files_changed, insert_intent, select_edits
+from harness.store.events import insert_run_event, select_run_events
 from harness.store.memory import (
     clear_scope,
     delete_note,
@@ -172,6 +173,16 @@ class Store(Closing):
         if events:
             with self._db.transaction() as conn:
                 insert_events(conn, run_id, step, events)
+
+    def add_run_event(self, run_id: int, step: int, event: Mapping[str, Any]) -> None:
+        """One §11 event of a run, as its clients saw it (``harness.events``)."""
+        with self._db.transaction() as conn:
+            insert_run_event(conn, run_id, step, event)
+
+    def run_events(self, run_ids: Sequence[int], after: int | None = None) -> list[dict[str, Any]]:
+        """The stored events of ``run_ids``, in order; ``after``: those past that ``seq``."""
+        with self._db.reading() as conn:
+            return select_run_events(conn, run_ids, after)
 
     def announce_write(
         self, run_id: int, step: int, path: str, before: bytes | None, after: bytes

@@ -232,6 +232,17 @@ MIGRATIONS: list[str] = [
         state TEXT NOT NULL
     );
     """,
+    # 7: a run's §11 events as its clients saw them, in ``seq``
+    # order per run; ``detail`` is the event's JSON object, redacted, a step's ``text``
+    # deltas merged into one event (``harness.events``). Step 0 is before the first step.
+    _step_rows(
+        "run_events",
+        """
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        detail TEXT NOT NULL""",
+        index="run_id, seq",
+    ),
     IDENTITY,
 ]
 

@@ -1,7 +1,7 @@
 """Driving the real language server (``python -m server``) over stdio with pytest-lsp.
 
 ``HarnessClient`` is pytest-lsp's test client plus what the harness sends: it records the
-``harness/*`` notifications, showMessage, progress and approval requests, answers approvals
+``harness/*`` notifications (``events``: each ``harness/runEvent``), showMessage, progress and approval requests, answers approvals
 from ``answers`` in order and then with ``approval_answer`` (``None``: never answer), keeps
 each file the server opens with showDocument (``opened``), and ``wait_for(predicate)``
 blocks until a notification makes the predicate true (notes §2, gotcha 2: never rely on
@@ -19,6 +19,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,8 @@ class HarnessClient(LanguageClient):
         self.budgets: list[dict[str, Any]] = []
         self.finished: list[dict[str, Any]] = []
         self.did_write: list[str] = []
+        self.events: list[dict[str, Any]] = []  # harness/runEvent, in the order received
+        self.event_times: list[float] = []  # time.perf_counter() as each one arrived
         self.approvals: list[types.ShowMessageRequestParams] = []
         self.approvals_withdrawn = 0
         self.answers: list[str | None] = []  # the next approvals' answers (None: dismissed) ...
@@ -139,6 +142,12 @@ def client_factory() -> HarnessClient:
     @client.feature("harness/runFinished")
     def on_finished(ls: HarnessClient, params: Any) -> None:
         ls.finished.append(plain(params))
+        ls.tick()
+
+    @client.feature("harness/runEvent")
+    def on_run_event(ls: HarnessClient, params: Any) -> None:
+        ls.event_times.append(time.perf_counter())
+        ls.events.append(plain(params))
         ls.tick()
 
     @client.feature("harness/didWrite")

@@ -1,11 +1,14 @@
-"""``harness demo`` as a user runs it (issue 13 item 7, issue 12 "an honest baseline"): a
-real subprocess in a fresh directory, its output read at 80 and 120 columns (``COLUMNS``),
-its chart and store used as it says; and the README quoting exactly what it prints.
-Structure is asserted, never durations."""
+"""``harness demo`` as a user runs it (issue 13 item 7, issue 12 "an honest baseline", issue
+22 "a first contact"): a real subprocess in a fresh directory, its output read at 80 and
+120 columns (``COLUMNS``), its chart and store used as it says, every command it prints run
+as printed; and the README quoting exactly what it prints. By default it shows a scripted
+two-turn conversation in the live view, then the cost in three lines; ``--table`` the full
+benchmark. Structure is asserted, never durations."""
 
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -58,10 +61,66 @@ def default_run(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     return demo(tmp_path_factory.mktemp("demo80"))
 
 
-def test_the_demo_prints_both_runs_side_by_side_within_80_columns(default_run: Demo) -> None:
+@pytest.fixture(scope="module")
+def table_run(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    return demo(tmp_path_factory.mktemp("table80"), "--table")
+
+
+PROGRAM = f"{shlex.quote(sys.executable)} -m harness"  # how the tests start it
+
+
+def test_the_first_contact_is_a_conversation_in_the_live_view(default_run: Demo) -> None:
     d = default_run
     assert d.code == 0, d.err
-    assert all(len(line) <= 80 for line in d.lines), max(d.lines, key=len)
+    prose = [line for line in d.lines if not line.startswith(f"  {PROGRAM}")]  # commands whole
+    assert all(len(line) <= 80 for line in prose), max(prose, key=len)
+    lines = d.lines
+    turn1 = lines.index("You: Rename parse_expr to parse_expression everywhere and keep the tests")
+    turn2 = lines.index("You: Now also update the README.")
+    first, second = lines[turn1:turn2], lines[turn2:]
+    # The model's words as the live view shows them, a row per call with ✓ or ✗ and why.
+    assert "step 1/7 · I'll find every use of parse_expr first, and look at the settings." in first
+    assert "step 1/7 · read .env ✗ refused (builtin: .env)" in first
+    assert "step 3/7 · exec python3 -m unittest discover -s tests ✓" in first
+    # The user's save mid-run, re-read before the model's next request.
+    assert "step 4/7 · ↻ re-read src/calc/lexer.py (a change on disk since step 2)" in first
+    assert "step 5/7 · verify python3 -m unittest discover -s tests ✓ passed" in first
+    # What changed: the files, their counts, the lines themselves.
+    assert "  modified src/calc/parser.py  +1 −1" in first
+    assert "    -def parse_expr(text: str) -> list[str]:" in first
+    assert "    +def parse_expression(text: str) -> list[str]:" in first
+    assert any(line.startswith("run 1 success · 5 steps") for line in first)
+    # The follow-up, and the notes the first turn wrote, recalled by the second.
+    assert "    +A tiny arithmetic interpreter. `parse_expression` is the entry point." in second
+    assert any(line.startswith("run 2 success · 2 steps") for line in second)
+    at = lines.index("Run 2 recalled the notes run 1 wrote (in its first request):")
+    assert "  - test-command: python3 -m unittest discover -s tests" in lines[at : at + 5]
+    # The cost against the honest baseline in three lines.
+    at = next(i for i, line in enumerate(lines) if line.startswith("Cost, bounded vs the honest"))
+    assert re.match(r"  characters sent     0\.\d\d×  \([\d,]+ vs [\d,]+\)$", lines[at + 2])
+    assert re.match(r"  cache-priced cost   0\.\d\d×  \(cache reads", lines[at + 3])
+    assert re.match(r"  shared prefix       \d+% vs \d+% of the characters$", lines[at + 4])
+    assert (d.cwd / "demo-out" / "context.svg").is_file(), "make test's demo step reads it"
+
+
+def test_every_command_the_first_contact_prints_works_as_printed(default_run: Demo) -> None:
+    d = default_run
+    at = d.lines.index("Go further:")
+    trace, table = (line.strip() for line in d.lines[at + 1 : at + 3])
+    assert trace == f"{PROGRAM} trace show 1 --store demo-out/demo.db"
+    assert table == f"{PROGRAM} demo --table"  # run as printed by the table_run fixture
+    shown = subprocess.run(
+        [*shlex.split(trace), "--json"], capture_output=True, text=True, timeout=60, cwd=d.cwd
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert '"outcome": "success"' in shown.stdout
+
+
+def test_the_demo_prints_both_runs_side_by_side_within_80_columns(table_run: Demo) -> None:
+    d = table_run
+    assert d.code == 0, d.err
+    prose = [line for line in d.lines if not line.startswith(f"  {PROGRAM}")]  # commands whole
+    assert all(len(line) <= 80 for line in prose), max(prose, key=len)
     rows = d.rows()
     assert [r[1] for r in rows] == [*map(str, range(1, 21)), "total"], "20 steps, then the total"
     for column in range(2, 9):
@@ -80,14 +139,15 @@ def test_the_demo_prints_both_runs_side_by_side_within_80_columns(default_run: D
     assert "the default token budget (2,000,000)" in d.said
 
 
-def test_the_demo_says_how_to_explore_its_trace_and_the_command_works(default_run: Demo) -> None:
-    d = default_run
+def test_the_demo_says_how_to_explore_its_trace_and_the_command_works(table_run: Demo) -> None:
+    d = table_run
     i = d.lines.index("Explore the bounded run step by step:")
-    command = d.lines[i + 1].split()
-    assert command[:3] == ["harness", "trace", "show"] and command[4] == "--store"
-    assert command[5] == "demo-out/demo.db" and (d.cwd / command[5]).is_file()
+    line = d.lines[i + 1].strip()
+    assert line.startswith(f"{PROGRAM} trace show ")
+    command = shlex.split(line)
+    assert command[-2:] == ["--store", "demo-out/demo.db"] and (d.cwd / command[-1]).is_file()
     shown = subprocess.run(
-        [sys.executable, "-m", "harness", *command[1:], "--json"],
+        [*command, "--json"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -97,8 +157,8 @@ def test_the_demo_says_how_to_explore_its_trace_and_the_command_works(default_ru
     assert '"outcome": "success"' in shown.stdout and shown.stdout.count('"step":') == 20
 
 
-def test_the_demos_memory_part_shows_what_a_second_run_recalls(default_run: Demo) -> None:
-    out = default_run.out
+def test_the_demos_memory_part_shows_what_a_second_run_recalls(table_run: Demo) -> None:
+    out = table_run.out
     assert "Memory recalled by run 3 (its first request):" in out
     block = out[out.index("Memory recalled by run 3") :]
     assert "## Memory: notes from this and earlier runs" in block
@@ -106,9 +166,9 @@ def test_the_demos_memory_part_shows_what_a_second_run_recalls(default_run: Demo
 
 
 def test_the_chart_has_ticks_a_legend_clear_of_the_data_the_limit_and_marks(
-    default_run: Demo,
+    table_run: Demo,
 ) -> None:
-    svg = ET.parse(default_run.cwd / "demo-out" / "context.svg").getroot()
+    svg = ET.parse(table_run.cwd / "demo-out" / "context.svg").getroot()
     ns = "{http://www.w3.org/2000/svg}"
     lines = {p.get("data-name"): p for p in svg.iter(f"{ns}polyline")}
     assert set(lines) == {
@@ -130,33 +190,33 @@ def test_the_chart_has_ticks_a_legend_clear_of_the_data_the_limit_and_marks(
     assert {t.text for t in legend} >= {"re-read (stale file)", "window slid"}
     assert all(float(t.get("y") or 0) < plot_top for t in legend), "the legend is above the data"
     marks = [c for c in svg.iter(f"{ns}circle") if c.get("class") == "reread"]
-    rereads = [r for r in default_run.rows() if r[5] in ("re-read", "both")]
+    rereads = [r for r in table_run.rows() if r[5] in ("re-read", "both")]
     assert len(marks) == len(rereads) > 0, "one mark per step that re-read"
 
 
 def test_at_120_columns_the_numbers_are_whole(tmp_path: Path) -> None:
-    d = demo(tmp_path, "--steps", "12", columns=120)
+    d = demo(tmp_path, "--table", "--steps", "12", columns=120)
     assert d.code == 0, d.err
-    assert all(len(line) <= 120 for line in d.lines)
+    assert all(len(line) <= 120 for line in d.lines if PROGRAM not in line)
     rows = d.rows()
     assert len(rows) == 13 and all("k" not in r[0] and "M" not in r[0] for r in rows)
 
 
 def test_steps_60_finishes_both_runs_and_fits_80_columns(tmp_path: Path) -> None:
-    d = demo(tmp_path, "--steps", "60")
+    d = demo(tmp_path, "--table", "--steps", "60")
     assert d.code == 0, d.err
     assert d.said.count("success after 60 steps") == 2, "both runs finish"
-    assert all(len(line) <= 80 for line in d.lines), max(d.lines, key=len)
+    assert all(len(line) <= 80 for line in d.lines if PROGRAM not in line)
     assert len(d.rows()) == 61
 
 
 def test_steps_100_raises_the_bounded_budget_and_says_so(tmp_path: Path) -> None:
-    d = demo(tmp_path, "--steps", "100", columns=80)
+    d = demo(tmp_path, "--table", "--steps", "100", columns=80)
     assert d.code == 0, d.err
     assert d.said.count("success after 100 steps") == 2, "both runs finish"
     assert "a token budget of 2,648,000, raised from the default 2,000,000 so that 100" in d.said
     assert "(the default budget of 2,000,000 would have stopped it)" in d.said
-    assert all(len(line) <= 80 for line in d.lines), max(d.lines, key=len)
+    assert all(len(line) <= 80 for line in d.lines if PROGRAM not in line)
     slid = [r for r in d.rows() if r[5] in ("slide", "both")]  # "both": it also re-read then
     assert slid, "a long run slides, and the table says so"
     times = "once" if len(slid) == 1 else f"{len(slid)} times"
@@ -171,6 +231,8 @@ def readme_block() -> str:
 
 
 def test_the_readme_quotes_what_make_demo_prints(default_run: Demo) -> None:
-    """The README's block is a real run's output (``make demo`` at 80 columns); the demo
-    is deterministic, so it must match line for line."""
-    assert readme_block().splitlines() == default_run.lines
+    """The README's block is a real run's output (``make demo`` at 80 columns, from the
+    repository: the program is ``.venv/bin/harness``); the demo is deterministic, so it
+    must match line for line."""
+    made = [line.replace(PROGRAM, ".venv/bin/harness") for line in default_run.lines]
+    assert readme_block().splitlines() == made

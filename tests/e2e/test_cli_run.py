@@ -58,6 +58,8 @@ def test_a_multi_step_task_reads_greps_edits_and_verifies(
         "costUsd": None,  # model "m" has no price
         "summary": "Fixed add().",
         "filesChanged": ["src/a.py"],
+        "conversationId": result["runId"],
+        "turn": 1,
         "refused": 0,
         "denied": 0,
         "failed": 0,

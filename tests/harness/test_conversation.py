@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.conversation import Attachment
 from harness.errors import ConfigError
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
@@ -104,3 +105,28 @@ async def test_a_follow_up_of_an_unknown_or_running_conversation_is_refused(
     first, _, _ = await go(other, store, "x", [{"content": "ok"}])
     with pytest.raises(ConfigError, match="another workspace"):
         await go(ws, store, "y", [], first)
+
+
+async def test_attached_context_is_read_at_step_0_and_refreshed_when_it_changes(
+    ws: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "secret.py"
+    outside.write_text("KEY = 1\n")
+    model = ScriptedProvider(
+        [turn(call("edit_file", path="a.py", old="return 1", new="return 2")), {"content": "ok"}]
+    )
+    session = await open_session(
+        build_contract("fix it", ws),
+        store=Store(tmp_path / "s.db"),
+        provider=model,
+        approver=YesApprover(),
+        policy=Policy.load(ws, user_config=None),
+        context=[Attachment(str(ws / "a.py"), 2, 1), Attachment(str(outside))],
+    )
+    await session.execute()
+    first = "\n".join(model.requests[0].texts())
+    assert "The user attached:\n- a.py, lines 2–2\n- " + str(outside) in first
+    assert "[read a.py:2-2]\n    return 1" in first
+    assert "[read " + str(outside) in first and "KEY = 1" not in first  # refused like a read
+    second = "\n".join(model.requests[1].texts())
+    assert "the write at step 1 changed it since the read at step 0" in second

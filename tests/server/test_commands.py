@@ -40,7 +40,9 @@ SPEC_COMMANDS = {
     "harness.run.revert",
     "harness.run.changes",
     "harness.run.revertFile",
+    "harness.run.events",
     "harness.trust",
+    "harness.conversations",
 }
 
 

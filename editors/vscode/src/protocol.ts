@@ -11,7 +11,7 @@
 export const BUDGET = "harness/budget";
 export const RUN_FINISHED = "harness/runFinished";
 export const DID_WRITE = "harness/didWrite";
-/** SPEC §11: every run's events, in order. */
+/** Each §11 event of a run as it happens: `{runId, conversationId, seq, step, kind, …}`. */
 export const RUN_EVENT = "harness/runEvent";
 /** Server → client request for a client declaring `experimental.harness.approvals`. */
 export const APPROVE = "harness/approve";

@@ -1,4 +1,4 @@
-"""How a call went, as the terminal says it (``harness.cli.marks``), from the results the
+"""How a call went, as the terminal says it (``harness.marks``), from the results the
 real tools return, and the end-of-run line built from it (``harness.cli.summary``)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.marks import Went, call_mark, verify_mark
 from harness.cli.summary import RunTally, final_line
+from harness.marks import Went, call_mark, verify_mark
 from harness.policy import Gate, Layer, Policy, Rule, UnavailableApprover
 from harness.report import RunResult, StepSummary
 from harness.tools import all_tools, dispatch

@@ -29,8 +29,9 @@ PINNED = {
     4: "e219bcd21ee3fc4dce1c9e1e9a2ac652ac328d946ed3acbcb5bf4034180fe1d1",
     5: "d008bc5b71741cd4fc0bdc3bc0b42f7abf20cdd1422bed954e26319ce1024b20",
     6: "3afc66020db99ca6d94e66041b32b55ae0a85267017c7fb68ff5d335e6e4d401",
-    # portable identity and authorship (schema.IDENTITY; "8" once conv-events' 7 is before it)
-    7: "2c6f0c395f0a0925b0b2bee743db49bdd9026bac91fe3728d692d441fc06b864",
+    7: "f2dc9fd6c3fb99049ab5726fbbb318fdef77e7f19e1c90a15773067729c1683b",  # as main computes it after the merge of 6 and 7
+    # portable identity and authorship (schema.IDENTITY, issue 25)
+    8: "170f5bdcd6dc97f015d33c879503c253d27806de98748ce7a39ff9a2810701f7",
 }
 STORES = Path(__file__).parent / "stores"
 

@@ -6,6 +6,11 @@ local notify = require('harness.notify')
 
 local M = {}
 
+--- Names of the server's surface a later part of the plugin draws (SPEC §7, §11): the
+--- events of a run as they happen, and the command that reads them back.
+M.RUN_EVENT = 'harness/runEvent'
+M.RUN_EVENTS = 'harness.run.events'
+
 local WAIT_FOR_INIT_MS = 15000
 
 local function under(path, dir)

@@ -1,0 +1,188 @@
+"""The first contact of ``harness demo``: a scripted two-turn conversation over the generated
+project, shown in the live view of ``harness run`` (the model's words as they arrive, a row
+per call with ✓/✗ and why, a line when the user's save is re-read, what changed), then the
+follow-up, whose first request carries the notes the first turn wrote.
+
+The model is scripted (no key); everything else is real: tools, policy, store, events.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from harness.changes import RunChanges, run_changes
+from harness.cli.progress import TerminalObserver
+from harness.cli.summary import RunTally
+from harness.contract import ContractOverrides, Verification
+from harness.demo import session
+from harness.demo.driver import User
+from harness.escape import printable
+from harness.policy import Policy, YesApprover
+from harness.provider.scripted import ScriptedProvider
+from harness.report import RunResult
+from harness.session import build_contract, open_session
+from harness.store import Store
+from harness.types import Request
+
+FOLLOW_UP = "Now also update the README."
+MAX_DIFF_LINES = 8  # of one file's diff; the rest is counted
+
+
+def _call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def _mod(name: str) -> str:
+    return f"src/calc/{name}.py"
+
+
+FIRST: list[dict[str, Any]] = [
+    {
+        "content": "I'll find every use of parse_expr first, and look at the settings.",
+        "tool_calls": [_call("grep", pattern=r"\bparse_expr\b"), _call("read_file", path=".env")],
+    },
+    {
+        "content": "Reading the parser, the lexer and the test that calls it.",
+        "tool_calls": [
+            _call("read_file", path=_mod("parser")),
+            _call("read_file", path=_mod("lexer")),
+            _call("read_file", path="tests/test_calc.py", offset=60, limit=20),
+        ],
+    },
+    {
+        "content": "Renaming the definition and its call in the test; then the tests.",
+        "tool_calls": [
+            _call(
+                "edit_file",
+                path=_mod("parser"),
+                old="def parse_expr(text: str) -> list[str]:",
+                new="def parse_expression(text: str) -> list[str]:",
+            ),
+            _call(
+                "edit_file",
+                path="tests/test_calc.py",
+                old="parser.parse_expr('(1 + 2)')",
+                new="parser.parse_expression('(1 + 2)')",
+            ),
+            _call("exec", argv=session.TEST_ARGV),
+        ],
+    },
+    {
+        "content": "You saved the lexer meanwhile; the rename does not touch it. Noting how "
+        "the tests run, and checking what is left.",
+        "tool_calls": [
+            _call("remember", key="test-command", value=" ".join(session.TEST_ARGV)),
+            _call("grep", pattern=r"\bparse_expr\b"),
+        ],
+    },
+    {
+        "content": "Renamed parse_expr to parse_expression in the parser and its test; "
+        "the tests pass. The README still names the old function."
+    },
+]
+USER_SAVES_BEFORE = 2  # "the user" saves lexer.py while the model thinks about turn 3
+
+SECOND: list[dict[str, Any]] = [
+    {
+        "content": "Updating the README's mention.",
+        "tool_calls": [
+            _call(
+                "edit_file",
+                path="README.md",
+                old="`parse_expr` is the entry point",
+                new="`parse_expression` is the entry point",
+            )
+        ],
+    },
+    {"content": "The README now names parse_expression; the tests still pass."},
+]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of the conversation as it ran: its result, what it changed, what it sent."""
+
+    result: RunResult
+    changes: RunChanges | None
+    requests: list[Request]
+    tally: RunTally  # what the live view counted: for the end's lines
+
+
+async def run_turn(
+    root: Path,
+    store: Store,
+    console: Console,
+    goal: str,
+    turns: list[dict[str, Any]],
+    *,
+    user_saves: bool = False,
+    workspace: str = "",
+) -> Turn:
+    """One run of the conversation in the live view on ``console`` (its end is the
+    caller's to print: ``end_lines``, ``diff_lines``);
+    ``user_saves``: "the user" saves ``lexer.py`` while the model thinks about turn 3."""
+    edits = {USER_SAVES_BEFORE: (session.DISK_EDIT_PATH, session.user_edit)} if user_saves else {}
+    user = User(root, edits)
+    provider = ScriptedProvider(turns, before_turn=user.turn)
+    view = TerminalObserver(console, workspace=workspace, model="a scripted model", fit=True)
+    overrides = ContractOverrides(
+        verification=Verification.command(session.TEST_ARGV), max_steps=len(turns) + 2
+    )
+    started = await open_session(
+        build_contract(goal, root, overrides),
+        store=store,
+        provider=provider,
+        approver=YesApprover(),  # the demo approves its own scripted commands
+        policy=Policy.load(root, user_config=None),
+        observer=view,
+        on_event=view.event,
+    )
+    user.notify = started.run.notify_changed  # as the editor's didSave would tell it
+    result = await started.execute()
+    return Turn(result, run_changes(store, result.run_id), provider.requests, view.tally)
+
+
+def diff_lines(changes: RunChanges | None) -> list[Text]:
+    """Each changed file's lines removed and added (``MAX_DIFF_LINES`` at most, then how
+    many more), escaped."""
+    out: list[Text] = []
+    for change in changes.files if changes is not None else ():
+        before, after = (change.before or "").splitlines(), (change.after or "").splitlines()
+        body = [
+            line
+            for line in difflib.unified_diff(before, after, lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))
+        ]
+        out.append(Text(printable(f"  {change.path}:"), style="bold"))
+        for line in body[:MAX_DIFF_LINES]:
+            out.append(Text(printable(f"    {line}"), style="green" if line[0] == "+" else "red"))
+        if len(body) > MAX_DIFF_LINES:
+            out.append(Text(f"    … {len(body) - MAX_DIFF_LINES} more lines", style="dim"))
+    return out
+
+
+def recalled_notes(request: Request) -> list[str]:
+    """The notes a request's memory block carried (its first user message): the block's
+    headings and notes, without its preamble; or why none."""
+    lead = request.messages[0].parts if request.messages else ()
+    block = next((p for p in lead if p.startswith("## Memory")), None)
+    if block is None:
+        return ["(no notes recalled)"]
+    return [line for line in block.splitlines() if line.startswith(("## ", "### ", "- "))]
+
+
+__all__ = [
+    "FIRST",
+    "FOLLOW_UP",
+    "SECOND",
+    "Turn",
+    "diff_lines",
+    "recalled_notes",
+    "run_turn",
+]

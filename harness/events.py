@@ -1,0 +1,249 @@
+"""A run as the §11 event sequence every front draws: ``RunEvents`` observes the run, numbers
+each event (``seq``, per run, from 1), hands it to its sinks as it happens and records it in
+the store, so that ``harness.run.events`` (``stored_events``) gives a client opened later the
+same conversation.
+
+    {runId, conversationId, seq, step, kind, …}
+    user        step 0      text: the goal
+    text        step n      delta: the model's words as they arrive
+    toolCall    step n      callId, name, arguments, target
+    approval    step n      callId, act, target, command?, diff?  — then again with decision
+    toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary
+    budget      step n      the harness/budget fields
+    end         last step   the harness/runFinished fields
+
+The store holds one ``text`` per step with the whole words, numbered as the last delta it
+merges (``merge_text`` does the same to a live sequence: the two are then equal), so a
+client that saw seq ``n`` and asks for what came ``after`` it never misses words. A reply
+that did not stream is one ``text`` with all its words. The verification is a call too
+(``callId`` ``verify``, name ``verify``). Texts the model or a command chose travel as they
+are (the model's words are Markdown: clients draw them sanitised, §11); approval texts are
+shown as every approver shows them (escaped, ``harness.policy.approval``); what is stored
+is redacted of every key (§6.7).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from harness.marks import call_mark, verify_mark
+from harness.observers import VERIFY_CALL
+from harness.report import RunInfo, RunObserver, RunResult, StepSummary, call_status
+from harness.toolbox import label, target_of
+from harness.types import Act, Approval, ApprovalRequest, Reply, ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from harness.store import Store
+
+log = logging.getLogger(__name__)
+
+Event = dict[str, Any]
+EventSink = Callable[[Event], None]
+
+KINDS = ("user", "text", "toolCall", "approval", "toolResult", "budget", "end")
+DECISIONS: Mapping[Approval, str] = {
+    Approval.ALLOW_ONCE: "allow",
+    Approval.ALLOW_RUN: "allowRun",
+    Approval.DENY: "deny",
+    Approval.UNAVAILABLE: "unavailable",
+}
+MAX_TARGET_CHARS = 300  # an approval's target, as harness/approve cuts it
+MAX_SUMMARY_CHARS = 160
+
+
+class RunEvents(RunObserver):
+    """The events of run ``run_id`` of conversation ``conversation_id``, to each sink and to
+    ``store`` (None: not recorded). A sink that raises is a fault in its host (the run ends
+    with it recorded); a store that fails is logged, and the run goes on."""
+
+    def __init__(
+        self,
+        store: Store | None,
+        run_id: int,
+        conversation_id: int,
+        sinks: Iterable[EventSink] = (),
+    ) -> None:
+        self.store, self.run_id, self.conversation_id = store, run_id, conversation_id
+        self.sinks = list(sinks)
+        self.seq = 0
+        self._words: list[str] = []  # this step's deltas, not yet recorded
+        self._words_at: tuple[int, int] = (0, 0)  # (step, seq) of the last of them
+
+    def subscribe(self, sink: EventSink) -> None:
+        self.sinks.append(sink)
+
+    # -- emitting --------------------------------------------------------------------------
+
+    def _emit(self, step: int, kind: str, body: Mapping[str, Any], *, record: bool = True) -> None:
+        self.seq += 1
+        event: Event = {
+            **body,
+            "runId": self.run_id,
+            "conversationId": self.conversation_id,
+            "seq": self.seq,
+            "step": step,
+            "kind": kind,
+        }
+        if record:
+            self._record(step, event)
+        for sink in self.sinks:
+            sink(event)
+
+    def _record(self, step: int, event: Event) -> None:
+        if self.store is None:
+            return
+        try:
+            self.store.add_run_event(self.run_id, step, event)
+        except Exception:
+            log.exception("run %d: event %d could not be recorded", self.run_id, event["seq"])
+
+    def _flush_words(self) -> None:
+        """Record the words heard so far as one ``text`` event (numbered as the last)."""
+        if not self._words:
+            return
+        step, seq = self._words_at
+        words, self._words = "".join(self._words), []
+        self._record(step, _text_event(self, step, seq, words))
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def run_started(self, run: RunInfo) -> None:
+        self._emit(0, "user", {"text": run.goal})
+
+    def text_delta(self, run: RunInfo, step: int, delta: str) -> None:
+        if not delta:
+            return
+        if self._words and self._words_at[0] != step:
+            self._flush_words()
+        self._emit(step, "text", {"delta": delta}, record=False)
+        self._words.append(delta)
+        self._words_at = (step, self.seq)
+
+    def model_replied(self, run: RunInfo, step: int, reply: Reply) -> None:
+        if self._words:
+            self._flush_words()
+        elif reply.content:  # not streamed: the words at once
+            self._emit(step, "text", {"delta": reply.content})
+
+    def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None:
+        body = {
+            "callId": call.id,
+            "name": call.name,
+            "arguments": dict(call.arguments),
+            "target": target_of(call),
+        }
+        self._emit(step, "toolCall", body)
+
+    def tool_finished(self, run: RunInfo, step: int, call: ToolCall, result: ToolResult) -> None:
+        self._emit(step, "toolResult", result_body(call.id, result, label(call)))
+
+    def verification_started(self, run: RunInfo, step: int, command: str) -> None:
+        body = {"callId": VERIFY_CALL, "name": "verify", "arguments": {}, "target": command}
+        self._emit(step, "toolCall", body)
+
+    def verification_finished(self, run: RunInfo, step: int, result: ToolResult) -> None:
+        self._emit(step, "toolResult", result_body(VERIFY_CALL, result, "verify", verify=True))
+
+    def approval_asked(self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest) -> None:
+        self._emit(step, "approval", approval_body(call_id, ask))
+
+    def approval_decided(
+        self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest, decision: Approval
+    ) -> None:
+        body = {**approval_body(call_id, ask), "decision": DECISIONS[decision]}
+        self._emit(step, "approval", body)
+
+    def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
+        self._flush_words()
+        self._emit(summary.step, "budget", summary.to_json())
+
+    def run_finished(self, run: RunInfo, result: RunResult) -> None:
+        self._flush_words()  # the words of a step the run stopped in
+        self._emit(result.end.steps, "end", result.to_json())
+
+
+def _text_event(events: RunEvents, step: int, seq: int, words: str) -> Event:
+    return {
+        "delta": words,
+        "runId": events.run_id,
+        "conversationId": events.conversation_id,
+        "seq": seq,
+        "step": step,
+        "kind": "text",
+    }
+
+
+def result_body(call_id: str, result: ToolResult, what: str, *, verify: bool = False) -> Event:
+    """A ``toolResult``: how the call went, why not (when it did not), and one line."""
+    status = call_status(result)
+    body: Event = {"callId": call_id, "status": status, "summary": summary_of(what, result)}
+    if status != "ok":
+        body["why"] = (verify_mark(result) if verify else call_mark(result)).words
+    return body
+
+
+def summary_of(what: str, result: ToolResult) -> str:
+    """One line: the call, and what it gave (lines, files written, the exit status)."""
+    lines = result.text.count("\n")  # the header line is not counted: lines after it
+    facts = []
+    if result.writes:
+        facts.append("wrote " + ", ".join(w.path for w in result.writes))
+    elif result.exit_code is not None:
+        facts.append(f"exit {result.exit_code}")
+    if lines:
+        facts.append(f"{lines:,} line{'s' if lines != 1 else ''}")
+    line = " ".join(f"{what} · {' · '.join(facts)}".split()) if facts else " ".join(what.split())
+    return line if len(line) <= MAX_SUMMARY_CHARS else line[: MAX_SUMMARY_CHARS - 1] + "…"
+
+
+def approval_body(call_id: str, ask: ApprovalRequest) -> Event:
+    """What is asked, shown as every approver shows it (``harness/approve``'s texts)."""
+    from harness.policy.approval import full_view, preview, whole_diff
+
+    head = preview(ask.target, MAX_TARGET_CHARS)
+    target = head.text + (f" … ({head.hidden:,} more characters hidden)" if head.cut else "")
+    body: Event = {"callId": call_id, "act": ask.act.value, "target": target}
+    if ask.act is Act.EXEC:
+        body["command"] = full_view(ask.target)
+    if ask.diff is not None:
+        body["diff"] = "\n".join(whole_diff(ask.diff))
+    return body
+
+
+def merge_text(events: Iterable[Event]) -> list[Event]:
+    """A live sequence as the store holds it: each run of ``text`` deltas of one step as one
+    event with the whole words, numbered as its last delta."""
+    out: list[Event] = []
+    for event in events:
+        last = out[-1] if out else None
+        if (
+            event["kind"] == "text"
+            and last is not None
+            and last["kind"] == "text"
+            and (last["runId"], last["step"]) == (event["runId"], event["step"])
+        ):
+            out[-1] = {**last, "delta": last["delta"] + event["delta"], "seq": event["seq"]}
+        else:
+            out.append(dict(event))
+    return out
+
+
+def stored_events(store: Store, run_ids: Iterable[int], after: int | None = None) -> list[Event]:
+    """The recorded events of ``run_ids`` in order (``after``: past that ``seq``)."""
+    return store.run_events(list(run_ids), after)
+
+
+__all__ = [
+    "DECISIONS",
+    "KINDS",
+    "Event",
+    "EventSink",
+    "RunEvents",
+    "approval_body",
+    "merge_text",
+    "result_body",
+    "stored_events",
+    "summary_of",
+]

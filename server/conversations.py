@@ -1,0 +1,28 @@
+"""``harness.conversations``: the conversations of the client's workspace folders, newest
+first (§7, §11): id (its first run's), first goal, runs, last outcome, spent tokens, times.
+``workspaceFolder`` names another folder, ``"*"`` lists every conversation in the store."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from server.commands import Command
+from server.folders import listed_folders
+from server.params import ConversationsParams
+
+if TYPE_CHECKING:
+    from server.host import CommandHost
+
+
+def conversations(host: CommandHost, params: ConversationsParams) -> list[dict[str, Any]]:
+    folders = listed_folders(host.folder_roots(), params.workspace_folder)
+    workspaces = None if folders is None else [str(f) for f in folders]
+    rows = host.store().conversations(workspaces, limit=params.limit)
+    return [row.to_json() for row in rows]
+
+
+COMMANDS: list[Command[Any]] = [
+    Command("harness.conversations", ConversationsParams, conversations),
+]
+
+__all__ = ["COMMANDS"]

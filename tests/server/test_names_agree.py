@@ -1,0 +1,51 @@
+"""The names of the server's surface agree across the three languages: the command table
+(``server.commands``) is exactly the VS Code client's ``Cmd``; every notification name the
+TypeScript protocol declares is one the server sends; every command or method name the
+Neovim plugin writes is one the server has (§7, §11)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from server.commands import COMMAND_MODULES
+from server.inline_approval import APPROVE
+from server.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTIFICATIONS = {BUDGET, RUN_FINISHED, DID_WRITE, RUN_EVENT}
+PROTOCOL_TS = ROOT / "editors" / "vscode" / "src" / "protocol.ts"
+LUA = ROOT / "editors" / "nvim"
+
+
+def _ts_block(text: str, name: str) -> str:
+    start = text.index(f"export const {name} = {{")
+    return text[start : text.index("}", start)]
+
+
+def test_the_vscode_command_ids_are_exactly_the_servers() -> None:
+    text = PROTOCOL_TS.read_text(encoding="utf-8")
+    ids = re.findall(r':\s*"(harness\.[A-Za-z.]+)"', _ts_block(text, "Cmd"))
+    assert len(ids) == len(set(ids))
+    assert set(ids) == set(COMMAND_MODULES)
+
+
+def test_the_vscode_notification_names_are_ones_the_server_sends() -> None:
+    text = PROTOCOL_TS.read_text(encoding="utf-8")
+    declared = set(re.findall(r'export const [A-Z_]+ = "(harness/[A-Za-z]+)"', text))
+    assert RUN_EVENT in declared
+    assert declared <= NOTIFICATIONS | {APPROVE}
+
+
+def test_every_name_the_neovim_plugin_writes_is_the_servers() -> None:
+    commands: set[str] = set()
+    methods: set[str] = set()
+    for path in LUA.rglob("*.lua"):
+        text = path.read_text(encoding="utf-8")
+        commands |= set(re.findall(r"rpc\.request\(\s*client,\s*'(harness\.[A-Za-z.]+)'", text))
+        commands |= set(re.findall(r"^M\.[A-Z_]+ = '(harness\.[A-Za-z.]+)'", text, re.M))
+        methods |= set(re.findall(r"'(harness/[A-Za-z]+)'", text))
+    assert {"harness.run", "harness.run.events"} <= commands
+    assert commands <= set(COMMAND_MODULES), commands - set(COMMAND_MODULES)
+    assert RUN_EVENT in methods
+    assert methods <= NOTIFICATIONS | {APPROVE}, methods - NOTIFICATIONS
