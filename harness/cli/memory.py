@@ -124,8 +124,7 @@ LIST_COLUMNS = (
     Column("value", min_width=10),
     Column("kind", "fixed"),
     Column("pin", "fixed"),
-    Column("by", "fixed"),
-    Column("author", min_width=8, max_width=24),  # user@host (§12)
+    Column("by", min_width=8, max_width=40),  # operator or run·step, then user@host (§12)
     Column("recalls", "fixed"),
     Column("updated", "fixed"),
 )
@@ -138,8 +137,7 @@ def _row(n: MemoryNote) -> list[str]:
         " ".join(n.value.split()),
         n.kind,
         "yes" if n.pinned else "",
-        by,
-        n.author or "",
+        f"{by} {n.author}" if n.author else by,
         f"{n.recalls} ({n.recall_runs})",
         local_date(n.updated_at),
     ]
