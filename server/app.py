@@ -146,7 +146,12 @@ class HarnessServer(LanguageServer):
         return self.stores.get(self.settings.store_file)
 
     def store_path(self) -> Path:
-        return self.stores.path_for(self.settings.store_file)
+        """The store's file, or for a PostgreSQL store the user data dir's place for it:
+        approval views are written beside it, and the watchers ignore it."""
+        from harness.store import local_dir
+
+        location = self.stores.path_for(self.settings.store_file)
+        return location if isinstance(location, Path) else local_dir(location) / "harness.db"
 
     def notify(self, method: str, params: Any) -> None:
         notify(self.protocol, method, params)

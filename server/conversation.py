@@ -184,7 +184,15 @@ class Conversation:
         self.runs.append(session.run_id)
         if self._cancel_requested:
             session.run.cancel()
-        watcher = Watcher(session.root, session.run.notify_changed, ignore=[backend.store.path])
+        watcher = Watcher(
+            session.root,
+            session.run.notify_changed,
+            ignore=[
+                p
+                for p in (backend.store.location,)
+                if isinstance(p, Path)  # a SQLite file
+            ],
+        )
         try:
             await watcher.start()
             return await session.execute()

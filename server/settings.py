@@ -161,9 +161,12 @@ class Settings(_Model):
         return parse_prices(self.prices or {}, "prices")
 
     @property
-    def store_file(self) -> Path | None:
-        """The store path setting, or None for the default (``$HARNESS_STORE`` or data dir)."""
-        return Path(self.store_path).expanduser() if self.store_path else None
+    def store_file(self) -> Path | str | None:
+        """The store setting (a path, or a ``postgresql://`` URL), or None for the default
+        (``$HARNESS_STORE`` or data dir)."""
+        from harness.store import store_location
+
+        return store_location(self.store_path) if self.store_path else None
 
 
 def is_http_url(value: str) -> bool:
@@ -229,8 +232,10 @@ def _check_values(settings: Settings) -> tuple[Settings, list[Problem]]:
     """What the shape cannot say: an absolute store path, a valid policy (entry by entry)."""
     problems: list[Problem] = []
     store = settings.store_file
-    if store is not None and not store.is_absolute():
-        problems.append(Problem("storePath", "must be an absolute path (`~` is allowed)"))
+    if isinstance(store, Path) and not store.is_absolute():
+        problems.append(
+            Problem("storePath", "must be an absolute path (`~` is allowed) or a postgresql:// URL")
+        )
         settings = settings.model_copy(update={"store_path": None})
     if settings.policy is not None:
         kept, dropped = clean_policy(settings.policy)

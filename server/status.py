@@ -30,12 +30,21 @@ def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:
             "global": memory_usage(store, GLOBAL),
         },
         "storePath": str(store.path),
-        "settings": host.settings.model_dump(mode="json", by_alias=True),
+        "settings": _shown_settings(host.settings.model_dump(mode="json", by_alias=True)),
         "workspaceFolders": [
             {"path": str(root), "watching": host.watching(root)} for root in roots
         ],
         "telemetry": host.runs.telemetry_status(),
     }
+
+
+def _shown_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings as status shows them: a store URL without its password (§12)."""
+    from harness.store.connection import shown
+
+    if settings.get("storePath"):
+        settings["storePath"] = shown(settings["storePath"])
+    return settings
 
 
 def memory_usage(store: Store, scope: str | Path) -> dict[str, Any]:

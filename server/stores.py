@@ -1,6 +1,7 @@
-"""The SQLite stores the server has open: one per path, shared by runs and commands.
+"""The stores the server has open: one per path (or ``postgresql://`` URL), shared by runs
+and commands.
 
-The path is the ``storePath`` setting, else ``$HARNESS_STORE``, else the user data dir. A
+The location is the ``storePath`` setting, else ``$HARNESS_STORE``, else the user data dir. A
 store stays open while the server runs (a settings change can point to another one; the
 old one stays open for any run still writing to it) and all are closed at shutdown.
 """
@@ -16,9 +17,9 @@ if TYPE_CHECKING:
 
 class Stores:
     def __init__(self) -> None:
-        self._open: dict[Path, Store] = {}
+        self._open: dict[Path | str, Store] = {}
 
-    def get(self, path: Path | None) -> Store:
+    def get(self, path: Path | str | None) -> Store:
         """The store at ``path`` (None: the default), opened on first use.
 
         Raises ``StoreError`` when it cannot be opened or migrated."""
@@ -32,10 +33,12 @@ class Stores:
         return store
 
     @staticmethod
-    def path_for(path: Path | None) -> Path:
+    def path_for(path: Path | str | None) -> Path | str:
+        """The store's file, absolute, or its ``postgresql://`` URL."""
         from harness.store import default_store_path
 
-        return (path or default_store_path()).expanduser().absolute()
+        found = path or default_store_path()
+        return found.expanduser().absolute() if isinstance(found, Path) else found
 
     def close_all(self) -> None:
         for store in self._open.values():

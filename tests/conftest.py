@@ -1,13 +1,20 @@
-"""Shared fixtures: ``fake_llm`` starts fake model servers (tests/support/fake_llm.py)."""
+"""Shared fixtures: ``fake_llm`` starts fake model servers (tests/support/fake_llm.py);
+``pg_cluster`` a PostgreSQL cluster for the session, ``store_location`` a fresh store on
+each backend (tests/support/pg.py)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.store import Store
 from tests.support.fake_llm import FakeLLM
+from tests.support.pg import Cluster, start_cluster
+from tests.support.pg import unavailable as pg_unavailable
 
 MakeFakeLLM = Callable[..., FakeLLM]
 
@@ -26,3 +33,38 @@ def fake_llm() -> Iterator[MakeFakeLLM]:
     yield make
     for fake in started:
         fake.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """One throwaway PostgreSQL cluster for the session (tests/support/pg.py). Skipped, saying
+    why, only where PostgreSQL is not installed and we are not root (as root — CI —
+    tools/system-deps.sh installs it, so its absence is a failure)."""
+    why = pg_unavailable()
+    if why is not None:
+        if os.geteuid() == 0:
+            pytest.fail(why)
+        pytest.skip(why)
+    cluster = start_cluster()
+    yield cluster
+    cluster.stop()
+
+
+def _migrated(url: str) -> None:
+    Store(url).close()
+
+
+@pytest.fixture
+def pg_store_url(pg_cluster: Cluster) -> str:
+    """A fresh, migrated PostgreSQL store (a clone of a template migrated once)."""
+    return pg_cluster.database(template=pg_cluster.template("harness_migrated", _migrated))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where a test's store lives, on each backend: a SQLite file in tmp_path, or a fresh
+    PostgreSQL database (§12). Tests that open a second ``Store`` on it share the store."""
+    if request.param == "sqlite":
+        return tmp_path / "store.db"
+    url: str = request.getfixturevalue("pg_store_url")
+    return url

@@ -5,7 +5,9 @@
 # almost always there); lua-check (luacheck) for `make lint` of the Neovim plugin;
 # chromium, the headless browser that drives VS Code (code-server) in
 # tests/e2e/test_vscode_*, and libkrb5-dev, the gssapi headers code-server's kerberos module
-# compiles against (editors/vscode/scripts/install-code-server.sh).
+# compiles against (editors/vscode/scripts/install-code-server.sh); postgresql, whose initdb
+# and pg_ctl the tests use to start a throwaway cluster for the PostgreSQL store (§12,
+# tests/support/pg.py; it runs as the package's `postgres` user when we are root).
 # Idempotent: installs only what is missing, only as root with apt-get; otherwise says what
 # is missing and how to get it (the sandbox tests then skip with that reason; lint and the
 # VS Code tests fail).
@@ -19,6 +21,7 @@ installed libseccomp2 || missing+=(libseccomp2)
 command -v luacheck >/dev/null 2>&1 || missing+=(lua-check)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 installed libkrb5-dev || missing+=(libkrb5-dev)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness.store import Store, default_store_path
+from harness.store import Store, default_store_path, store_location
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -40,9 +40,10 @@ def _help(parser: argparse.ArgumentParser) -> int:
 def add_store_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store",
-        metavar="PATH",
+        metavar="PATH|URL",
         default=None,
-        help="the SQLite store (default: $HARNESS_STORE, else <user data dir>/harness/harness.db)",
+        help="the store: a SQLite file, or a postgresql:// URL for a team's shared store"
+        " (default: $HARNESS_STORE, else <user data dir>/harness/harness.db)",
     )
 
 
@@ -50,8 +51,9 @@ def add_json_arg(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what} as JSON (default: off)")
 
 
-def store_path(args: argparse.Namespace) -> Path:
-    return Path(args.store).expanduser() if getattr(args, "store", None) else default_store_path()
+def store_path(args: argparse.Namespace) -> Path | str:
+    given = getattr(args, "store", None)
+    return store_location(given) if given else default_store_path()
 
 
 def open_store(args: argparse.Namespace) -> Store:

@@ -39,7 +39,7 @@ from harness.contract import MemoryLimits
 from harness.errors import ConfigError, MemoryInputError
 from harness.escape import printable
 from harness.memory.notes import KINDS, MemoryNote, MemoryWriteResult
-from harness.memory.text import GLOBAL, check_key, scope_key
+from harness.memory.text import GLOBAL, check_key
 
 EXIT_NOT_FOUND = 1
 
@@ -124,7 +124,7 @@ LIST_COLUMNS = (
     Column("value", min_width=10),
     Column("kind", "fixed"),
     Column("pin", "fixed"),
-    Column("by", "fixed"),
+    Column("by", min_width=8, max_width=40),  # operator or run·step, then user@host (§12)
     Column("recalls", "fixed"),
     Column("updated", "fixed"),
 )
@@ -137,7 +137,7 @@ def _row(n: MemoryNote) -> list[str]:
         " ".join(n.value.split()),
         n.kind,
         "yes" if n.pinned else "",
-        by,
+        f"{by} {n.author}" if n.author else by,
         f"{n.recalls} ({n.recall_runs})",
         local_date(n.updated_at),
     ]
@@ -254,9 +254,11 @@ def _pin(args: argparse.Namespace) -> int:
 
 
 def _scope(args: argparse.Namespace) -> str:
+    """``global``, or the workspace folder's path (the store keys it by its identity, and
+    records the folder as where an operator note was written)."""
     if args.global_scope:
         return GLOBAL
-    return scope_key(choose_workspace(args.workspace).root)
+    return str(choose_workspace(args.workspace).root)
 
 
 def _key(key: str) -> str:
@@ -295,6 +297,7 @@ def _print_note(note: MemoryNote) -> None:
         ("scope", _label(note.scope_key)),
         ("kind", note.kind + (", pinned" if note.pinned else "")),
         ("written by", _author(note)),
+        ("author", f"{note.author or 'unknown'} in {note.author_path or 'unknown'}"),
         ("created", note.created_at),
         ("updated", note.updated_at),
         ("recalls", f"{note.recalls} ({note.recall_runs} runs)"),

@@ -324,7 +324,9 @@ async def execute(
             on_event=observer.event,
         )
         observer.model = _model_words(session)
-        result = await _watched(session, ignore=[s.path for s in opened])
+        result = await _watched(
+            session, ignore=[s.location for s in opened if isinstance(s.location, Path)]
+        )
         changes = None if args.json else _changes(opened[0], result)
     finally:
         for s in opened:

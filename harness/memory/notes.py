@@ -47,6 +47,8 @@ class MemoryNote:
     seq: int = 0  # write order across the store: larger is more recent
     last_recall: int = 0  # the recall mark of the step that last carried it (0: never)
     origin: str | None = None  # a global note: the workspace whose run wrote it (§4)
+    author: str | None = None  # who wrote it: user@host (§12); None before it was recorded
+    author_path: str | None = None  # the canonical path it was written from (§12)
 
     @property
     def by_operator(self) -> bool:

@@ -12,6 +12,7 @@ import unicodedata
 from pathlib import Path
 
 from harness.errors import MemoryInputError
+from harness.workspace.identity import is_identity, workspace_key
 
 GLOBAL = "global"
 """The scope key of notes every workspace recalls."""
@@ -31,13 +32,16 @@ _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def scope_key(workspace: Path | str) -> str:
-    """The store key of a scope: ``"global"``, or a workspace's canonical absolute path.
+    """The store key of a scope: ``"global"``, or a workspace's portable identity — its
+    repository's normalised ``origin`` and its path inside it, else its canonical absolute
+    path (``harness.workspace.identity``).
 
-    The string ``"global"`` is the global scope; a ``Path`` is always a workspace.
+    The string ``"global"`` is the global scope, and a string that is already an identity
+    stays itself; a ``Path`` is always a workspace folder.
     """
-    if isinstance(workspace, str) and workspace == GLOBAL:
-        return GLOBAL
-    return str(Path(workspace).expanduser().resolve())
+    if isinstance(workspace, str) and (workspace == GLOBAL or is_identity(workspace)):
+        return workspace
+    return workspace_key(Path(workspace))
 
 
 def scope_name(key: str) -> str:

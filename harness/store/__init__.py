@@ -1,6 +1,10 @@
-"""The SQLite store (§5): the trace of every run and durable memory (§4), behind one facade.
+"""The store (§5): the trace of every run and durable memory (§4), behind one facade, in a
+SQLite file or (§12) a PostgreSQL database named by a ``postgresql://`` URL.
 
-base.py         the connection: private files, WAL, busy timeout, migrations, time stamps
+connection.py   what the SQL modules see of either engine; URLs told from paths, shown safely
+base.py         the SQLite connection: private files, WAL, busy timeout, migrations, time stamps
+postgres.py     the PostgreSQL connection: migrations under an advisory lock, writers in turn
+dialect.py      the SQL translated where PostgreSQL's differs
 permissions.py  0600 / 0700 for the store's files and the directories it creates
 schema.py       the ordered migrations
 owner.py        which process owns a run, and whether it is gone
@@ -15,7 +19,7 @@ facade.py       ``Store``
 
 from __future__ import annotations
 
-from harness.store.base import default_store_path, now_iso
+from harness.store.base import default_store_path, local_dir, now_iso, store_location
 from harness.store.facade import Store
 from harness.store.records import (
     EditRow,
@@ -37,5 +41,7 @@ __all__ = [
     "StepRow",
     "Store",
     "default_store_path",
+    "local_dir",
     "now_iso",
+    "store_location",
 ]

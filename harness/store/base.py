@@ -17,6 +17,7 @@ from pathlib import Path
 import platformdirs
 
 from harness.errors import StoreError
+from harness.store.connection import is_url
 from harness.store.permissions import prepare, secure, side_files
 from harness.store.schema import migrate
 
@@ -24,12 +25,32 @@ BUSY_TIMEOUT_MS = 5_000
 IN_MEMORY = ":memory:"
 
 
-def default_store_path() -> Path:
-    """``$HARNESS_STORE``, else ``<user data dir>/harness/harness.db``."""
+def data_dir() -> Path:
+    """``<user data dir>/harness``: the default store's folder, and where files that belong
+    beside a store go when the store is a PostgreSQL URL."""
+    return Path(platformdirs.user_data_dir("harness", appauthor=False))
+
+
+def store_location(value: Path | str) -> Path | str:
+    """A store given by the user: a ``postgresql://`` URL as it is, else a file path."""
+    if is_url(value):
+        return str(value)
+    return Path(value).expanduser()
+
+
+def default_store_path() -> Path | str:
+    """``$HARNESS_STORE`` (a path or a ``postgresql://`` URL), else
+    ``<user data dir>/harness/harness.db``."""
     env = os.environ.get("HARNESS_STORE")
     if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir("harness", appauthor=False)) / "harness.db"
+        return store_location(env)
+    return data_dir() / "harness.db"
+
+
+def local_dir(location: Path | str) -> Path:
+    """The folder for files kept beside a store: a SQLite file's folder; for a PostgreSQL
+    store, the user data dir."""
+    return data_dir() if is_url(location) else Path(location).parent
 
 
 def now_iso() -> str:
@@ -70,6 +91,7 @@ class Database:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        self.location: Path | str = self.path
         self.lock = threading.RLock()
         try:
             on_disk = str(path) != IN_MEMORY
@@ -148,4 +170,13 @@ class Database:
             return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "default_store_path", "locked_error", "now_iso"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "Database",
+    "data_dir",
+    "default_store_path",
+    "local_dir",
+    "locked_error",
+    "now_iso",
+    "store_location",
+]

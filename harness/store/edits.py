@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.store.base import now_iso
+from harness.store.connection import Connection
 from harness.store.records import EditRow
 from harness.types import FileWrite, normalize_path
 
@@ -35,7 +36,7 @@ def new_dirs(root: Path, rel: str) -> list[str]:
 
 
 def insert_intent(
-    conn: sqlite3.Connection,
+    conn: Connection,
     run_id: int,
     step: int,
     path: str,
@@ -56,14 +57,14 @@ def insert_intent(
 
 
 def confirm_edits(
-    conn: sqlite3.Connection, run_id: int, step: int, edits: Sequence[FileWrite], now: str
+    conn: Connection, run_id: int, step: int, edits: Sequence[FileWrite], now: str
 ) -> None:
     """The step's writes, reconciled with its intents: each confirms the first unconfirmed
     intent of the same path with the same bytes, or is recorded anew."""
     for e in edits:
         found = conn.execute(
             "SELECT id FROM edits WHERE run_id = ? AND step = ? AND path = ? AND committed = 0"
-            " AND after = ? AND before IS ? ORDER BY id LIMIT 1",
+            " AND after = ? AND before IS NOT DISTINCT FROM ? ORDER BY id LIMIT 1",
             (run_id, step, e.path, e.after, e.before),
         ).fetchone()
         if found is not None:
@@ -76,7 +77,7 @@ def confirm_edits(
             )
 
 
-def select_edits(conn: sqlite3.Connection, run_id: int) -> list[EditRow]:
+def select_edits(conn: Connection, run_id: int) -> list[EditRow]:
     """Every write of the run, confirmed or not, in the order they were announced."""
     return [
         EditRow(
@@ -95,7 +96,7 @@ def select_edits(conn: sqlite3.Connection, run_id: int) -> list[EditRow]:
     ]
 
 
-def files_changed(conn: sqlite3.Connection, run_id: int) -> list[str]:
+def files_changed(conn: Connection, run_id: int) -> list[str]:
     """The paths the run's committed steps wrote, in the order each was first written."""
     return [
         r[0]

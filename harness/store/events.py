@@ -4,17 +4,15 @@ it (a step's ``text`` deltas merged), read back in order."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.redact import redact
 from harness.store.base import now_iso
+from harness.store.connection import Connection
 
 
-def insert_run_event(
-    conn: sqlite3.Connection, run_id: int, step: int, event: Mapping[str, Any]
-) -> None:
+def insert_run_event(conn: Connection, run_id: int, step: int, event: Mapping[str, Any]) -> None:
     """``event`` (its JSON object, with ``seq`` and ``kind``), redacted of every key."""
     conn.execute(
         "INSERT INTO run_events (run_id, step, seq, kind, detail, created_at)"
@@ -31,7 +29,7 @@ def insert_run_event(
 
 
 def select_run_events(
-    conn: sqlite3.Connection, run_ids: Sequence[int], after: int | None = None
+    conn: Connection, run_ids: Sequence[int], after: int | None = None
 ) -> list[dict[str, Any]]:
     """The events of ``run_ids`` (in that order), each run's in ``seq`` order; ``after``:
     only those whose ``seq`` is greater."""

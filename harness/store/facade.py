@@ -9,7 +9,6 @@ Opening a store marks the runs whose process died as ``interrupted`` (§5).
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,9 +27,10 @@ from harness.memory.notes import (
 )
 from harness.memory.recall import RecallIndex
 from harness.memory.rules import note_write, restatements
-from harness.memory.text import check_key, clean_value, scope_key
+from harness.memory.text import GLOBAL, check_key, clean_value, scope_key
 from harness.redact import redact
-from harness.store.base import Database
+from harness.store.base import Database as SqliteDatabase
+from harness.store.connection import Database, db_errors, is_url, shown
 from harness.store.edits import files_changed, insert_intent, select_edits
 from harness.store.events import insert_run_event, select_run_events
 from harness.store.memory import (
@@ -74,18 +74,21 @@ from harness.store.steps import (
     select_steps,
 )
 from harness.types import Attempt, RunEnd, TraceEvent
+from harness.workspace.identity import is_identity
 
 log = logging.getLogger("harness.store")
 
 
 class Store(Closing):
-    """``Store(path)`` opens (creating it ``0600`` and migrating it) the database at
-    ``path``. Safe to share between threads. ``interrupted`` lists the runs this open marked
-    ``interrupted``."""
+    """``Store(location)`` opens (creating it ``0600`` and migrating it) the SQLite database
+    at a path, or the PostgreSQL database a ``postgresql://`` URL names (§12). Safe to
+    share between threads. ``interrupted`` lists the runs this open marked ``interrupted``.
+    ``path`` is the location as messages may show it (a URL without its password)."""
 
-    def __init__(self, path: Path | str) -> None:
-        self._db = Database(path)
-        self.path = self._db.path
+    def __init__(self, location: Path | str) -> None:
+        self._db = _open(location)
+        self.location = self._db.location
+        self.path: Path | str = shown(self.location) if is_url(self.location) else self.location
         self.version = self._db.version
         self._recall = RecallIndex()
         self.interrupted = self._interrupt_orphans()
@@ -104,7 +107,7 @@ class Store(Closing):
                     return ()
                 with self._db.transaction() as conn:
                     return tuple(r for r, owner in found if mark_interrupted(conn, r, owner))
-        except (sqlite3.Error, StoreError) as exc:
+        except (*db_errors(), StoreError) as exc:  # type: ignore[misc]
             log.warning("could not mark interrupted runs in %s: %s", self.path, exc)
             return ()
 
@@ -192,7 +195,7 @@ class Store(Closing):
         try:
             with self._db.transaction() as conn:
                 insert_intent(conn, run_id, step, path, before=before, after=after)
-        except sqlite3.Error as exc:
+        except db_errors() as exc:
             raise StoreError(f"cannot record the write of {path} in the store: {exc}") from exc
 
     def commit_step(self, rec: StepRecord) -> None:
@@ -313,7 +316,9 @@ class Store(Closing):
         checked = note_write(
             scope_key(ws), key, value, run_id, step, kind, pinned=pinned, limits=limits
         )
-        return write_note(self._db, self._recall, checked, limits=limits, similar=similar)
+        return write_note(
+            self._db, self._recall, checked, limits=limits, similar=similar, where=_folder(ws)
+        )
 
     def memory_forget(self, ws: Path | str, key: str, run_id: int, step: int) -> MemoryForgetResult:
         """A run withdraws a note: refused for the user's note; says so for a missing one."""
@@ -330,6 +335,21 @@ class Store(Closing):
     def memory_clear(self, ws: Path | str) -> int:
         """The operator removes every note of a scope, pinned ones too; returns how many."""
         return clear_scope(self._db, self._recall, scope_key(ws))
+
+
+def _folder(ws: Path | str) -> str | None:
+    """The canonical path of a scope given as a folder; None for ``global`` or a key."""
+    if isinstance(ws, str) and (ws == GLOBAL or is_identity(ws)):
+        return None
+    return str(Path(ws).expanduser().resolve())
+
+
+def _open(location: Path | str) -> Database:
+    if is_url(location):
+        from harness.store.postgres import PgDatabase
+
+        return PgDatabase(str(location))
+    return SqliteDatabase(location)
 
 
 __all__ = ["Store"]

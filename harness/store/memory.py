@@ -11,8 +11,6 @@ capped and stored (§6.7).
 
 from __future__ import annotations
 
-import sqlite3
-
 from harness.contract import MemoryLimits
 from harness.memory.events import (
     clear_event,
@@ -35,7 +33,7 @@ from harness.memory.rules import (
 )
 from harness.memory.text import GLOBAL, check_key
 from harness.redact import redact
-from harness.store.base import Database
+from harness.store.connection import Connection, Database
 from harness.store.notes import (
     delete_notes,
     delete_scope,
@@ -57,7 +55,13 @@ def scope_index(db: Database, recall: RecallIndex, scope: str) -> ScopeIndex:
 
 
 def write_note(
-    db: Database, recall: RecallIndex, w: NoteWrite, *, limits: MemoryLimits, similar: bool
+    db: Database,
+    recall: RecallIndex,
+    w: NoteWrite,
+    *,
+    limits: MemoryLimits,
+    similar: bool,
+    where: str | None = None,
 ) -> MemoryWriteResult:
     """Write (or replace) a checked note, evict over the caps, report restatements; a run's
     write of the user's key (pinned, or written by the user) is refused (nothing changes).
@@ -70,8 +74,9 @@ def write_note(
             assert existing is not None
             event = refused_event(existing, "remember", refused)
             return MemoryWriteResult(note=None, refused=refused, existing=existing, events=(event,))
-        origin = run_workspace(conn, w.run_id) if w.scope_key == GLOBAL else None
-        note = upsert(conn, w, existing, origin)
+        ran_in = run_workspace(conn, w.run_id)
+        origin = ran_in if w.scope_key == GLOBAL else None
+        note = upsert(conn, w, existing, origin, ran_in or where)
         plan = _evict(conn, w.scope_key, note.id, limits)
         found: tuple[SimilarNote, ...] = ()
         if similar:
@@ -104,9 +109,7 @@ def write_note(
     )
 
 
-def _evict(
-    conn: sqlite3.Connection, scope: str, keep_id: int, limits: MemoryLimits
-) -> EvictionPlan:
+def _evict(conn: Connection, scope: str, keep_id: int, limits: MemoryLimits) -> EvictionPlan:
     """Evict what the rules say, in §4 order, to bring the scope within its caps."""
     entries, chars = size(conn, scope)
     candidates = eviction_candidates(conn, scope, keep_id)

@@ -5,43 +5,45 @@ and what to evict are in ``harness.memory.rules``; this module only runs stateme
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Generator, Sequence
+from typing import Any
 
 from harness.memory.notes import MemoryNote, MemoryRecall, MemoryUsage
 from harness.memory.recall import INDEX_COLUMNS, NoteRow
 from harness.memory.rules import EVICTION_ORDER, NoteWrite
 from harness.store.base import now_iso
+from harness.store.connection import Connection
+from harness.store.owner import author
 
 NOTE_COLUMNS = (
     "id, scope, key, value, kind, pinned, run_id, step, seq, recalls, recall_runs,"
-    " last_recall, created_at, updated_at, origin"
+    " last_recall, created_at, updated_at, origin, author, author_path"
 )
 
 
 _NOTE_FIELDS = [c for c in NOTE_COLUMNS.replace(" ", "").split(",") if c not in ("scope", "pinned")]
 
 
-def note_from_row(r: sqlite3.Row) -> MemoryNote:
+def note_from_row(r: Any) -> MemoryNote:
     """A note from a row of ``NOTE_COLUMNS`` (``scope`` is its ``scope_key``)."""
     fields = {name: r[name] for name in _NOTE_FIELDS}
     return MemoryNote(scope_key=r["scope"], pinned=bool(r["pinned"]), **fields)
 
 
-def select_note(conn: sqlite3.Connection, scope: str, key: str) -> MemoryNote | None:
+def select_note(conn: Connection, scope: str, key: str) -> MemoryNote | None:
     row = conn.execute(
         f"SELECT {NOTE_COLUMNS} FROM memory WHERE scope = ? AND key = ?", (scope, key)
     ).fetchone()
     return note_from_row(row) if row else None
 
 
-def select_notes(conn: sqlite3.Connection, scope: str) -> list[MemoryNote]:
+def select_notes(conn: Connection, scope: str) -> list[MemoryNote]:
     """A scope's notes in store order (the order they were first written)."""
     rows = conn.execute(f"SELECT {NOTE_COLUMNS} FROM memory WHERE scope = ? ORDER BY id", (scope,))
     return [note_from_row(r) for r in rows]
 
 
-def index_rows(conn: sqlite3.Connection, scope: str) -> list[NoteRow]:
+def index_rows(conn: Connection, scope: str) -> list[NoteRow]:
     """What the recall index is built from, in store order."""
     rows = conn.execute(
         f"SELECT {INDEX_COLUMNS} FROM memory WHERE scope = ? ORDER BY id", (scope,)
@@ -49,7 +51,7 @@ def index_rows(conn: sqlite3.Connection, scope: str) -> list[NoteRow]:
     return [NoteRow(*r) for r in rows]
 
 
-def usage(conn: sqlite3.Connection, scope: str) -> MemoryUsage:
+def usage(conn: Connection, scope: str) -> MemoryUsage:
     row = conn.execute(
         "SELECT count(*), coalesce(sum(length(value)), 0), coalesce(sum(pinned), 0)"
         " FROM memory WHERE scope = ?",
@@ -58,7 +60,7 @@ def usage(conn: sqlite3.Connection, scope: str) -> MemoryUsage:
     return MemoryUsage(scope_key=scope, entries=row[0], chars=row[1], pinned=row[2])
 
 
-def size(conn: sqlite3.Connection, scope: str) -> tuple[int, int]:
+def size(conn: Connection, scope: str) -> tuple[int, int]:
     """A scope's notes and value characters (what its caps count)."""
     row = conn.execute(
         "SELECT count(*), coalesce(sum(length(value)), 0) FROM memory WHERE scope = ?", (scope,)
@@ -66,7 +68,7 @@ def size(conn: sqlite3.Connection, scope: str) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def run_workspace(conn: sqlite3.Connection, run_id: int | None) -> str | None:
+def run_workspace(conn: Connection, run_id: int | None) -> str | None:
     """The workspace of run ``run_id`` as its row names it (None for none, or no such run)."""
     if run_id is None:
         return None
@@ -75,17 +77,23 @@ def run_workspace(conn: sqlite3.Connection, run_id: int | None) -> str | None:
 
 
 def upsert(
-    conn: sqlite3.Connection, w: NoteWrite, existing: MemoryNote | None, origin: str | None
+    conn: Connection,
+    w: NoteWrite,
+    existing: MemoryNote | None,
+    origin: str | None,
+    where: str | None,
 ) -> MemoryNote:
     """Insert the note or replace the existing one in place (it keeps its id, so its place
     in store order; its write order ``seq`` moves to the newest). ``origin``: the workspace
-    whose run wrote it (global notes), replaced with the writer."""
+    whose run wrote it (global notes), replaced with the writer. The writer (``user@host``)
+    and ``where`` (the canonical path it wrote from) are recorded (§12)."""
     seq = int(conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM memory").fetchone()[0])
     now = now_iso()
     if existing is None:
         conn.execute(
             "INSERT INTO memory (scope, key, value, kind, pinned, run_id, step, seq,"
-            " created_at, updated_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_at, updated_at, origin, author, author_path)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 w.scope_key,
                 w.key,
@@ -98,14 +106,28 @@ def upsert(
                 now,
                 now,
                 origin,
+                author(),
+                where,
             ),
         )
     else:
         keep_pin = existing.pinned if w.pinned is None else w.pinned
         conn.execute(
             "UPDATE memory SET value = ?, kind = ?, pinned = ?, run_id = ?, step = ?, seq = ?,"
-            " updated_at = ?, origin = ? WHERE id = ?",
-            (w.value, w.kind, int(keep_pin), w.run_id, w.step, seq, now, origin, existing.id),
+            " updated_at = ?, origin = ?, author = ?, author_path = ? WHERE id = ?",
+            (
+                w.value,
+                w.kind,
+                int(keep_pin),
+                w.run_id,
+                w.step,
+                seq,
+                now,
+                origin,
+                author(),
+                where,
+                existing.id,
+            ),
         )
     note = select_note(conn, w.scope_key, w.key)
     assert note is not None
@@ -113,7 +135,7 @@ def upsert(
 
 
 def eviction_candidates(
-    conn: sqlite3.Connection, scope: str, keep_id: int
+    conn: Connection, scope: str, keep_id: int
 ) -> Generator[MemoryNote, None, None]:
     """The scope's notes that may be evicted — the agent's: unpinned, kind ``fact`` — but
     ``keep_id``, in eviction order, read lazily (served by the ``memory_evict`` index: no
@@ -131,18 +153,18 @@ def eviction_candidates(
         cursor.close()
 
 
-def delete_notes(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+def delete_notes(conn: Connection, ids: Sequence[int]) -> None:
     conn.executemany("DELETE FROM memory WHERE id = ?", [(i,) for i in ids])
 
 
-def set_pin(conn: sqlite3.Connection, scope: str, key: str, pinned: bool) -> MemoryNote | None:
+def set_pin(conn: Connection, scope: str, key: str, pinned: bool) -> MemoryNote | None:
     conn.execute(
         "UPDATE memory SET pinned = ? WHERE scope = ? AND key = ?", (int(pinned), scope, key)
     )
     return select_note(conn, scope, key)
 
 
-def delete_scope(conn: sqlite3.Connection, scope: str) -> list[str]:
+def delete_scope(conn: Connection, scope: str) -> list[str]:
     """Delete every note of a scope; return their keys in store order."""
     keys = [
         r[0] for r in conn.execute("SELECT key FROM memory WHERE scope = ? ORDER BY id", (scope,))
@@ -152,7 +174,7 @@ def delete_scope(conn: sqlite3.Connection, scope: str) -> list[str]:
 
 
 def insert_recalls(
-    conn: sqlite3.Connection, run_id: int, step: int, recalls: Sequence[tuple[str, str]]
+    conn: Connection, run_id: int, step: int, recalls: Sequence[tuple[str, str]]
 ) -> list[tuple[str, str]]:
     """Record that ``run_id``'s ``step`` carried each ``(scope, key)``; return the pairs this
     run recalled for the first time (their distinct-run count went up)."""
@@ -163,6 +185,7 @@ def insert_recalls(
     # earlier step's: recalls in one step are simultaneous.
     mark = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM memory_recalls").fetchone()[0])
     now = now_iso()
+    who, where = author(), run_workspace(conn, run_id)
     new_runs: list[tuple[str, str]] = []
     for scope, key in pairs:
         row = conn.execute(
@@ -185,14 +208,14 @@ def insert_recalls(
             if first:
                 new_runs.append((scope, key))
         conn.execute(
-            "INSERT INTO memory_recalls (run_id, step, scope, key, note_id, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (run_id, step, scope, key, note_id, now),
+            "INSERT INTO memory_recalls (run_id, step, scope, key, note_id, created_at,"
+            " author, author_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, step, scope, key, note_id, now, who, where),
         )
     return new_runs
 
 
-def select_recalls(conn: sqlite3.Connection, run_id: int) -> list[MemoryRecall]:
+def select_recalls(conn: Connection, run_id: int) -> list[MemoryRecall]:
     return [
         MemoryRecall(
             run_id=r["run_id"],

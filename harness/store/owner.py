@@ -11,6 +11,7 @@ host, or another pid namespace (a container), is never judged.
 from __future__ import annotations
 
 import functools
+import getpass
 import os
 import socket
 from dataclasses import dataclass
@@ -26,6 +27,15 @@ class ProcessOwner:
     pid: int
     host: str
     started: str | None  # None where there is no /proc (the pid alone is checked there)
+
+
+def author() -> str:
+    """Who writes, as the store records it on runs, notes and recalls (§12): ``user@host``."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container, say)
+        user = str(os.getuid())
+    return f"{user}@{socket.gethostname()}"
 
 
 def current_owner() -> ProcessOwner:
@@ -100,4 +110,4 @@ def _pid_missing(pid: int) -> bool:
     return False
 
 
-__all__ = ["ProcessOwner", "current_owner", "is_gone"]
+__all__ = ["ProcessOwner", "author", "current_owner", "is_gone"]

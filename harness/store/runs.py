@@ -4,18 +4,19 @@ reading runs back, and marking the runs whose process died as ``interrupted`` (Â
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
+from typing import Any
 
 from harness.redact import redact
 from harness.store.base import now_iso
-from harness.store.owner import ProcessOwner, current_owner, is_gone
+from harness.store.connection import Connection
+from harness.store.owner import ProcessOwner, author, current_owner, is_gone
 from harness.store.records import ConversationRow, RunRow
 from harness.types import Outcome, RunEnd
 
 
 def insert_run(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     goal: str,
     workspace: str,
@@ -37,8 +38,8 @@ def insert_run(
         turn = int(row[0]) + 1
     cur = conn.execute(
         "INSERT INTO runs (goal, workspace, provider, model, contract, started_at,"
-        " owner_pid, owner_started, owner_host, conversation_id, turn)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " owner_pid, owner_started, owner_host, conversation_id, turn, author)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             redact(goal),
             workspace,
@@ -51,15 +52,16 @@ def insert_run(
             owner.host,
             conversation_id,
             turn,
+            author(),
         ),
     )
-    run_id = int(cur.lastrowid or 0)
+    run_id = int(cur.fetchone()[0])
     if conversation_id is None:
         conn.execute("UPDATE runs SET conversation_id = id WHERE id = ?", (run_id,))
     return run_id
 
 
-def finish_run(conn: sqlite3.Connection, run_id: int, end: RunEnd) -> None:
+def finish_run(conn: Connection, run_id: int, end: RunEnd) -> None:
     error = redact(end.error) if end.error else end.error
     conn.execute(
         "UPDATE runs SET outcome = ?, steps = ?, spent_tokens = ?, error = ?,"
@@ -68,7 +70,7 @@ def finish_run(conn: sqlite3.Connection, run_id: int, end: RunEnd) -> None:
     )
 
 
-def orphaned_runs(conn: sqlite3.Connection) -> list[tuple[int, ProcessOwner]]:
+def orphaned_runs(conn: Connection) -> list[tuple[int, ProcessOwner]]:
     """The unfinished runs whose owner process is gone. Runs of live processes, of other
     hosts, and rows from before owners were recorded are not among them."""
     rows = conn.execute(
@@ -79,7 +81,7 @@ def orphaned_runs(conn: sqlite3.Connection) -> list[tuple[int, ProcessOwner]]:
     return [(run_id, owner) for run_id, owner in found if is_gone(owner)]
 
 
-def mark_interrupted(conn: sqlite3.Connection, run_id: int, owner: ProcessOwner) -> bool:
+def mark_interrupted(conn: Connection, run_id: int, owner: ProcessOwner) -> bool:
     """Set the run's outcome to ``interrupted`` (with an error saying why and what to do,
     and a ``run_interrupted`` event) unless it finished meanwhile."""
     error = (
@@ -106,11 +108,11 @@ _RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "sp
 _RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn")
 
 
-def run_row(r: sqlite3.Row) -> RunRow:
+def run_row(r: Any) -> RunRow:
     return RunRow(run_id=r["id"], **{name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)})
 
 
-def select_conversation(conn: sqlite3.Connection, conversation_id: int) -> list[RunRow]:
+def select_conversation(conn: Connection, conversation_id: int) -> list[RunRow]:
     rows = conn.execute(
         "SELECT * FROM runs WHERE conversation_id = ? ORDER BY turn, id", (conversation_id,)
     )
@@ -118,7 +120,7 @@ def select_conversation(conn: sqlite3.Connection, conversation_id: int) -> list[
 
 
 def select_conversations(
-    conn: sqlite3.Connection, workspaces: Sequence[str] | None, limit: int
+    conn: Connection, workspaces: Sequence[str] | None, limit: int
 ) -> list[ConversationRow]:
     """The conversations whose first run is in one of ``workspaces`` (None: all), newest
     (by their latest run) first."""
@@ -144,12 +146,12 @@ def select_conversations(
     return found
 
 
-def latest_run(conn: sqlite3.Connection, workspace: str) -> int | None:
+def latest_run(conn: Connection, workspace: str) -> int | None:
     row = conn.execute("SELECT MAX(id) FROM runs WHERE workspace = ?", (workspace,)).fetchone()
     return None if row is None or row[0] is None else int(row[0])
 
 
-def save_context(conn: sqlite3.Connection, run_id: int, step: int, state: str) -> None:
+def save_context(conn: Connection, run_id: int, step: int, state: str) -> None:
     """Replace the run's context snapshot (portable SQL: no upsert)."""
     conn.execute("DELETE FROM run_context WHERE run_id = ?", (run_id,))
     conn.execute(
@@ -157,12 +159,12 @@ def save_context(conn: sqlite3.Connection, run_id: int, step: int, state: str) -
     )
 
 
-def select_context(conn: sqlite3.Connection, run_id: int) -> str | None:
+def select_context(conn: Connection, run_id: int) -> str | None:
     row = conn.execute("SELECT state FROM run_context WHERE run_id = ?", (run_id,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def select_runs(conn: sqlite3.Connection, limit: int, workspace: str | None = None) -> list[RunRow]:
+def select_runs(conn: Connection, limit: int, workspace: str | None = None) -> list[RunRow]:
     if workspace is None:
         rows = conn.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))
     else:
@@ -172,7 +174,7 @@ def select_runs(conn: sqlite3.Connection, limit: int, workspace: str | None = No
     return [run_row(r) for r in rows.fetchall()]
 
 
-def select_run(conn: sqlite3.Connection, run_id: int) -> RunRow | None:
+def select_run(conn: Connection, run_id: int) -> RunRow | None:
     row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
     return run_row(row) if row else None
 

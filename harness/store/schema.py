@@ -1,9 +1,15 @@
 """The store's schema as an ordered list of migrations; ``PRAGMA user_version`` is the
-number applied. Append new migrations at the end; never edit one that has shipped."""
+number applied (on PostgreSQL, ``harness_schema.version``: ``harness.store.postgres``).
+Append new migrations at the end; never edit one that has shipped."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.store.connection import Connection
+from harness.workspace.identity import workspace_key
 
 _COLUMN = ",\n        "  # a column a line, as the literal tables are written
 
@@ -35,6 +41,20 @@ def _step_rows(
         f"    CREATE INDEX {table}_run ON {table}({index});\n"
     )
 
+
+# Portable workspace identity and authorship (§4, §12; "8" in the branches' contract).
+# Notes are keyed by a workspace's portable identity (harness.workspace.identity), no longer
+# by its canonical path: ``rekey_workspaces`` moves, in the same transaction, the notes of
+# every path scope that is on this machine to the identity of that folder, so they stay
+# reachable. Who (``user@host``) and where (the canonical path) a run, a note and a recall
+# came from.
+IDENTITY = """
+    ALTER TABLE runs ADD COLUMN author TEXT;
+    ALTER TABLE memory ADD COLUMN author TEXT;
+    ALTER TABLE memory ADD COLUMN author_path TEXT;
+    ALTER TABLE memory_recalls ADD COLUMN author TEXT;
+    ALTER TABLE memory_recalls ADD COLUMN author_path TEXT;
+    """
 
 MIGRATIONS: list[str] = [
     # 1: runs and the full trace
@@ -223,7 +243,45 @@ MIGRATIONS: list[str] = [
         detail TEXT NOT NULL""",
         index="run_id, seq",
     ),
+    IDENTITY,
 ]
+
+
+def rekey_workspaces(conn: Connection) -> None:
+    """Move the notes of each workspace scope still keyed by a canonical path to that
+    folder's portable identity — when the folder is on this machine and has one. A key the
+    identity's scope holds already (two checkouts of one repository, both with notes) stays
+    under the path, where it was: nothing is lost."""
+    scopes = [r[0] for r in conn.execute("SELECT DISTINCT scope FROM memory").fetchall()]
+    for old in scopes:
+        if not old.startswith("/") or not Path(old).is_dir():
+            continue
+        new = workspace_key(Path(old))
+        if new == old:
+            continue
+        conn.execute(
+            "UPDATE memory SET scope = ? WHERE scope = ?"
+            " AND key NOT IN (SELECT key FROM memory WHERE scope = ?)",
+            (new, old, new),
+        )
+        conn.execute(
+            "UPDATE memory_recalls SET scope = ? WHERE scope = ? AND note_id IN"
+            " (SELECT id FROM memory WHERE scope = ?)",
+            (new, old, new),
+        )
+
+
+# What a migration does besides its SQL, in the same transaction (keyed by its script).
+AFTER: dict[str, Callable[[Connection], None]] = {IDENTITY: rekey_workspaces}
+
+
+def apply_migration(conn: Connection, script: str, ddl: Callable[[str], str] = str) -> None:
+    """One migration's statements (as ``ddl`` translates them), then what ``AFTER`` adds."""
+    for statement in statements(ddl(script)):
+        conn.execute(statement)
+    after = AFTER.get(script)
+    if after is not None:
+        after(conn)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
@@ -242,8 +300,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         try:
             current = _checked_version(conn)
             if current < len(MIGRATIONS):
-                for statement in _statements(MIGRATIONS[current]):
-                    conn.execute(statement)
+                apply_migration(conn, MIGRATIONS[current])
                 current += 1
                 conn.execute(f"PRAGMA user_version = {current}")
             conn.execute("COMMIT")
@@ -262,5 +319,16 @@ def _checked_version(conn: sqlite3.Connection) -> int:
     return current
 
 
-def _statements(script: str) -> list[str]:
+def statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
+
+
+__all__ = [
+    "AFTER",
+    "MIGRATIONS",
+    "apply_migration",
+    "migrate",
+    "rekey_workspaces",
+    "schema_version",
+    "statements",
+]

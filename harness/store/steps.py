@@ -9,13 +9,13 @@ words, results, tool calls, observations, events, policy details and provider er
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from harness.redact import redact
 from harness.store.base import now_iso
+from harness.store.connection import Connection
 from harness.store.edits import confirm_edits
 from harness.store.records import StepDetail, StepRecord, StepRow
 from harness.store.runs import save_context
@@ -40,7 +40,7 @@ def dumps(value: Any) -> str:
     return json.dumps(scrub(value), default=lambda o: redact(str(o)))
 
 
-def insert_attempt(conn: sqlite3.Connection, run_id: int, step: int, attempt: Attempt) -> None:
+def insert_attempt(conn: Connection, run_id: int, step: int, attempt: Attempt) -> None:
     u = attempt.usage
     conn.execute(
         "INSERT INTO provider_calls (run_id, step, attempt, provider, model,"
@@ -72,7 +72,7 @@ def insert_attempt(conn: sqlite3.Connection, run_id: int, step: int, attempt: At
 
 
 def insert_events(
-    conn: sqlite3.Connection, run_id: int | None, step: int | None, events: Sequence[TraceEvent]
+    conn: Connection, run_id: int | None, step: int | None, events: Sequence[TraceEvent]
 ) -> None:
     now = now_iso()
     conn.executemany(
@@ -82,7 +82,7 @@ def insert_events(
     )
 
 
-def insert_step(conn: sqlite3.Connection, rec: StepRecord) -> None:
+def insert_step(conn: Connection, rec: StepRecord) -> None:
     """Everything but the recall rows (``harness.store.notes.insert_recalls`` writes those
     in the same transaction)."""
     conn.execute(
@@ -125,7 +125,7 @@ def insert_step(conn: sqlite3.Connection, rec: StepRecord) -> None:
     )
 
 
-def _insert_observations(conn: sqlite3.Connection, rec: StepRecord) -> None:
+def _insert_observations(conn: Connection, rec: StepRecord) -> None:
     conn.executemany(
         "INSERT INTO observations (run_id, step, seq, kind, target, ok, text, content_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -145,7 +145,7 @@ def _insert_observations(conn: sqlite3.Connection, rec: StepRecord) -> None:
     )
 
 
-def _insert_policy(conn: sqlite3.Connection, rec: StepRecord, now: str) -> None:
+def _insert_policy(conn: Connection, rec: StepRecord, now: str) -> None:
     conn.executemany(
         "INSERT INTO policy_events (run_id, step, act, target, effect, rule, layer,"
         " allowed, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -192,7 +192,7 @@ def call_counts(failed: Sequence[str], refusals: Sequence[str]) -> tuple[int, in
     return refused, len(failed) - refused
 
 
-def _step_counts(conn: sqlite3.Connection, run_id: int) -> dict[int, tuple[int, int]]:
+def _step_counts(conn: Connection, run_id: int) -> dict[int, tuple[int, int]]:
     failed: dict[int, list[str]] = defaultdict(list)
     refusals: dict[int, list[str]] = defaultdict(list)
     for step, target in conn.execute(
@@ -212,7 +212,7 @@ def _step_counts(conn: sqlite3.Connection, run_id: int) -> dict[int, tuple[int, 
     return {step: call_counts(targets, refusals.get(step, ())) for step, targets in failed.items()}
 
 
-def select_steps(conn: sqlite3.Connection, run_id: int) -> list[StepRow]:
+def select_steps(conn: Connection, run_id: int) -> list[StepRow]:
     counts = _step_counts(conn, run_id)
     rows = conn.execute(
         "SELECT s.step, s.decision, s.tool_calls, s.est_tokens, s.reported_prompt_tokens,"
@@ -226,7 +226,7 @@ def select_steps(conn: sqlite3.Connection, run_id: int) -> list[StepRow]:
     return [_step_row(r, counts.get(r["step"], (0, 0))) for r in rows]
 
 
-def _step_row(r: sqlite3.Row, counts: tuple[int, int]) -> StepRow:
+def _step_row(r: Any, counts: tuple[int, int]) -> StepRow:
     return StepRow(
         step=r["step"],
         decision=r["decision"],
@@ -244,7 +244,7 @@ def _step_row(r: sqlite3.Row, counts: tuple[int, int]) -> StepRow:
     )
 
 
-def select_step(conn: sqlite3.Connection, run_id: int, step: int) -> StepDetail | None:
+def select_step(conn: Connection, run_id: int, step: int) -> StepDetail | None:
     row = conn.execute(
         "SELECT prompt, result, tool_calls FROM steps WHERE run_id = ? AND step = ?",
         (run_id, step),
@@ -286,14 +286,12 @@ def select_step(conn: sqlite3.Connection, run_id: int, step: int) -> StepDetail 
     )
 
 
-def select_attempts(conn: sqlite3.Connection, run_id: int) -> list[dict[str, Any]]:
+def select_attempts(conn: Connection, run_id: int) -> list[dict[str, Any]]:
     rows = conn.execute("SELECT * FROM provider_calls WHERE run_id = ? ORDER BY id", (run_id,))
     return [dict(r) for r in rows]
 
 
-def select_events(
-    conn: sqlite3.Connection, run_id: int, kind: str | None = None
-) -> list[dict[str, Any]]:
+def select_events(conn: Connection, run_id: int, kind: str | None = None) -> list[dict[str, Any]]:
     sql = "SELECT step, kind, detail FROM context_events WHERE run_id = ?"
     params: tuple[object, ...] = (run_id,)
     if kind is not None:

@@ -154,4 +154,39 @@ def _read_small(path: Path) -> str:
         os.close(fd)
 
 
-__all__ = ["HOOKS_PATH", "git_places", "hooks_path"]
+def origin_remote(root: Path) -> tuple[Path, str] | None:
+    """The top of the repository holding ``root`` (resolved) and the URL of its ``origin``
+    remote, read from the repository's config files (a worktree's shared one too) without
+    running git; None outside a repository or without an ``origin``."""
+    top = _top(root)
+    if top is None:
+        return None
+    gitdir = _gitdir(top / ".git")
+    if gitdir is None:
+        return None
+    common = _commondir(gitdir)
+    configs = [*([common / "config"] if common is not None else []), gitdir / "config"]
+    found = [config_value(_read_small(c), 'remote "origin"', "url") for c in configs]
+    url = next((u for u in reversed(found) if u), None)
+    return (top, url) if url else None
+
+
+def config_value(config: str, section: str, key: str) -> str | None:
+    """The last value of ``key`` in ``[section]`` of a git config file's text (section and
+    key names compared case-insensitively), or None."""
+    current = ""
+    found: str | None = None
+    for raw in config.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            current = line[1 : line.find("]")].strip().casefold() if "]" in line else ""
+            line = line[line.find("]") + 1 :].strip() if "]" in line else ""
+        if current != section.casefold() or "=" not in line:
+            continue
+        name, _, value = line.partition("=")
+        if name.strip().casefold() == key.casefold():
+            found = _value(value)
+    return found or None
+
+
+__all__ = ["HOOKS_PATH", "config_value", "git_places", "hooks_path", "origin_remote"]

@@ -9,7 +9,6 @@ import asyncio
 import logging
 import os
 import sys
-from pathlib import Path
 from typing import cast
 
 from acp import Agent, run_agent
@@ -17,7 +16,7 @@ from acp import Agent, run_agent
 from harness.errors import ConfigError, StoreError
 from harness.provider import config_from_env
 from harness.redact import RedactingFilter
-from harness.store import Store, default_store_path
+from harness.store import Store, default_store_path, local_dir, store_location
 from harness.telemetry import start_telemetry
 from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook
@@ -44,7 +43,7 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.WARNING, handlers=[handler], format="%(levelname)s %(message)s"
     )
-    store_path = Path(args.store).expanduser() if args.store else default_store_path()
+    store_path = store_location(args.store) if args.store else default_store_path()
     try:
         provider = config_from_env(
             os.environ, name=args.provider, model=args.model, base_url=args.base_url
@@ -57,7 +56,7 @@ def serve(args: argparse.Namespace) -> int:
     backend = Backend(
         store, provider, memory=not args.no_memory, environ=dict(os.environ), telemetry=telemetry
     )
-    agent = HarnessAgent(backend, SessionBook(store_path.parent / SESSIONS_FILE))
+    agent = HarnessAgent(backend, SessionBook(local_dir(store_path) / SESSIONS_FILE))
     try:
         asyncio.run(_until_the_client_goes(agent))
     finally:

@@ -1,11 +1,13 @@
 """Editor settings through the real server (§7, issue 9 seen 8): each bad value is reported
 with ``window/showMessage`` naming the field, and only that field falls back to its default —
 every other value, nested ones and the good entries of the policy included, still applies.
-A bad destination (``provider.baseUrl``, ``provider.name``) refuses runs instead: the run
+A ``postgresql://`` store URL works and its password is never shown (§12). A bad
+destination (``provider.baseUrl``, ``provider.name``) refuses runs instead: the run
 meant for a local server never goes to the provider's hosted API."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,7 +33,7 @@ keyed_fixture = started_server("keyed", OPENAI_API_KEY=HOSTED_KEY)
 
 
 async def test_each_bad_setting_is_reported_and_only_it_replaced(
-    bare: HarnessClient, fake: FakeLLM, ws: Path, store: Path
+    bare: HarnessClient, fake: FakeLLM, ws: Path, store: Path, pg_store_url: str
 ) -> None:
     options = settings(
         fake,
@@ -90,6 +92,22 @@ async def test_each_bad_setting_is_reported_and_only_it_replaced(
     await bare.wait_for(bare.warnings)
     assert "`storePath`" in bare.warnings()[0] and "absolute" in bare.warnings()[0]
     assert (await bare.command("harness.status"))["runs"] == []
+
+    # A postgresql:// URL is a store too (§12); its password is never shown.
+    secret = "pw-never-shown"
+    url = pg_store_url.replace("postgresql://postgres@", f"postgresql://postgres:{secret}@")
+    bare.messages.clear()
+    bare.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"harness": {"storePath": url}})
+    )
+    wrote = await bare.command("harness.memory.write", {"key": "build", "value": "make test"})
+    assert wrote["note"]["author"] and wrote["note"]["authorPath"] == str(ws.resolve())
+    [listed] = await bare.command("harness.memory.list", {})
+    assert listed["key"] == "build" and listed["author"] == wrote["note"]["author"]
+    status = await bare.command("harness.status")
+    assert status["storePath"].startswith("postgresql://postgres:***@")
+    assert status["settings"]["storePath"] == status["storePath"]
+    assert secret not in json.dumps(status) and not bare.warnings()
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,8 @@
 """Fixtures for the harness tests: ``ws``, an empty workspace folder, and ``store``, a real
-SQLite store in tmp_path (closed at teardown). A module whose tests need files in the
-workspace overrides ``ws`` with ``make_workspace`` (tests/support/workspace.py)."""
+store at ``store_at`` (closed at teardown). ``store_at`` is a SQLite file in tmp_path; the
+store's own tests (tests/harness/store/, the memory tests) override it with
+``store_location``, so they run on SQLite and on PostgreSQL (§12). A module whose tests need
+files in the workspace overrides ``ws`` with ``make_workspace`` (tests/support/workspace.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,11 @@ def ws(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store(tmp_path / "store.db") as opened:
+def store_at(tmp_path: Path) -> Path | str:
+    return tmp_path / "store.db"
+
+
+@pytest.fixture
+def store(store_at: Path | str) -> Iterator[Store]:
+    with Store(store_at) as opened:
         yield opened

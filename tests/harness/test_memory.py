@@ -25,6 +25,12 @@ from harness.store import Store
 from tests.support.steps import commit_bare_step
 
 
+@pytest.fixture
+def store_at(store_location: Path | str) -> Path | str:
+    """On SQLite and on PostgreSQL (§12)."""
+    return store_location
+
+
 def start(store: Store, ws: Path, limits: MemoryLimits | None = None) -> RunMemory:
     run = store.create_run(goal="g", workspace=str(ws), provider="p", model="m", contract="{}")
     return RunMemory(store, ws, run, limits or MemoryLimits(), trusted=True)
@@ -369,7 +375,7 @@ def test_a_change_made_by_another_process_is_seen_on_the_next_turn(
     memory = start(store, ws)
     memory.remember("a", "first", "workspace", 1)
     assert "- a: first" in block_of(memory).text
-    with Store(tmp_path / "store.db") as other:  # another connection: the CLI, say
+    with Store(store.location) as other:  # another connection: the CLI, say
         other.memory_write(ws, "a", "changed by the operator", None, None, "decision")
         other.memory_write(GLOBAL, "g", "global note", None, None, "decision")
     text = block_of(memory).text

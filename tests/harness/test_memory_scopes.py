@@ -18,8 +18,9 @@ from harness.store.schema import MIGRATIONS, migrate
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store(tmp_path / "s.db")
+def store_at(store_location: Path | str) -> Path | str:
+    """On SQLite and on PostgreSQL (§12)."""
+    return store_location
 
 
 def run_in(

@@ -20,6 +20,13 @@ from harness.store import EditRow, Store
 from harness.workspace import Workspace
 from tests.support.scripted_turns import call, turn
 
+
+@pytest.fixture
+def store_at(store_location: Path | str) -> Path | str:
+    """On SQLite and on PostgreSQL (§12)."""
+    return store_location
+
+
 ORIGINAL_A = b"line one\r\nline two\n\x00binary tail\xff"
 
 

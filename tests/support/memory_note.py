@@ -14,4 +14,6 @@ NOTE_FIELDS = [
     "createdAt",
     "updatedAt",
     "recalls",
+    "author",
+    "authorPath",
 ]

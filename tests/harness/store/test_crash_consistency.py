@@ -1,4 +1,5 @@
-"""Crash consistency in the store (§5) on real SQLite files and real processes: write
+"""Crash consistency in the store (§5) on real SQLite files, real PostgreSQL databases
+(§12) and real processes: write
 intents and their reconciliation with a step's edits, the schema's migrations from an older
 store, and runs of dead processes marked ``interrupted`` when a store is opened — while runs
 of live processes (this one, another CLI, the server) are left alone."""
@@ -9,7 +10,6 @@ import dataclasses
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from harness.store.owner import current_owner, is_gone
 from harness.store.schema import MIGRATIONS, migrate
 from harness.types import FileWrite, Outcome, RunEnd
 from tests.support.steps import commit_bare_step
+from tests.support.stores import raw_execute, raw_rows
 
 
 @pytest.fixture
@@ -27,12 +28,6 @@ def ws(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     (root / "src").mkdir(parents=True)
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store(tmp_path / "s.db") as s:
-        yield s
 
 
 def new_run(store: Store, ws: Path) -> int:
@@ -44,23 +39,20 @@ def commit_with_edits(store: Store, run: int, step: int, edits: list[FileWrite])
 
 
 def edit_rows(store: Store) -> list[tuple[int, str, int]]:
-    conn = sqlite3.connect(store.path)
-    try:
-        return conn.execute("SELECT step, path, committed FROM edits ORDER BY id").fetchall()
-    finally:
-        conn.close()
+    rows = raw_rows(store.location, "SELECT step, path, committed FROM edits ORDER BY id")
+    return [tuple(r) for r in rows]
 
 
 # -- intents ------------------------------------------------------------------------------
 
 
 def test_an_announced_write_is_committed_before_the_step_and_confirmed_by_it(
-    store: Store, ws: Path, tmp_path: Path
+    store: Store, ws: Path
 ) -> None:
     run = new_run(store, ws)
     store.announce_write(run, 1, "src/a.py", None, b"new\n")
     # Another connection (a process reading after a crash) sees the intent at once.
-    with Store(tmp_path / "s.db") as other:
+    with Store(store.location) as other:
         [intent] = other.run_edits(run)
     assert (intent.path, intent.before, intent.after, intent.committed) == (
         "src/a.py",
@@ -157,26 +149,26 @@ def test_a_store_of_an_older_schema_migrates_and_keeps_its_rows(tmp_path: Path) 
 # -- interrupted runs ---------------------------------------------------------------------
 
 
-def set_owner(path: Path, run: int, pid: int, started: str | None, host: str) -> None:
-    conn = sqlite3.connect(path)
-    conn.execute(
+def set_owner(path: Path | str, run: int, pid: int, started: str | None, host: str) -> None:
+    raw_execute(
+        path,
         "UPDATE runs SET owner_pid = ?, owner_started = ?, owner_host = ? WHERE id = ?",
         (pid, started, host, run),
     )
-    conn.commit()
-    conn.close()
 
 
-def test_a_run_of_this_live_process_is_left_alone(tmp_path: Path, ws: Path) -> None:
-    with Store(tmp_path / "s.db") as first:
+def test_a_run_of_this_live_process_is_left_alone(store_at: Path | str, ws: Path) -> None:
+    with Store(store_at) as first:
         run = new_run(first, ws)
-        with Store(tmp_path / "s.db") as second:  # the CLI opening the server's store, say
+        with Store(store_at) as second:  # the CLI opening the server's store, say
             assert second.interrupted == ()
             assert second.get_run(run).outcome is None  # type: ignore[union-attr]
 
 
-def test_a_run_whose_process_died_is_interrupted_on_the_next_open(tmp_path: Path, ws: Path) -> None:
-    path = tmp_path / "s.db"
+def test_a_run_whose_process_died_is_interrupted_on_the_next_open(
+    store_at: Path | str, ws: Path
+) -> None:
+    path = store_at
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         probe = current_owner()
@@ -200,8 +192,8 @@ def test_a_run_whose_process_died_is_interrupted_on_the_next_open(tmp_path: Path
         assert store.interrupted == (), "marked once"
 
 
-def test_a_finished_run_is_never_marked(tmp_path: Path, ws: Path) -> None:
-    path = tmp_path / "s.db"
+def test_a_finished_run_is_never_marked(store_at: Path | str, ws: Path) -> None:
+    path = store_at
     with Store(path) as store:
         run = new_run(store, ws)
         store.finish_run(run, RunEnd(Outcome.FINISHED, 0, 0))

@@ -1,4 +1,4 @@
-"""Durable memory in the store, on real SQLite files: the schema, caps and truncation,
+"""Durable memory in the store, on real SQLite files and PostgreSQL databases (§12): the schema, caps and truncation,
 eviction by evidence, pinned notes, operator actions, recall rows inside the step
 transaction, and the recall index staying current across connections."""
 
@@ -9,6 +9,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,10 +21,8 @@ from harness.store import Store
 from harness.store.schema import MIGRATIONS, migrate
 from tests.support.memory_note import NOTE_FIELDS
 from tests.support.steps import commit_bare_step
-
-
-def open_store(tmp_path: Path) -> Store:
-    return Store(tmp_path / "store.db")
+from tests.support.stores import INTEGRITY_ERRORS
+from tests.support.stores import raw_rows as other_connection_rows
 
 
 def new_run(store: Store, ws: Path, goal: str = "g") -> int:
@@ -35,14 +34,9 @@ def commit_recalls(store: Store, run_id: int, step: int, pairs: Sequence[tuple[s
     commit_bare_step(store, run_id, step, recalls=pairs)
 
 
-def raw_rows(store: Store, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
-    """Read the store's file through a connection of its own, as another process would."""
-    conn = sqlite3.connect(store.path)
-    conn.row_factory = sqlite3.Row
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
+def raw_rows(store: Store, sql: str, params: tuple[object, ...] = ()) -> list[Any]:
+    """Read the store through a connection of its own, as another process would."""
+    return other_connection_rows(store.location, sql, params)
 
 
 def operator_events(store: Store) -> list[tuple[str, dict[str, object]]]:
@@ -73,13 +67,14 @@ def test_the_memory_migration_applies_to_an_empty_database_and_twice(tmp_path: P
         assert [n.key for n in second.memory_list(tmp_path)] == ["k"]
 
 
-def test_eviction_reads_the_index_not_a_sort(store: Store, ws: Path) -> None:
-    plan = raw_rows(
-        store,
-        "EXPLAIN QUERY PLAN SELECT id FROM memory WHERE scope = ? AND pinned = 0 AND id != ?"
-        f" ORDER BY {', '.join(EVICTION_ORDER)}",
-        (str(ws), 0),
-    )
+def test_eviction_reads_the_index_not_a_sort(tmp_path: Path, ws: Path) -> None:
+    with Store(tmp_path / "s.db") as store:  # SQLite's plan; PostgreSQL plans by statistics
+        plan = raw_rows(
+            store,
+            "EXPLAIN QUERY PLAN SELECT id FROM memory WHERE scope = ? AND pinned = 0 AND id != ?"
+            f" ORDER BY {', '.join(EVICTION_ORDER)}",
+            (str(ws), 0),
+        )
     text = " ".join(str(r["detail"]) for r in plan)
     assert "memory_evict" in text and "TEMP B-TREE" not in text
 
@@ -397,7 +392,7 @@ def test_a_step_that_fails_to_commit_leaves_no_recall_rows(store: Store, ws: Pat
     run = new_run(store, ws)
     store.memory_write(ws, "k", "v", run, 1, "fact")
     commit_recalls(store, run, 1, [(scope, "k")])
-    with pytest.raises(sqlite3.IntegrityError):  # the second pair has no scope
+    with pytest.raises(INTEGRITY_ERRORS):  # the second pair has no scope
         commit_recalls(store, run, 2, [(scope, "k"), (None, "x")])  # type: ignore[list-item]
     assert len(store.memory_recalls(run)) == 1
     assert [s.step for s in store.run_steps(run)] == [1]
@@ -430,8 +425,10 @@ def test_memory_similar_finds_restatements_in_the_same_scope(store: Store, ws: P
     assert store.memory_similar(ws, "build", "run the tests with make test") == []
 
 
-def test_the_index_follows_writes_made_through_another_connection(tmp_path: Path, ws: Path) -> None:
-    with open_store(tmp_path) as mine, open_store(tmp_path) as theirs:
+def test_the_index_follows_writes_made_through_another_connection(
+    store_at: Path | str, ws: Path
+) -> None:
+    with Store(store_at) as mine, Store(store_at) as theirs:
         mine.memory_write(ws, "a", "alpha note", None, None, "decision")
         index = mine.memory_index(ws)
         assert set(index.by_key) == {"a"}

@@ -30,6 +30,8 @@ PINNED = {
     5: "d008bc5b71741cd4fc0bdc3bc0b42f7abf20cdd1422bed954e26319ce1024b20",
     6: "3afc66020db99ca6d94e66041b32b55ae0a85267017c7fb68ff5d335e6e4d401",
     7: "f2dc9fd6c3fb99049ab5726fbbb318fdef77e7f19e1c90a15773067729c1683b",
+    # portable identity and authorship (schema.IDENTITY, issue 25)
+    8: "170f5bdcd6dc97f015d33c879503c253d27806de98748ce7a39ff9a2810701f7",
 }
 STORES = Path(__file__).parent / "stores"
 

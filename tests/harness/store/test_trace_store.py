@@ -1,9 +1,11 @@
-"""The store on a real SQLite file: migrations, one transaction per step, the trace."""
+"""The store on a real SQLite file and a real PostgreSQL database: migrations, one
+transaction per step, the trace."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,16 +23,12 @@ from harness.types import (
     TraceEvent,
     Usage,
 )
+from tests.support.stores import INTEGRITY_ERRORS, raw_rows
 
 
-def raw_one(store: Store, sql: str) -> sqlite3.Row:
+def raw_one(store: Store, sql: str) -> Any:
     """One row read through a connection of its own, as another process would."""
-    conn = sqlite3.connect(store.path)
-    try:
-        row = conn.execute(sql).fetchone()
-    finally:
-        conn.close()
-    assert row is not None
+    [row] = raw_rows(store.location, sql)
     return row
 
 
@@ -102,8 +100,7 @@ def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path: Path) -> None:
         Store(path)
 
 
-def test_a_step_lands_whole_and_reads_back(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+def test_a_step_lands_whole_and_reads_back(store: Store) -> None:
     run = store.create_run(goal="g", workspace="/w", provider="scripted", model="m", contract="{}")
     store.record_attempt(run, 1, Attempt("scripted", "m", 1, 3.5, usage=Usage(131, 9, 140)))
     store.commit_step(step_record(run, 1))
@@ -140,12 +137,11 @@ def test_a_step_lands_whole_and_reads_back(tmp_path: Path) -> None:
     assert call["total_tokens"] == 140
 
 
-def test_a_failing_step_commit_leaves_nothing_behind(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+def test_a_failing_step_commit_leaves_nothing_behind(store: Store) -> None:
     run = store.create_run(goal="g", workspace="/w", provider="p", model="m", contract="{}")
     store.commit_step(step_record(run, 1))
     bad = step_record(run, 1)  # the same (run, step) again: the steps insert fails first
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         store.commit_step(bad)
     counts = [
         raw_one(store, f"SELECT count(*) FROM {t}")[0]
@@ -153,7 +149,7 @@ def test_a_failing_step_commit_leaves_nothing_behind(tmp_path: Path) -> None:
     ]
     assert counts == [1, 1, 1, 1, 1]
     bad_late = step_record(run, 2, edits=[FileWrite("a.py", None, None)])  # type: ignore[arg-type]
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(INTEGRITY_ERRORS):
         store.commit_step(bad_late)  # fails on the edits insert, after steps/observations
     assert raw_one(store, "SELECT count(*) FROM steps")[0] == 1
     assert raw_one(store, "SELECT count(*) FROM observations")[0] == 1
@@ -191,8 +187,7 @@ def deny(act: Act, target: str, layer: str, effect: Effect = Effect.DENY) -> Pol
     return PolicyEvent(act, target, effect, None, layer, False, "refused")
 
 
-def test_trace_show_has_every_8_1_field(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s.db")
+def test_trace_show_has_every_8_1_field(store: Store) -> None:
     run = store.create_run(goal="g", workspace="/w", provider="p", model="m", contract="{}")
     store.record_attempt(
         run,
@@ -280,8 +275,8 @@ def test_trace_show_has_every_8_1_field(tmp_path: Path) -> None:
     store.close()
 
 
-def test_a_run_without_steps_has_no_summary(tmp_path: Path) -> None:
-    with Store(tmp_path / "s.db") as store:
+def test_a_run_without_steps_has_no_summary(store_at: Path | str) -> None:
+    with Store(store_at) as store:
         run = store.create_run(goal="g", workspace="/w", provider="p", model="m", contract="{}")
         trace = store.run_trace(run)
         assert trace is not None and trace.to_json()["run"]["summary"] is None
