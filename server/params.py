@@ -96,17 +96,19 @@ class RunIdParams(Params):
     run_id: RunId
 
 
-class RevertParams(RunIdParams):
-    force: bool = False
-    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
-
-
 class ChangesParams(Params):
     """``harness.run.changes``: ``runId`` or ``conversationId`` (the command checks that
     exactly one is given)."""
 
     run_id: RunId | None = None
     conversation_id: RunId | None = None
+
+
+class RevertParams(ChangesParams):
+    """``harness.run.revert``: a run, or every run of a conversation (newest first)."""
+
+    force: bool = False
+    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
 
 
 class RevertFileParams(ChangesParams):

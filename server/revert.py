@@ -66,12 +66,32 @@ def _written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) 
 
 
 def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
-    row = _writable_run(host, params, f"revert run {params.run_id}", params.run_id)
+    """One run put back; or a conversation's runs, newest first, so that each file ends as
+    it was before the conversation's first write of it (§11)."""
+    runs = _runs_named(host, params)
+    for run_id in runs:
+        _writable_run(host, params, f"revert run {run_id}", run_id)
+    results = [_revert_one_run(host, run_id, params.force) for run_id in reversed(runs)]
+    if params.run_id is not None:
+        return results[0]
+    totals = ("restored", "deleted", "refused", "failed")
+    return {
+        "conversationId": params.conversation_id,
+        "workspace": results[0]["workspace"],
+        "runs": results,
+        **{key: sum(int(r[key]) for r in results) for key in totals},
+    }
+
+
+def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> dict[str, Any]:
     store = host.store()
+    row = store.get_run(run_id)
+    if row is None:
+        raise NotFound(f"no run {run_id} in the store {store.path}")
     guard = EditorGuard(host.documents, Path(row.workspace).resolve())
-    result = revert_run(store, params.run_id, force=params.force, guard=guard)
+    result = revert_run(store, run_id, force=force, guard=guard)
     if result is None:
-        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+        raise NotFound(f"no run {run_id} in the store {store.path}")
     _written(host, result.workspace, result.files)
     return result.to_json()
 

@@ -151,3 +151,17 @@ async def test_follow_ups_continue_conversations_scoped_to_the_clients_folders(
     done = await bare.command("harness.run.revertFile", {"conversationId": conv, "path": "a.py"})
     assert (done["conversationId"], done["action"]) == (conv, "restored")
     assert (one / "a.py").read_text() == original
+
+    # `harness.run.revert` with `conversationId`: every run of it, newest first (§7).
+    claude.add_turns(turn(call("edit_file", path="a.py", old="renamed", new="third")))
+    claude.add_turns({"content": "Three."})
+    started, _ = await ask(bare, {"goal": "Edit once more", "workspaceFolder": str(one)})
+    conv = started["conversationId"]
+    claude.add_turns(turn(call("write_file", path="b.py", content="B = 1\n")))
+    claude.add_turns({"content": "Four."})
+    await ask(bare, {"goal": "Add b.py", "conversationId": conv})
+    assert (one / "a.py").read_text() != original and (one / "b.py").exists()
+    undone = await bare.command("harness.run.revert", {"conversationId": conv})
+    assert (undone["conversationId"], undone["restored"], undone["deleted"]) == (conv, 1, 1)
+    assert [r["runId"] for r in undone["runs"]] == [conv + 1, conv]  # newest first
+    assert (one / "a.py").read_text() == original and not (one / "b.py").exists()
