@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.marks import call_mark, verify_mark
 from harness.observers import VERIFY_CALL
+from harness.redact import redact
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary, call_status
 from harness.toolbox import label, target_of
 from harness.types import Act, Approval, ApprovalRequest, Reply, ToolCall, ToolResult
@@ -51,6 +52,7 @@ DECISIONS: Mapping[Approval, str] = {
 }
 MAX_TARGET_CHARS = 300  # an approval's target, as harness/approve cuts it
 MAX_SUMMARY_CHARS = 160
+MAX_HELD_CHARS = 4096  # words with no whitespace held back at most this long, then sent
 
 
 class RunEvents(RunObserver):
@@ -70,6 +72,7 @@ class RunEvents(RunObserver):
         self.seq = 0
         self._words: list[str] = []  # this step's deltas, not yet recorded
         self._words_at: tuple[int, int] = (0, 0)  # (step, seq) of the last of them
+        self._held = ""  # the words since the last whitespace, not yet sent (a key's piece?)
 
     def subscribe(self, sink: EventSink) -> None:
         self.sinks.append(sink)
@@ -88,8 +91,13 @@ class RunEvents(RunObserver):
         }
         if record:
             self._record(step, event)
+        live = _redacted(event)  # keys never reach a front (§6.7); the store redacts its own
         for sink in self.sinks:
-            sink(event)
+            sink(live)
+
+    def _send_words(self, step: int, words: str) -> None:
+        self._emit(step, "text", {"delta": words}, record=False)
+        self._words_at = (step, self.seq)
 
     def _record(self, step: int, event: Event) -> None:
         if self.store is None:
@@ -100,9 +108,13 @@ class RunEvents(RunObserver):
             log.exception("run %d: event %d could not be recorded", self.run_id, event["seq"])
 
     def _flush_words(self) -> None:
-        """Record the words heard so far as one ``text`` event (numbered as the last)."""
+        """Send what is held back, then record the words heard so far as one ``text`` event
+        (numbered as the last)."""
         if not self._words:
             return
+        if self._held:
+            self._send_words(self._words_at[0], self._held)
+            self._held = ""
         step, seq = self._words_at
         words, self._words = "".join(self._words), []
         self._record(step, _text_event(self, step, seq, words))
@@ -117,9 +129,17 @@ class RunEvents(RunObserver):
             return
         if self._words and self._words_at[0] != step:
             self._flush_words()
-        self._emit(step, "text", {"delta": delta}, record=False)
         self._words.append(delta)
-        self._words_at = (step, self.seq)
+        self._words_at = (step, self._words_at[1])
+        # A key has no whitespace: the words are sent up to the last whitespace and the rest
+        # held until more arrive, so a key streamed in pieces is redacted whole (§6.7).
+        self._held += delta
+        cut = max(self._held.rfind(c) for c in " \n\t\r")
+        if cut < 0 and len(self._held) <= MAX_HELD_CHARS:
+            return
+        send = cut + 1 if cut >= 0 else len(self._held)
+        words, self._held = self._held[:send], self._held[send:]
+        self._send_words(step, words)
 
     def model_replied(self, run: RunInfo, step: int, reply: Reply) -> None:
         if self._words:
@@ -162,6 +182,17 @@ class RunEvents(RunObserver):
     def run_finished(self, run: RunInfo, result: RunResult) -> None:
         self._flush_words()  # the words of a step the run stopped in
         self._emit(result.end.steps, "end", result.to_json())
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` (an event's JSON) with every string redacted of every key."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def _text_event(events: RunEvents, step: int, seq: int, words: str) -> Event:

@@ -27,12 +27,14 @@ from pathlib import Path
 
 import pytest
 
+from harness.store.owner import author
 from tests.conftest import MakeFakeLLM
 
 from .cli import ROOT, harness
 
 README = ROOT / "README.md"
 HOME_SHOWN = "/home/you"
+AUTHOR_SHOWN = "you@laptop"  # who wrote a note (user@host, §12), as the README shows it
 
 
 def console_blocks() -> list[str]:
@@ -130,7 +132,7 @@ def session_turns() -> list[dict[str, object]]:
 
 
 def normal(line: str, home: str) -> str:
-    line = line.replace(home, HOME_SHOWN)
+    line = line.replace(home, HOME_SHOWN).replace(author(), AUTHOR_SHOWN)
     line = re.sub(r"\d[\d,.]*", "N", line)
     return " ".join(line.split())
 

@@ -163,7 +163,9 @@ async def test_a_run_stopped_mid_words_keeps_the_words_heard(tmp_path: Path) -> 
         on_event=live.append,
     )
     await session.execute()
-    assert [e["kind"] for e in live] == ["user", "text", "end"]
+    # Sent up to the last whitespace as it arrived, the rest (a key's piece?) at the end.
+    assert [e["kind"] for e in live] == ["user", "text", "text", "end"]
+    assert "".join(e["delta"] for e in live if e["kind"] == "text") == "Half a tho"
     assert stored_events(store, [session.run_id]) == merge_text(live)
     store.close()
 
@@ -195,3 +197,26 @@ async def test_a_follow_ups_events_name_its_conversation_and_read_back_in_turn_o
     runs = [run.run_id for run in store.conversation_runs(conversation)]
     assert stored_events(store, runs) == merge_text(first) + merge_text(second)
     store.close()
+
+
+def test_a_key_streamed_in_pieces_never_reaches_a_front(tmp_path: Path) -> None:
+    """§6.7: the model echoing a key token by token (4 characters a delta, as a real stream
+    cuts it) sends no piece of it to any front; the words arrive up to each whitespace, the
+    rest when the step's reply comes, and what is sent joins to the words redacted."""
+    from harness import redact
+    from harness.events import RunEvents
+    from harness.report import RunInfo
+    from harness.types import Reply, Usage
+
+    key = "sk-streamed-" + "0123456789abcdef" * 3
+    redact.register(key)
+    seen: list[dict[str, Any]] = []
+    events = RunEvents(None, 1, 1, [seen.append])
+    info = RunInfo(1, "goal", tmp_path, 10, 1000)
+    words = f"Writing {key} into .env now."
+    for i in range(0, len(words), 4):
+        events.text_delta(info, 1, words[i : i + 4])
+    events.model_replied(info, 1, Reply(words, (), Usage(0, 0)))
+    sent = "".join(e["delta"] for e in seen if e["kind"] == "text")
+    assert sent == redact.redact(words) == "Writing [redacted] into .env now."
+    assert not any(key[j : j + 12] in e["delta"] for e in seen for j in range(len(key) - 11))
