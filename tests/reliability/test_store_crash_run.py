@@ -29,7 +29,7 @@ from tests.support import figures
 
 ROOT = Path(__file__).resolve().parents[2]
 SOAK = os.environ.get("HARNESS_SOAK") == "1"
-KILLS = int(os.environ.get("HARNESS_CRASH_RUN_KILLS", "100" if SOAK else "20"))
+KILLS = int(os.environ.get("HARNESS_CRASH_RUN_KILLS", "100" if SOAK else "8"))
 AFTER = {"path": "after-the-crash.txt", "content": "a new run works\n"}
 STEPS_TIMEOUT_S = 60.0
 Snapshot = dict[str, tuple[bytes, int] | None]
