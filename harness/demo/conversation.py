@@ -58,18 +58,7 @@ FIRST: list[dict[str, Any]] = [
     {
         "content": "Renaming the definition and its call in the test; then the tests.",
         "tool_calls": [
-            _call(
-                "edit_file",
-                path=_mod("parser"),
-                old="def parse_expr(text: str) -> list[str]:",
-                new="def parse_expression(text: str) -> list[str]:",
-            ),
-            _call(
-                "edit_file",
-                path="tests/test_calc.py",
-                old="parser.parse_expr('(1 + 2)')",
-                new="parser.parse_expression('(1 + 2)')",
-            ),
+            *session.rename_calls(),
             _call("exec", argv=session.TEST_ARGV),
         ],
     },

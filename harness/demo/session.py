@@ -21,6 +21,24 @@ def _call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"name": name, "arguments": arguments}
 
 
+def rename_calls() -> list[dict[str, Any]]:
+    """The rename's two edits: the definition in the parser and its call in the test."""
+    return [
+        _call(
+            "edit_file",
+            path=_mod("parser"),
+            old="def parse_expr(text: str) -> list[str]:",
+            new="def parse_expression(text: str) -> list[str]:",
+        ),
+        _call(
+            "edit_file",
+            path="tests/test_calc.py",
+            old="parser.parse_expr('(1 + 2)')",
+            new="parser.parse_expression('(1 + 2)')",
+        ),
+    ]
+
+
 def _mod(name: str) -> str:
     return f"src/calc/{name}.py"
 
@@ -34,18 +52,7 @@ PREFIX: list[list[dict[str, Any]]] = [
         _call("read_file", path="tests/test_calc.py", offset=1, limit=20),
     ],
     [
-        _call(
-            "edit_file",
-            path=_mod("parser"),
-            old="def parse_expr(text: str) -> list[str]:",
-            new="def parse_expression(text: str) -> list[str]:",
-        ),
-        _call(
-            "edit_file",
-            path="tests/test_calc.py",
-            old="parser.parse_expr('(1 + 2)')",
-            new="parser.parse_expression('(1 + 2)')",
-        ),
+        *rename_calls(),
         _call("exec", argv=TEST_ARGV),
     ],
     [
