@@ -108,9 +108,9 @@ async def run_rg(args: list[str], cwd: Path, *, pass_fds: tuple[int, ...] = ()) 
         raise
     said = err.decode("utf-8", errors="replace")
     if code < 0 and not cut:
-        first = said.strip().splitlines()[:1]
+        first = without_paths(said.strip().splitlines()[0]) if said.strip() else None
         raise RipgrepFailed(
-            f"ripgrep failed ({first[0] if first else f'killed by signal {-code}'}); a "
+            f"ripgrep failed ({first or f'killed by signal {-code}'}); a "
             "file in the workspace (a .gitignore that never ends?) may be the cause"
         )
     return RgOutput(code, out, said, cut)
@@ -143,8 +143,26 @@ def failure_text(stderr: str) -> str | None:
     else:
         kind = "an error"
     return (
-        f"ripgrep could not search ({kind}; ripgrep says: {said}); the pattern is not the problem"
+        f"ripgrep could not search ({kind}; ripgrep says: {without_paths(stderr)}); the "
+        "pattern is not the problem"
     )
+
+
+def without_paths(stderr: str) -> str:
+    """rg's messages with the paths it names left out: rg walks by path, so a name it
+    reached through a directory swapped for a symlink is a name outside the root, and a
+    file's text quoted in a message may be an outside file's (§6.2). Only what follows a
+    line's last ``: `` is kept: ``./a: Permission denied (os error 13)`` becomes
+    ``Permission denied (os error 13)``."""
+    said: list[str] = []
+    for raw in stderr.splitlines():
+        line = raw.strip().removeprefix("rg: ")
+        if not line:
+            continue
+        message = line.rpartition(": ")[2].strip() or line
+        if message not in said:
+            said.append(message)
+    return " ".join(said) or "no message"
 
 
 def said_text(stderr: str) -> str:

@@ -19,6 +19,7 @@ from harness.tools.base import failure, header
 from harness.tools.ripgrep import BASE_FLAGS, run_rg
 from harness.types import Act, Effect, PolicyEvent, ToolResult, normalize_path
 from harness.workspace import PathGlob, Workspace
+from harness.workspace.dirfds import DirFds
 
 if TYPE_CHECKING:
     from harness.policy import Gate
@@ -111,7 +112,21 @@ def admit(
     root's listing ``rels`` came from (default ``rels``), where the other names of a
     hard-linked file are counted — one ``lstat`` pass at most, never a walk of the tree."""
     scope = Scope()
-    prefix = str(ws.root) + "/"
+    with DirFds(ws.root) as dirs:
+        _admit_each(ws, gate, dirs, rels=rels, glob=glob, listing=listing, scope=scope)
+    return scope
+
+
+def _admit_each(
+    ws: Workspace,
+    gate: Gate,
+    dirs: DirFds,
+    *,
+    rels: list[str],
+    glob: PathGlob | None,
+    listing: Sequence[str] | None,
+    scope: Scope,
+) -> None:
     verdicts = _verdict_cache(ws, gate)
     linked: list[tuple[str, os.stat_result]] = []  # hard-linked, no verdict known yet
     seen: dict[str, os.stat_result] = {}
@@ -123,10 +138,10 @@ def admit(
             scope.denied += verdict == _DENY
             scope.needs_approval += verdict == _ASK
             continue
-        try:
-            st = seen[rel] = os.lstat(prefix + rel)
-        except OSError:
-            continue  # gone since it was listed
+        st = dirs.lstat(rel)
+        if st is None:
+            continue  # gone since it was listed, or not inside the root (a raced symlink)
+        seen[rel] = st
         if not stat.S_ISREG(st.st_mode):
             continue
         inside = ws.links.known(st)
@@ -138,8 +153,7 @@ def admit(
             scope.linked_out += 1
     if linked:
         every = listing if listing is not None else rels
-        _judge_links(ws, prefix, linked=linked, seen=seen, listing=every, scope=scope)
-    return scope
+        _judge_links(ws, dirs, linked=linked, seen=seen, listing=every, scope=scope)
 
 
 def _policy_verdict(gate: Gate, verdicts: dict[str, int], rel: str) -> int:
@@ -155,7 +169,7 @@ def _policy_verdict(gate: Gate, verdicts: dict[str, int], rel: str) -> int:
 
 def _judge_links(
     ws: Workspace,
-    prefix: str,
+    dirs: DirFds,
     *,
     linked: list[tuple[str, os.stat_result]],
     seen: dict[str, os.stat_result],
@@ -167,12 +181,9 @@ def _judge_links(
     wanted = {(st.st_dev, st.st_ino) for _, st in linked}
     names: dict[tuple[int, int], int] = dict.fromkeys(wanted, 0)
     for rel in listing:
-        st = seen.get(rel)
+        st = seen.get(rel) or dirs.lstat(rel)
         if st is None:
-            try:
-                st = os.lstat(prefix + rel)
-            except OSError:
-                continue
+            continue
         ident = (st.st_dev, st.st_ino)
         if st.st_nlink > 1 and ident in wanted and stat.S_ISREG(st.st_mode):
             names[ident] += 1

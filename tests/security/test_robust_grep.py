@@ -106,4 +106,7 @@ def test_rg_failures_are_named_as_they_are(stderr: str, said: str) -> None:
     """rg's own messages (as it prints them) for failures that are not the pattern's."""
     text = failure_text(stderr)
     assert text is not None and said in text and "bad regular expression" not in text
-    assert stderr.strip().removeprefix("rg: ") in text
+    message = stderr.strip().removeprefix("rg: ").rpartition(": ")[2]
+    assert f"ripgrep says: {message})" in text, text
+    named = stderr.strip().removeprefix("rg: ").rpartition(": ")[0]
+    assert not named or named not in text, "rg names a path it may have reached outside"
