@@ -26,6 +26,8 @@ pytestmark = needs_nvim
 
 COLUMNS, LINES = 120, 40
 WAIT_S = 30.0
+# The conversation's screen, as text, regenerated on every run (docs/img, like the panel's).
+SCREEN_CAPTURE = Path(__file__).resolve().parents[2] / "docs" / "img" / "nvim-conversation.txt"
 # Device control strings (Neovim's XTGETTCAP queries): pyte does not know them and would
 # print their payload.
 DCS = re.compile(rb"\x1bP.*?\x1b\\", re.S)
@@ -211,6 +213,7 @@ def test_the_tui_walks_a_conversation_with_no_hit_enter_prompt(
         term.type("ithanks\x1b\r")
         term.wait_for("▶ you: thanks")
         term.wait_for("■ run 2 finished · Glad to help.")
+        SCREEN_CAPTURE.write_text(term.text().rstrip() + "\n", encoding="utf-8")  # looked at
         term.type(":HarnessAsk once more\r")
         term.wait_for("run 3 failed", row=MESSAGE_ROW)
         term.wait_for("■ run 3 failed")

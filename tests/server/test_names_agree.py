@@ -1,5 +1,5 @@
 """The names of the server's surface agree across the three languages: the command table
-(``server.commands``) is exactly the VS Code client's ``Cmd``; every notification name the
+(``server.lsp.commands``) is exactly the VS Code client's ``Cmd``; every notification name the
 TypeScript protocol declares is one the server sends; every command or method name the
 Neovim plugin writes is one the server has (§7, §11)."""
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from server.commands import COMMAND_MODULES
-from server.inline_approval import APPROVE
-from server.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
+from server.lsp.commands import COMMAND_MODULES
+from server.lsp.inline_approval import APPROVE
+from server.lsp.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTIFICATIONS = {BUDGET, RUN_FINISHED, DID_WRITE, RUN_EVENT}
