@@ -25,7 +25,7 @@ from harness.cli.summary import plural
 from harness.cli.table import Column, cut, render
 from harness.cli.times import local_minute
 from harness.escape import printable
-from harness.store.records import RunTrace, StepDetail, StepRow
+from harness.store.records import RunRow, RunTrace, StepDetail, StepRow
 
 RUNS_LIMIT = 20
 
@@ -56,8 +56,16 @@ RUN_COLUMNS = (
     Column("steps", "number"),
     Column("tokens", "number"),
     Column("started", "fixed"),
+    Column("turn", "fixed"),
     Column("goal", min_width=12),
 )
+
+
+def _turn(row: RunRow) -> str:
+    """``1`` for a run that started its conversation, ``2 of #5`` for a follow-up (what
+    ``--continue`` takes is any run of it)."""
+    first = row.conversation_id or row.run_id
+    return str(row.turn) if first == row.run_id else f"{row.turn} of #{first}"
 
 
 def _runs(args: argparse.Namespace) -> int:
@@ -74,6 +82,7 @@ def _runs(args: argparse.Namespace) -> int:
             str(r.steps),
             f"{r.spent_tokens:,}",
             local_minute(r.started_at),
+            _turn(r),
             " ".join(r.goal.split()),
         ]
         for r in rows

@@ -108,3 +108,8 @@ def test_follow_up_and_resume_carry_the_conversation(
     assert (shown["run"]["outcome"], shown["run"]["turn"]) == ("interrupted", 3)
     words = harness("trace", "show", str(killed), "--store", store, **home).stdout
     assert f"conversation {one['runId']}, turn 3" in " ".join(words.split())
+    # The runs table says which runs are follow-ups, and of which conversation.
+    table = harness("trace", "runs", "--store", store, **home, COLUMNS="100").stdout
+    turns = [line.split()[6:9] for line in table.splitlines()[1:]]  # after date and time
+    first_run = one["runId"]
+    assert turns[-1][0] == "1" and turns[0] == ["4", "of", f"#{first_run}"], table
