@@ -109,13 +109,19 @@ def follow_up(store: Store, conversation_id: int, root: Path) -> FollowUp:
     return FollowUp(conversation_id, last.turn + 1, None)
 
 
-def follow_up_text(goal: str, turn: int, attached: str = "") -> str:
-    """The user's turn as the model reads it, after the conversation so far."""
+def follow_up_text(goal: str, turn: int, attached: str = "", criterion: str | None = None) -> str:
+    """The user's turn as the model reads it, after the conversation so far. ``criterion``:
+    this run's own, when it is not the one the frame above states (each run has its check;
+    an editor sets one per run)."""
     return (
-        f"# Follow-up (turn {turn})\n{goal}\n\n"
-        "The task above was the conversation's first turn; this is what the user asks now. "
-        "Your earlier turns and their results are above."
-    ) + (f"\n\n{attached}" if attached else "")
+        (
+            f"# Follow-up (turn {turn})\n{goal}\n\n"
+            "The task above was the conversation's first turn; this is what the user asks now. "
+            "Your earlier turns and their results are above."
+        )
+        + (f"\n\n# Success criterion (this turn)\n{criterion}" if criterion else "")
+        + (f"\n\n{attached}" if attached else "")
+    )
 
 
 __all__ = [

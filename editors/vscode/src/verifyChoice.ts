@@ -97,7 +97,8 @@ const RESTRICTED =
   "Restricted Mode: the check comes from your user setting harness.verify only. " +
   "Trust this workspace to choose one for this window's runs.";
 
-/** The control in the prompt area: "Verify: pytest -q", or "Verify: no check". */
+/** The control in the prompt area: "Verify: pytest -q", "Verify (this window): make check",
+ * or "Verify: no check" (the marker first: a long command is cut at the end). */
 export function verifyHtml(s: VerifyState): string {
   const argv = runVerify(s);
   const text = argv.length ? commandText(argv) : "no check";
@@ -116,6 +117,6 @@ export function verifyHtml(s: VerifyState): string {
   const where = mine ? ` <span class="muted">(this window)</span>` : "";
   return (
     `<button class="link verify" data-action="${VERIFY_ACTION}" title="${h(title)}"${off}>` +
-    `Verify: ${h(oneLine(text, 48))}${where}</button>`
+    `Verify${where}: ${h(oneLine(text, 80))}</button>`
   );
 }

@@ -66,7 +66,7 @@ test("the control: the check the next run uses, from the setting or chosen for t
   assert.match(setting, />Verify: pytest -q</);
 
   const chosen = verifyHtml({ chosen: ["make", "<check>"], setting: ["pytest", "-q"], trusted: true });
-  assert.match(chosen, />Verify: make \\&lt;check\\&gt; <span class="muted">\(this window\)<\/span></);
+  assert.match(chosen, />Verify <span class="muted">\(this window\)<\/span>: make \\&lt;check\\&gt;<\/button>/);
   assert.match(chosen, /title="[^"]*not saved in settings[^"]*empty command goes back to the setting/);
 
   const long = verifyHtml({ setting: ["python", "-c", "x".repeat(200)], trusted: true });
