@@ -1,8 +1,14 @@
-"""One conversation with the harness, for any agent-facing front (the ACP agent now; the
-language server can use it too): start a run or a follow-up in a workspace, route its
-approvals to the front, let the front's editor say which files it holds unsaved, and hand
-the front the run's §11 events (``harness.events``, the stream every front reads) — the
-front only translates them into its own protocol and holds no agent logic.
+"""The conversation adapter both fronts open their runs through (§11, §13): the language
+server (``server.lsp``) and the ACP agent (``server.acp``) each turn a request of their
+protocol into a ``Turn`` — the task, and what only that front has: who answers approvals,
+the editor's unsaved buffers, who hears progress and the §11 events — and ``open_turn``
+opens the run on the shared ``Backend`` (store, model, memory, prices, telemetry) through
+``harness.session``. The fronts only translate; neither holds agent logic.
+
+``Conversation`` is one conversation for a front that runs one turn at a time on a thread
+of its own (the ACP agent): start a run or a follow-up in a workspace, route its approvals
+to the front, let the front's editor say which files it holds unsaved, and hand the front
+the run's events (``harness.events``, the stream every front reads).
 
 A run executes on a thread of its own (its own event loop): the editor's buffers are asked
 for synchronously by the document guard (§6.5), and that question is answered on the
@@ -24,14 +30,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from harness.contract import TaskContract
 from harness.conversation import Attachment
-from harness.events import stored_events
+from harness.events import EventSink, stored_events
+from harness.pricing import ModelPrices
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
-from harness.session import build_contract, open_session
+from harness.session import Session, build_contract, open_session
 from harness.store import Store
 from harness.telemetry.export import Telemetry
-from harness.types import Approval, ApprovalRequest
+from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
 from harness.watch import Watcher
 
 log = logging.getLogger(__name__)
@@ -63,13 +71,70 @@ class Front(Protocol):
 
 @dataclass(frozen=True)
 class Backend:
-    """What every conversation of a front shares: the store, the model, memory on or off."""
+    """What every run of a front shares: the store (or what opens it once the settings are
+    good), the model, memory on or off, the prices, the OpenTelemetry export (§12)."""
 
-    store: Store
+    store: Store | Callable[[], Store]
     provider: ProviderConfig
     memory: bool = True
     environ: Mapping[str, str] = field(default_factory=dict)
-    telemetry: Telemetry | None = None  # the process's OpenTelemetry export (§12)
+    telemetry: Telemetry | None = None
+    prices: Mapping[str, ModelPrices] | None = None
+
+    def opened_store(self) -> Store:
+        return self.store if isinstance(self.store, Store) else self.store()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One run a front starts: the task, and what only the front has."""
+
+    contract: TaskContract
+    approver: Approver
+    on_event: EventSink
+    guard: DocumentGuard | None = None
+    observer: RunObserver | None = None
+    conversation_id: int | None = None  # the next turn of this conversation (§11)
+    context: Sequence[Attachment] = ()  # what the user attached
+    editor_policy: Mapping[str, Any] | None = None  # the editor's settings' policy (§6.3)
+    client_trusted: bool | None = None  # the editor's workspace-trust verdict
+
+
+async def open_turn(turn: Turn, backend: Backend) -> Session:
+    """The run of ``turn`` (its row exists once this returns), ready to execute."""
+    return await open_session(
+        turn.contract,
+        store=backend.store,
+        provider=backend.provider,
+        approver=turn.approver,
+        editor_policy=turn.editor_policy,
+        client_trusted=turn.client_trusted,
+        guard=turn.guard,
+        observer=turn.observer,
+        memory=backend.memory,
+        environ=backend.environ,
+        prices=backend.prices,
+        conversation_id=turn.conversation_id,
+        telemetry=backend.telemetry,
+        context=turn.context,
+        on_event=turn.on_event,
+    )
+
+
+def follow_up_root(store: Store, conversation_id: int, roots: Sequence[Path]) -> Path:
+    """The folder a follow-up of ``conversation_id`` runs in: the conversation's own, which
+    must be one of ``roots`` (the front's folders). Raises ``LookupError`` with a message
+    the front passes on."""
+    runs = store.conversation_runs(conversation_id)
+    if not runs:
+        raise LookupError(f"no conversation {conversation_id}")
+    root = Path(runs[0].workspace)
+    if root not in roots:
+        raise LookupError(
+            f"conversation {conversation_id} is of another workspace ({root}), not one of "
+            "the open folders"
+        )
+    return root
 
 
 class _Bridge:
@@ -163,20 +228,16 @@ class Conversation:
 
     async def _run(self, goal: str, context: Sequence[Attachment], bridge: _Bridge) -> RunResult:
         backend, front = self.backend, self.front
-        session = await open_session(
+        turn = Turn(
             build_contract(goal, self.root),
-            store=backend.store,
-            provider=backend.provider,
             approver=_Approver(bridge, front),
+            on_event=partial(bridge.post, front.event),
             guard=EditorBuffers(self.root, bridge, front.editor_text),
             observer=_Warnings(bridge, front),
-            memory=backend.memory,
-            environ=backend.environ,
             conversation_id=self.conversation_id,
             context=context,
-            telemetry=backend.telemetry,
-            on_event=partial(bridge.post, front.event),
         )
+        session = await open_turn(turn, backend)
         run_loop = asyncio.get_running_loop()
         self._cancel = partial(run_loop.call_soon_threadsafe, session.run.cancel)
         if self.conversation_id is None:
@@ -189,7 +250,7 @@ class Conversation:
             session.run.notify_changed,
             ignore=[
                 p
-                for p in (backend.store.location,)
+                for p in (backend.opened_store().location,)
                 if isinstance(p, Path)  # a SQLite file
             ],
         )
@@ -235,5 +296,8 @@ __all__ = [
     "Conversation",
     "EditorBuffers",
     "Front",
+    "Turn",
     "conversation_events",
+    "follow_up_root",
+    "open_turn",
 ]

@@ -1,12 +1,15 @@
 """``harness chat``: the conversation loop on a terminal (§8, §11). Each line is a follow-up
 in one conversation — the first starts it — run with the same live view as ``harness run``;
-Ctrl-C stops the turn (the next line carries on, resuming it), Ctrl-D ends the chat."""
+Ctrl-C stops the turn (the next line carries on, resuming it), Ctrl-D ends the chat. Runs
+are exported like ``harness run``'s when a collector is named (§12): one export for the
+chat, flushed within its bound when the chat ends."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import choose_workspace
 from harness.cli.output import console
@@ -14,6 +17,11 @@ from harness.cli.run import add_run_options, contract_overrides, execute, provid
 from harness.errors import ConfigError
 from harness.escape import printable
 from harness.session import build_contract
+from harness.telemetry import start_telemetry
+
+if TYPE_CHECKING:
+    from harness.cli.args import WorkspaceChoice
+    from harness.telemetry.export import Telemetry
 
 PROMPT = "› "
 
@@ -40,6 +48,15 @@ def register(sub: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     where = choose_workspace(args.workspace)
+    telemetry = start_telemetry(os.environ)
+    try:
+        return _chat(args, where, telemetry)
+    finally:
+        if telemetry is not None:  # bounded (§12)
+            telemetry.shutdown()
+
+
+def _chat(args: argparse.Namespace, where: WorkspaceChoice, telemetry: Telemetry | None) -> int:
     err = console(stderr=True)
     conversation: int | None = args.conversation
     while True:
@@ -56,7 +73,14 @@ def command(args: argparse.Namespace) -> int:
         try:
             contract = build_contract(line, where.root, contract_overrides(args))
             result = asyncio.run(
-                execute(args, contract, provider_config(args), where, conversation=conversation)
+                execute(
+                    args,
+                    contract,
+                    provider_config(args),
+                    where,
+                    conversation=conversation,
+                    telemetry=telemetry,
+                )
             )
         except ConfigError as exc:
             err.print(f"harness: {printable(str(exc))}", markup=False, highlight=False)

@@ -9,7 +9,7 @@ layer, loading the policy under workspace trust, the ``[exec]`` table (§6.6), a
     gate       Gate, Decision, refusal messages
 
 The terminal approver lives with the command line (``harness.cli.approve``), the editor's
-with the server (``server.approvals``).
+with the server (``server.lsp.approvals``).
 """
 
 from harness.policy.approval import (

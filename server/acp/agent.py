@@ -97,7 +97,7 @@ class HarnessAgent:
             raise RequestError.invalid_params({"sessionId": f"no session {session_id} in {root}"})
         front = self._open(session_id, root, conversation_id=conversation_id)[1]
         calls: dict[str, dict[str, Any]] = {}
-        for event in conversation_events(self.backend.store, conversation_id):
+        for event in conversation_events(self.backend.opened_store(), conversation_id):
             for update in translate(root, event, calls, front.edits, replay=True):
                 front.outbox.put(update)
         await front.outbox.drain()
@@ -109,7 +109,7 @@ class HarnessAgent:
         if self.client is None:
             raise RequestError.internal_error({"why": "no client connection"})
         front = AcpFront(
-            self.client, session_id, root, self.backend.store, self.client_capabilities
+            self.client, session_id, root, self.backend.opened_store(), self.client_capabilities
         )
         conversation = Conversation(root, self.backend, front)
         conversation.conversation_id = conversation_id

@@ -210,3 +210,25 @@ def test_a_dead_collector_costs_the_run_nothing_visible(
             print(f"{why}: {took:.2f} s, without telemetry {took_plain:.2f} s")
             assert took < took_plain + 2.0 + 3.0, (why, took)  # + the bound + slack (load)
         assert hung.requests >= 1  # the export was tried, and hung
+
+
+def test_a_chat_exports_each_turn_in_one_conversation(
+    shop: Path, tmp_path: Path, home: dict[str, str], fake_llm: MakeFakeLLM
+) -> None:
+    """``harness chat`` exports like ``harness run`` (seen: it exported nothing): each turn
+    a run span of the same conversation, flushed when the chat ends."""
+    fake = fake_llm([{"content": "First answer."}, {"content": "Second answer."}])
+    args = run_args("unused", fake.url, shop, tmp_path / "chat.db")
+    args[args.index("--model") + 1] = "gpt-4o"
+    args = ["chat", *(a for a in args[2:] if a != "--json")]  # the goals typed
+    with OtlpReceiver() as otlp:
+        out = harness(*args, stdin="first question\nsecond question\n", **home,
+                      OTEL_EXPORTER_OTLP_ENDPOINT=otlp.url)  # fmt: skip
+        assert out.code == 0, out.stderr
+        spans = otlp.wait_for(lambda s: len(by_name(s, "invoke_agent")) == 2, 1)
+    runs = sorted(by_name(spans, "invoke_agent"), key=lambda s: s.attributes["harness.run.id"])
+    first, second = (r.attributes for r in runs)
+    assert first["gen_ai.conversation.id"] == second["gen_ai.conversation.id"]
+    assert first["gen_ai.conversation.id"] == str(first["harness.run.id"])
+    assert (first["harness.conversation.turn"], second["harness.conversation.turn"]) == (1, 2)
+    assert "Second answer." in out.stdout + out.stderr

@@ -26,6 +26,8 @@ pytestmark = needs_nvim
 
 COLUMNS, LINES = 120, 40
 WAIT_S = 30.0
+# The conversation's screen, as text, regenerated on every run (docs/img, like the panel's).
+SCREEN_CAPTURE = Path(__file__).resolve().parents[2] / "docs" / "img" / "nvim-conversation.txt"
 # Device control strings (Neovim's XTGETTCAP queries): pyte does not know them and would
 # print their payload.
 DCS = re.compile(rb"\x1bP.*?\x1b\\", re.S)
@@ -64,6 +66,14 @@ class Terminal:
             if text in where:
                 return where
         raise AssertionError(f"{text!r} never appeared on the screen:\n{self.text()}")
+
+    def wait_gone(self, text: str) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            self.pump()
+            if text not in self.text():
+                return
+        raise AssertionError(f"{text!r} stayed on the screen:\n{self.text()}")
 
     def type(self, keys: str) -> None:
         self.child.send(keys)
@@ -208,9 +218,11 @@ def test_the_tui_walks_a_conversation_with_no_hit_enter_prompt(
         term.type("/^⚠\rd")
         term.wait_for("■ run 1 finished")
         assert "1 denied" in term.wait_for("1 denied")
+        term.wait_gone("approval needed")  # seen: the answered approval's float stayed
         term.type("ithanks\x1b\r")
         term.wait_for("▶ you: thanks")
-        term.wait_for("■ run 2 finished · Glad to help.")
+        term.wait_for("■ run 2 finished · Glad to help. · 1 step · ")  # not "1 steps"
+        SCREEN_CAPTURE.write_text(term.text().rstrip() + "\n", encoding="utf-8")  # looked at
         term.type(":HarnessAsk once more\r")
         term.wait_for("run 3 failed", row=MESSAGE_ROW)
         term.wait_for("■ run 3 failed")

@@ -13,7 +13,7 @@ from tests.e2e.lsp import HarnessClient, call, turn
 from tests.support.fake_llm import FakeLLM
 
 PRINT_RAN = [sys.executable, "-c", "print('the command ran')"]
-REASK_INTERVAL_S = 2.0  # server.approvals.REASK_INTERVAL_S, as the user sees it
+REASK_INTERVAL_S = 2.0  # server.lsp.approvals.REASK_INTERVAL_S, as the user sees it
 
 
 async def test_a_dismissed_dialog_is_asked_again_not_denied(

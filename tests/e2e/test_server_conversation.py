@@ -17,7 +17,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from server.errors import INVALID_PARAMS
+from server.lsp.errors import INVALID_PARAMS
 from tests.conftest import MakeFakeLLM
 from tests.e2e.cli import harness, script
 from tests.e2e.lsp import HarnessClient, call, initialize_params, settings, turn, wait_watching

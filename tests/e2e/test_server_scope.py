@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from server.errors import CONFLICT, INVALID_PARAMS, NOT_FOUND
+from server.lsp.errors import CONFLICT, INVALID_PARAMS, NOT_FOUND
 from tests.e2e.cli import call, calls, harness, script
 from tests.e2e.lsp import HarnessClient, initialize_params, settings, wait_watching
 from tests.e2e.test_server_changes import open_dirty

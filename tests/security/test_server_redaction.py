@@ -14,7 +14,7 @@ import pytest
 
 from harness.redact import register
 from server import create_server
-from server.logs import LspLogHandler, stderr_handler
+from server.lsp.logs import LspLogHandler, stderr_handler
 
 KEY = "sk-planted-traceback-key-93c1e4f07a"
 
@@ -73,8 +73,8 @@ async def test_log_messages_to_the_client_have_no_key_in_tracebacks(
 ) -> None:
     server = create_server()
     written = Written()
-    server.protocol.set_writer(written)
-    handler = LspLogHandler(server.protocol, asyncio.get_running_loop())
+    server.lsp.protocol.set_writer(written)
+    handler = LspLogHandler(server.lsp.protocol, asyncio.get_running_loop())
     planted.addHandler(handler)
     log_the_failure(planted)
     text = written.data.decode()

@@ -253,7 +253,7 @@ def test_item_3_the_repository_cannot_repoint_the_editor(attack: Attack) -> None
     assert attack.cli("trace", "show", "1")["run"]["outcome"] == "finished"
     assert not (attack.ws / "stolen.db").exists()
     # Trusted, the repository's cost caps are passed on; the server refuses 9e18 as a bad
-    # setting and uses its default (server/settings.py bounds them).
+    # setting and uses its default (server/lsp/settings.py bounds them).
     expect(attack.wb.status_item).to_contain_text("/2M ·")
     attack.wb.palette("Notifications: Show Notifications")
     # The centre is a virtualised list: the two notifications items 5 and 6 judged go, so

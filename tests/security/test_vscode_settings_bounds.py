@@ -1,13 +1,13 @@
 """Issue 20 item 7, the server's half: a repository's cost caps of 9×10^18 (passed on by an
 editor in a trusted workspace, or by one that does not tell workspace values from the
 user's) are bad settings — reported, naming the field, and replaced by the default — not
-budgets (server/settings.py)."""
+budgets (server/lsp/settings.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.settings import MAX_CONTEXT_TOKENS, MAX_STEPS, MAX_TOKEN_BUDGET, parse_settings
+from server.lsp.settings import MAX_CONTEXT_TOKENS, MAX_STEPS, MAX_TOKEN_BUDGET, parse_settings
 
 HUGE = 9 * 10**18
 

@@ -9,8 +9,8 @@ import logging
 import pytest
 from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError
 
-from server.app import create_server
-from server.errors import HARNESS_ERROR
+from server.lsp.app import create_server
+from server.lsp.errors import HARNESS_ERROR
 
 
 def test_a_refusal_is_logged_as_an_answer_not_an_internal_error(

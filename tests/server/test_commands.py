@@ -12,8 +12,8 @@ import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from harness.errors import ConfigError, StoreError
-from server.commands import COMMAND_MODULES, command
-from server.errors import (
+from server.lsp.commands import COMMAND_MODULES, command
+from server.lsp.errors import (
     CONFLICT,
     HARNESS_ERROR,
     INVALID_PARAMS,

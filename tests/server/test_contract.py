@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from harness.contract import ContextBudget, TaskContract
-from server.errors import InvalidParams
-from server.params import RunParams
-from server.run_manager import contract_for
-from server.settings import parse_settings
+from server.lsp.errors import InvalidParams
+from server.lsp.params import RunParams
+from server.lsp.run_manager import contract_for
+from server.lsp.settings import parse_settings
 
 
 def params(**fields: object) -> RunParams:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from server.documents import DocumentTracker, EditorGuard
+from server.lsp.documents import DocumentTracker, EditorGuard
 
 
 class Buffers:

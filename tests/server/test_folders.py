@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.errors import CommandError, InvalidParams
-from server.folders import pick_folder, uri_to_path
+from server.lsp.errors import CommandError, InvalidParams
+from server.lsp.folders import pick_folder, uri_to_path
 
 
 def test_the_first_folder_is_the_default(tmp_path: Path) -> None:

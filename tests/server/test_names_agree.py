@@ -1,5 +1,5 @@
 """The names of the server's surface agree across the three languages: the command table
-(``server.commands``) is exactly the VS Code client's ``Cmd``; every notification name the
+(``server.lsp.commands``) is exactly the VS Code client's ``Cmd``; every notification name the
 TypeScript protocol declares is one the server sends; the verification's call id the panel
 looks for is the one the server's events carry; every command or method name the Neovim
 plugin writes is one the server has (§7, §11)."""
@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 from harness.observers import VERIFY_CALL
-from server.commands import COMMAND_MODULES
-from server.inline_approval import APPROVE
-from server.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
+from server.lsp.commands import COMMAND_MODULES
+from server.lsp.inline_approval import APPROVE
+from server.lsp.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTIFICATIONS = {BUDGET, RUN_FINISHED, DID_WRITE, RUN_EVENT}

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from server.errors import InvalidParams
-from server.params import (
+from server.lsp.errors import InvalidParams
+from server.lsp.params import (
     KeyParams,
     RunIdParams,
     RunParams,

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-import server.approvals
+import server.lsp.approvals
 from harness.redact import register
 from harness.types import Act, Approval, ApprovalRequest
-from server.approvals import LspApprover, approval_message
-from server.logs import LspLogHandler, stderr_handler
+from server.lsp.approvals import LspApprover, approval_message
+from server.lsp.logs import LspLogHandler, stderr_handler
 
 
 class FakeProtocol:
@@ -67,7 +67,7 @@ async def test_the_buttons_map_to_approvals(answer: str | None, approval: Approv
 async def test_a_dismissed_dialog_is_asked_again_not_denied(
     dismissal: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(server.approvals, "REASK_INTERVAL_S", 0.0)
+    monkeypatch.setattr(server.lsp.approvals, "REASK_INTERVAL_S", 0.0)
     protocol = FakeProtocol()
     task = asyncio.create_task(LspApprover(protocol)(REQUEST))  # type: ignore[arg-type]
     await asyncio.sleep(0)
@@ -89,7 +89,7 @@ async def test_a_dismissed_dialog_is_asked_again_not_denied(
 async def test_a_cancelled_wait_tells_the_client_and_ignores_a_late_answer(
     late: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="server.rpc")
+    caplog.set_level(logging.DEBUG, logger="server.lsp.rpc")
     protocol = FakeProtocol()
     task = asyncio.create_task(LspApprover(protocol)(REQUEST))  # type: ignore[arg-type]
     await asyncio.sleep(0)

@@ -90,7 +90,7 @@ def test_the_product_has_no_cycles_and_keeps_the_layering() -> None:
     graph = check.import_graph()
     assert check.cycles(graph) == []
     assert check.violations() == []
-    assert "harness.loop" in graph and "server.app" in graph
+    assert "harness.loop" in graph and "server.lsp.app" in graph
 
 
 def test_only_server_acp_speaks_the_agent_client_protocol(tmp_path: Path) -> None:

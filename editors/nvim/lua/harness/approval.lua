@@ -67,10 +67,19 @@ local function counts()
 end
 
 local function close()
-  if ui.win and vim.api.nvim_win_is_valid(ui.win) then
-    pcall(vim.api.nvim_win_close, ui.win, true)
-  end
+  local win = ui.win
   ui.win = nil
+  if win and vim.api.nvim_win_is_valid(win) then
+    if not pcall(vim.api.nvim_win_close, win, true) then
+      -- not now (textlock: an expression or mapping is being evaluated): once it is over,
+      -- never leaving an answered approval's float behind
+      vim.schedule(function()
+        if vim.api.nvim_win_is_valid(win) and win ~= ui.win then
+          pcall(vim.api.nvim_win_close, win, true)
+        end
+      end)
+    end
+  end
 end
 
 local function lines_for(item, width)

@@ -181,12 +181,15 @@ local function to_prompt()
 end
 
 --- `a`, `A`, `d` on an approval's lines answer it; elsewhere `a`/`A` go to the prompt
---- (`d` does what it always does).
+--- (`d` does what it always does). These are expr mappings, which run under textlock: the
+--- answer (which closes the approval's float) is made once the mapping has returned.
 local function answer_or(key, otherwise)
   return function()
     local item = approval_rows[vim.api.nvim_win_get_cursor(0)[1]]
     if item then
-      require('harness.approval').answer_key(item, key)
+      vim.schedule(function()
+        require('harness.approval').answer_key(item, key)
+      end)
       return ''
     end
     if otherwise then

@@ -7,6 +7,7 @@ local buffers = require('harness.buffers')
 local notify = require('harness.notify')
 local state = require('harness.state')
 local statusline = require('harness.statusline')
+local text = require('harness.text')
 
 local M = {}
 
@@ -37,8 +38,8 @@ function M.summary(result)
     parts[#parts + 1] = table.concat(counts, ', ')
   end
   local cost = tonumber(result.costUsd)
-  parts[#parts + 1] = ('%s steps · %s tokens%s'):format(
-    tostring(result.steps),
+  parts[#parts + 1] = ('%s · %s tokens%s'):format(
+    text.count(result.steps, 'step'),
     statusline.tokens(result.spentTokens),
     cost and (' · $%.2f'):format(cost) or ''
   )
@@ -50,11 +51,11 @@ end
 --- @param result table harness/runFinished
 --- @return string
 function M.announcement(result)
-  local text = M.summary(result)
-  local line = notify.one_line(text)
-  if line ~= text then -- cut: say where the whole of it is
+  local whole = M.summary(result)
+  local line = notify.one_line(whole)
+  if line ~= whole then -- cut: say where the whole of it is
     local tail = ' (:Harness)'
-    line = notify.one_line(text, math.max(20, notify.room() - #tail)) .. tail
+    line = notify.one_line(whole, math.max(20, notify.room() - #tail)) .. tail
   end
   return line
 end

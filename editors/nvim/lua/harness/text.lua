@@ -145,6 +145,14 @@ end
 --- The lines of `s` as plain text: a newline starts a new line, nothing else does.
 --- @param s any
 --- @return string[]
+--- `1 step`, `3 steps`: a count and its noun, singular for one.
+--- @param n any a number (anything else is shown as it is)
+--- @param noun string the singular
+--- @return string
+function M.count(n, noun)
+  return ('%s %s%s'):format(tostring(n), noun, tonumber(n) == 1 and '' or 's')
+end
+
 function M.lines(s)
   return vim.split(M.plain(s, { keep_newlines = true }), '\n', { plain = true })
 end

@@ -222,10 +222,10 @@ end
 function M.run_lines(detail)
   local run = detail.run
   local lines = {
-    ('run %d · %s · %s steps · %s tokens'):format(
+    ('run %d · %s · %s · %s tokens'):format(
       run.runId,
       value(run.outcome) and run.outcome or 'running',
-      tostring(run.steps),
+      require('harness.text').count(run.steps, 'step'),
       tokens(run.spentTokens)
     ),
     'goal: ' .. notify.one_line(run.goal or '', 200),

@@ -1,6 +1,6 @@
 """Serving one client over stdin/stdout, from the first byte to the exit code.
 
-Frames are cut by ``server.framing`` and checked by ``server.protocol``; this module is the
+Frames are cut by ``server.lsp.framing`` and checked by ``server.lsp.protocol``; this module is the
 loop around them and the way out. The server leaves when the client sends ``exit`` (code 0
 after ``shutdown``, else 1) or closes stdin (code 0): it stops what is running — runs are
 cancelled at their next safe point and recorded, watchers stopped, stores closed — within
@@ -22,8 +22,8 @@ from typing import Any, BinaryIO, NoReturn
 
 from pygls.io_ import StdoutWriter
 
-from server.framing import BadFrame, FrameParser, StdinPump
-from server.protocol import HarnessProtocol
+from server.lsp.framing import BadFrame, FrameParser, StdinPump
+from server.lsp.protocol import HarnessProtocol
 
 log = logging.getLogger(__name__)
 

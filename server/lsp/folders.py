@@ -12,7 +12,7 @@ from pathlib import Path
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace as LspWorkspace
 
-from server.errors import CommandError, Conflict, InvalidParams
+from server.lsp.errors import CommandError, Conflict, InvalidParams
 
 
 def uri_to_path(uri: str) -> Path | None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.commands import Command
-from server.errors import NotFound
-from server.folders import listed_folders
-from server.params import RunIdParams, TraceRunsParams, TraceStepParams
+from server.lsp.commands import Command
+from server.lsp.errors import NotFound
+from server.lsp.folders import listed_folders
+from server.lsp.params import RunIdParams, TraceRunsParams, TraceStepParams
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 
 def trace_runs(host: CommandHost, params: TraceRunsParams) -> list[dict[str, Any]]:

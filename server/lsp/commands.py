@@ -1,7 +1,7 @@
 """``workspace/executeCommand``: the command table and the one adapter every command uses.
 
-A command is a name, a params model (``server.params``) and a function ``(host, params)``
-taking the narrow ``server.host.CommandHost`` view of the server,
+A command is a name, a params model (``server.lsp.params``) and a function ``(host, params)``
+taking the narrow ``server.lsp.host.CommandHost`` view of the server,
 defined in its feature module's ``COMMANDS``. ``COMMAND_MODULES`` names the module of each
 command so the server can advertise every command at ``initialize`` while the feature
 modules (and pydantic, the store, the loop behind them) load only when first used — that
@@ -9,7 +9,7 @@ keeps the server's start fast.
 
 The adapter takes the raw arguments (pygls would otherwise structure them by annotation and
 ignore defaults), validates them, runs the function and turns any failure into a JSON-RPC
-error with a clear message (``server.errors``). A command never takes the server down.
+error with a clear message (``server.lsp.errors``). A command never takes the server down.
 """
 
 from __future__ import annotations
@@ -26,35 +26,35 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from harness.errors import HarnessError
-from server.errors import CommandError, to_jsonrpc
+from server.lsp.errors import CommandError, to_jsonrpc
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
-    from server.params import Params
+    from server.lsp.host import CommandHost
+    from server.lsp.params import Params
 
 log = logging.getLogger(__name__)
 
 P = TypeVar("P", bound="Params")
 
 COMMAND_MODULES: Mapping[str, str] = {
-    "harness.run": "server.run",
-    "harness.cancel": "server.run",
-    "harness.status": "server.status",
-    "harness.memory.list": "server.memory",
-    "harness.memory.get": "server.memory",
-    "harness.memory.delete": "server.memory",
-    "harness.memory.pin": "server.memory",
-    "harness.memory.write": "server.memory",
-    "harness.memory.clear": "server.memory",
-    "harness.conversations": "server.conversations",
-    "harness.trace.runs": "server.trace",
-    "harness.trace.run": "server.trace",
-    "harness.trace.step": "server.trace",
-    "harness.run.revert": "server.revert",
-    "harness.run.changes": "server.revert",
-    "harness.run.revertFile": "server.revert",
-    "harness.run.events": "server.events",
-    "harness.trust": "server.trust",
+    "harness.run": "server.lsp.run",
+    "harness.cancel": "server.lsp.run",
+    "harness.status": "server.lsp.status",
+    "harness.memory.list": "server.lsp.memory",
+    "harness.memory.get": "server.lsp.memory",
+    "harness.memory.delete": "server.lsp.memory",
+    "harness.memory.pin": "server.lsp.memory",
+    "harness.memory.write": "server.lsp.memory",
+    "harness.memory.clear": "server.lsp.memory",
+    "harness.conversations": "server.lsp.conversations",
+    "harness.trace.runs": "server.lsp.trace",
+    "harness.trace.run": "server.lsp.trace",
+    "harness.trace.step": "server.lsp.trace",
+    "harness.run.revert": "server.lsp.revert",
+    "harness.run.changes": "server.lsp.revert",
+    "harness.run.revertFile": "server.lsp.revert",
+    "harness.run.events": "server.lsp.events",
+    "harness.trust": "server.lsp.trust",
 }
 
 
@@ -121,7 +121,7 @@ def _handler(name: str) -> Callable[..., Any]:
 
 
 async def execute(host: CommandHost, name: str, arguments: tuple[Any, ...]) -> Any:
-    from server.params import parse_params
+    from server.lsp.params import parse_params
 
     await LOADER.ensure()
     try:

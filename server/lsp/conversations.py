@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.commands import Command
-from server.folders import listed_folders
-from server.params import ConversationsParams
+from server.lsp.commands import Command
+from server.lsp.folders import listed_folders
+from server.lsp.params import ConversationsParams
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 
 def conversations(host: CommandHost, params: ConversationsParams) -> list[dict[str, Any]]:

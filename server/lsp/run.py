@@ -1,15 +1,15 @@
 """``harness.run`` and ``harness.cancel``: start a run in the background, stop one (§7).
-The run manager (``server.run_manager``) does the work."""
+The run manager (``server.lsp.run_manager``) does the work."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.commands import Command
-from server.params import RunIdParams, RunParams
+from server.lsp.commands import Command
+from server.lsp.params import RunIdParams, RunParams
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 
 async def run(host: CommandHost, params: RunParams) -> dict[str, Any]:

@@ -11,7 +11,7 @@ count of what is hidden; ``command`` (an exec) whole, a line after each ``⏎``;
 write) whole, a line per diff line; ``filesWritten`` the files this run wrote (an exec).
 
 A null answer (dismissed) or one that is not a decision (``{decision: "yes"}``, a number)
-is not an answer: it is logged and the question is asked again (``server.approvals``).
+is not an answer: it is logged and the question is asked again (``server.lsp.approvals``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from pygls.protocol import JsonRPCProtocol
 
 from harness.types import Act, Approval, ApprovalRequest
-from server.rpc import ask_client, wait_to_reask
+from server.lsp.rpc import ask_client, wait_to_reask
 
 log = logging.getLogger(__name__)
 

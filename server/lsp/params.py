@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from harness.contract import ContextBudgetOverrides, ContractOverrides, Verification
-from server.errors import InvalidParams
+from server.lsp.errors import InvalidParams
 
 MAX_SQL_INT = 2**63 - 1
 MAX_GOAL_CHARS = 100_000

@@ -8,12 +8,12 @@ runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature mo
                                 workspace/configuration, section ``harness``)
     didChangeWorkspaceFolders   watchers follow the folders
     didOpen/Change/Save/Close   unsaved-buffer tracking; didSave feeds the active runs
-    workspace/executeCommand    server.commands
+    workspace/executeCommand    server.lsp.commands
     workDoneProgress/cancel     cancels the run of that progress
     shutdown                    runs cancelled (whole steps recorded), watchers stopped,
                                 stores closed (``stop``; also on ``exit`` and end of stdin)
-    the stream                  ``server.stdio`` (frames: ``server.framing``; JSON-RPC and
-                                LSP rules: ``server.protocol``)
+    the stream                  ``server.lsp.stdio`` (frames: ``server.lsp.framing``; JSON-RPC and
+                                LSP rules: ``server.lsp.protocol``)
 
 Nothing is built at import time, and only pygls is imported before ``initialize`` is
 answered: settings are parsed, and the harness (pydantic, the store, the loop) is loaded,
@@ -35,20 +35,20 @@ from pygls.lsp.server import LanguageServer
 
 from harness import __version__
 from harness.redact import redact
-from server import commands
-from server.documents import DocumentTracker
-from server.folders import folder_roots, pick_folder, uri_to_path
-from server.logs import LspLogHandler
-from server.protocol import HarnessProtocol
-from server.rpc import ask_client, notify
-from server.run_manager import RunManager
-from server.section import SECTION
-from server.stores import Stores
-from server.watch import FolderWatchers
+from server.lsp import commands
+from server.lsp.documents import DocumentTracker
+from server.lsp.folders import folder_roots, pick_folder, uri_to_path
+from server.lsp.logs import LspLogHandler
+from server.lsp.protocol import HarnessProtocol
+from server.lsp.rpc import ask_client, notify
+from server.lsp.run_manager import RunManager
+from server.lsp.section import SECTION
+from server.lsp.stores import Stores
+from server.lsp.watch import FolderWatchers
 
 if TYPE_CHECKING:
     from harness.store import Store
-    from server.settings import Settings
+    from server.lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ PULL_TIMEOUT_S = 5.0
 
 
 class HarnessServer(LanguageServer):
-    """The harness, hosted for one client connection. Implements ``server.host.CommandHost``
+    """The harness, hosted for one client connection. Implements ``server.lsp.host.CommandHost``
     for the run manager and the command modules."""
 
     def __init__(self) -> None:
@@ -81,9 +81,9 @@ class HarnessServer(LanguageServer):
     # -- the connection ----------------------------------------------------------------
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve the client on stdio until ``exit`` or the end of stdin (``server.stdio``);
+        """Serve the client on stdio until ``exit`` or the end of stdin (``server.lsp.stdio``);
         the LSP exit code is in ``exit_code`` afterwards."""
-        from server import stdio
+        from server.lsp import stdio
 
         assert isinstance(self.protocol, HarnessProtocol)
         self.exit_code = stdio.run(
@@ -122,7 +122,7 @@ class HarnessServer(LanguageServer):
                 types.MessageType.Error,
             )
 
-    # -- what commands need (server.host) ------------------------------------------------
+    # -- what commands need (server.lsp.host) ------------------------------------------------
 
     @property
     def lsp(self) -> LanguageServer:
@@ -176,7 +176,7 @@ class HarnessServer(LanguageServer):
 
     def _apply_settings(self, raw: object, source: str) -> None:
         """Take new settings; report each bad value (it falls back to its default)."""
-        from server.settings import parse_settings
+        from server.lsp.settings import parse_settings
 
         settings, problems = parse_settings(raw)
         self._settings = settings

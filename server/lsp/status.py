@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from harness.contract import MemoryLimits
 from harness.memory.text import GLOBAL
 from harness.store import Store
-from server.commands import Command
-from server.params import StatusParams
+from server.lsp.commands import Command
+from server.lsp.params import StatusParams
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 
 def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:

@@ -13,7 +13,7 @@ A write's dialog shows the diff (``MAX_DIFF_LINES`` lines, each escaped, then ho
 which the command may run (§6.3).
 
 A client that declares ``experimental.harness.approvals`` in ``initialize`` gets the
-request ``harness/approve`` instead (§7, ``server.inline_approval``) and draws the question
+request ``harness/approve`` instead (§7, ``server.lsp.inline_approval``) and draws the question
 where the conversation is; it answers ``{decision: allow|allowRun|deny}``.
 
 An approval waits until it is answered or the run is cancelled — for as long as the user
@@ -42,8 +42,8 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
 from harness.types import Approval, ApprovalRequest
-from server.inline_approval import InlineAsk, ask_inline
-from server.rpc import ask_client, wait_to_reask
+from server.lsp.inline_approval import InlineAsk, ask_inline
+from server.lsp.rpc import ask_client, wait_to_reask
 
 log = logging.getLogger(__name__)
 

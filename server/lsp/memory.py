@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import MemoryInputError
 from harness.memory.text import GLOBAL, check_key
-from server.commands import Command
-from server.errors import InvalidParams, NotFound
-from server.params import ClearParams, KeyParams, PinParams, ScopeParams, WriteParams
+from server.lsp.commands import Command
+from server.lsp.errors import InvalidParams, NotFound
+from server.lsp.params import ClearParams, KeyParams, PinParams, ScopeParams, WriteParams
 
 if TYPE_CHECKING:
     from harness.store import Store
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 Scope = str | Path
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.folders import uri_to_path
+from server.lsp.folders import uri_to_path
 
 TextOf = Callable[[str], str | None]
 MAX_COMPARED_BYTES = 16 * 1024 * 1024

@@ -1,6 +1,6 @@
 """``harness.run.events``: the §11 events of a run (or of every run of a conversation) read
 back from the store — what a client that did not watch the run live draws (§7, §11). The
-live ones go out as ``harness/runEvent`` (``server.run_manager``); these are the same, the
+live ones go out as ``harness/runEvent`` (``server.lsp.run_manager``); these are the same, the
 words of a step in one ``text`` (``harness.events``).
 
 ``after`` (a ``seq``) goes with ``runId``: seq counts per run. An unknown run is NotFound.
@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.events import stored_events
-from server.commands import Command
-from server.errors import InvalidParams, NotFound
-from server.params import RunEventsParams
+from server.lsp.commands import Command
+from server.lsp.errors import InvalidParams, NotFound
+from server.lsp.params import RunEventsParams
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 
 def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any]]:

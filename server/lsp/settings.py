@@ -13,7 +13,7 @@ such as ``serverPath``, in the same section).
 
 A bad value is a ``Problem`` naming the field — never echoing the value, which may be a key
 pasted into the wrong box — and only that field falls back to its default; the rest still
-applies (``policy`` is checked entry by entry, ``server.editor_policy``; ``prices`` model by
+applies (``policy`` is checked entry by entry, ``server.lsp.editor_policy``; ``prices`` model by
 model: a bad model's entry is dropped, the others apply). The exception is
 where the run goes: the default of a bad ``provider``, ``provider.name`` or
 ``provider.baseUrl`` would be the provider's hosted API instead of the server the user
@@ -38,8 +38,8 @@ from harness.contract import ContextBudgetOverrides, ContractOverrides
 from harness.errors import ConfigError
 from harness.pricing import ModelPrices, parse_prices
 from harness.provider import ProviderConfig, config_from_env
-from server.editor_policy import clean_policy
-from server.section import is_variable_name, register_pasted_key, settings_section
+from server.lsp.editor_policy import clean_policy
+from server.lsp.section import is_variable_name, register_pasted_key, settings_section
 
 MAX_FIXES = 50
 MAX_URL_CHARS = 2048

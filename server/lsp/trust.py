@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol.types import MessageType
 
 from harness.policy import default_user_config, record_trust
-from server.commands import Command
-from server.params import Folder, Params
+from server.lsp.commands import Command
+from server.lsp.params import Folder, Params
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 
 class TrustParams(Params):

@@ -21,8 +21,8 @@ from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.types import ToolCall
 
 if TYPE_CHECKING:
-    from server.host import RunHost
-    from server.progress import RunProgress
+    from server.lsp.host import RunHost
+    from server.lsp.progress import RunProgress
 
 log = logging.getLogger(__name__)
 

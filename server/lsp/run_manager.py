@@ -1,4 +1,4 @@
-"""The runs in progress: ``harness.run`` (``server.run``) starts one here and answers
+"""The runs in progress: ``harness.run`` (``server.lsp.run``) starts one here and answers
 ``{runId}`` at once; ``harness.cancel`` and the progress UI's cancel button stop it at the
 next safe point.
 
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.errors import Conflict, InvalidParams
-from server.observer import RUN_EVENT, LspObserver, one_line, report_finished
-from server.progress import RunProgress
+from server.lsp.errors import Conflict, InvalidParams
+from server.lsp.observer import RUN_EVENT, LspObserver, one_line, report_finished
+from server.lsp.progress import RunProgress
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from harness.report import StepSummary
     from harness.session import Session
     from harness.telemetry.export import Telemetry
-    from server.host import RunHost
-    from server.params import RunParams
-    from server.settings import Settings
+    from server.lsp.host import RunHost
+    from server.lsp.params import RunParams
+    from server.lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class ActiveRun:
 
 
 class RunManager:
-    """Implements ``server.host.Runs``."""
+    """Implements ``server.lsp.host.Runs``."""
 
     def __init__(self, host: RunHost) -> None:
         self.host = host
@@ -103,24 +103,20 @@ class RunManager:
         first; a follow-up of a conversation outside the client's folders is refused."""
         if params.conversation_id is None or params.workspace_folder is not None:
             return self.host.folder(params.workspace_folder)
-        runs = self.host.store().conversation_runs(params.conversation_id)
-        if not runs:
-            raise InvalidParams(f"`conversationId`: no conversation {params.conversation_id}")
-        roots = self.host.folder_roots()
-        root = Path(runs[0].workspace)
-        if root not in roots:
-            raise InvalidParams(
-                f"`conversationId`: conversation {params.conversation_id} is of another "
-                f"workspace ({root}), not one of the open folders"
-            )
-        return root
+        from server.conversation import follow_up_root
+
+        try:
+            roots = list(self.host.folder_roots())
+            return follow_up_root(self.host.store(), params.conversation_id, roots)
+        except LookupError as exc:
+            raise InvalidParams(f"`conversationId`: {exc.args[0]}") from None
 
     async def _open(self, params: RunParams, root: Path) -> ActiveRun:
         """The run (its row exists once this returns) with what only the editor has."""
-        from harness.session import open_session
-        from server.approvals import LspApprover
-        from server.documents import EditorGuard
-        from server.inline_approval import declares_inline
+        from server.conversation import Backend, Turn, open_turn
+        from server.lsp.approvals import LspApprover
+        from server.lsp.documents import EditorGuard
+        from server.lsp.inline_approval import declares_inline
 
         host = self.host
         settings = host.settings
@@ -130,22 +126,25 @@ class RunManager:
             view_dir=host.store_path().parent / "approvals",
             inline=declares_inline(host.lsp.client_capabilities),
         )
-        telemetry = await self._exporting()
-        session = await open_session(
-            contract_for(params, settings, root),
+        backend = Backend(
             store=host.store,
             provider=settings.provider_config(os.environ),
+            environ=os.environ,
+            telemetry=await self._exporting(),
+            prices=settings.model_prices,
+        )
+        turn = Turn(
+            contract_for(params, settings, root),
             approver=approver,
-            editor_policy=settings.policy,
-            client_trusted=settings.trusted,
+            on_event=functools.partial(host.notify, RUN_EVENT),
             guard=EditorGuard(host.documents, root),
             observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
-            prices=settings.model_prices,
-            telemetry=telemetry,
             conversation_id=params.conversation_id,
             context=attachments(params),
-            on_event=functools.partial(host.notify, RUN_EVENT),
+            editor_policy=settings.policy,
+            client_trusted=settings.trusted,
         )
+        session = await open_turn(turn, backend)
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting
         return active
@@ -249,7 +248,7 @@ class RunManager:
 def attachments(params: RunParams) -> list[Attachment]:
     """What the user attached (§11): ``file://`` URIs, each a file or a range of one."""
     from harness.conversation import Attachment
-    from server.folders import uri_to_path
+    from server.lsp.folders import uri_to_path
 
     found = []
     for item in params.context or ():

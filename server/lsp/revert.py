@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 from harness.changes import NotWrittenByRun, revert_one, runs_changes
 from harness.revert import FileRevert, revert_run
 from harness.store.records import RunRow
-from server.commands import Command
-from server.documents import EditorGuard
-from server.errors import Conflict, InvalidParams, NotFound
-from server.folders import check_scope, uri_to_path
-from server.observer import DID_WRITE
-from server.params import ChangesParams, RevertFileParams, RevertParams
+from server.lsp.commands import Command
+from server.lsp.documents import EditorGuard
+from server.lsp.errors import Conflict, InvalidParams, NotFound
+from server.lsp.folders import check_scope, uri_to_path
+from server.lsp.observer import DID_WRITE
+from server.lsp.params import ChangesParams, RevertFileParams, RevertParams
 
 if TYPE_CHECKING:
-    from server.host import CommandHost
+    from server.lsp.host import CommandHost
 
 
 def _writable_run(

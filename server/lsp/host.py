@@ -1,6 +1,6 @@
 """What the server's parts may ask of the server: narrow protocols, in a leaf module, so
 that the run manager and the command modules depend on these and not on ``HarnessServer``
-(which implements them, in ``server.app``).
+(which implements them, in ``server.lsp.app``).
 
     RunHost       what starting and reporting a run needs: settings, folders, the store,
                   the editor's documents, notifications, and pygls for progress/requests
@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
     from harness.store import Store
-    from server.documents import DocumentTracker
-    from server.params import RunParams
-    from server.settings import Settings
+    from server.lsp.documents import DocumentTracker
+    from server.lsp.params import RunParams
+    from server.lsp.settings import Settings
 
 
 class RunHost(Protocol):
