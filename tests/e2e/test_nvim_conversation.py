@@ -119,7 +119,10 @@ def test_a_whole_conversation(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
         row = next(i for i, line in enumerate(drawn(nvim), 1) if line.startswith("⚠ "))
         nvim.lua("vim.api.nvim_win_set_cursor(0, { ..., 0 })", row)
         nvim.type("d")
-        floats = "#vim.tbl_filter(function(w) return vim.api.nvim_win_get_config(w).relative ~= '' end, vim.api.nvim_list_wins())"  # noqa: E501
+        floats = (
+            "#vim.tbl_filter(function(w) return vim.api.nvim_win_get_config(w).relative ~= '' "
+            "end, vim.api.nvim_list_wins())"
+        )
         nvim.wait(f"{floats} == 0", what="the answered approval's float closed")
         nvim.wait_message("run 2 finished")
         wait_drawn(nvim, "■ run 2 finished")
