@@ -267,8 +267,7 @@ def _context(
     if not isinstance(assembler, BoundedAssembler):
         raise ConfigError("a follow-up needs the bounded assembly")
     said = criterion(contract)
-    new = None if f"# Success criterion\n{said}" in previous.snapshot.frame else said
-    text = follow_up_text(contract.goal, previous.turn, attached, new)
+    text = follow_up_text(contract.goal, previous.turn, said, previous.snapshot, attached)
     assembler.continue_from(previous.snapshot, previous.turn, text)
     return assembler
 

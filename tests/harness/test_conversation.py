@@ -86,8 +86,8 @@ async def test_a_follow_up_extends_the_previous_request_and_refreshes_what_chang
 
 async def test_a_follow_up_says_its_own_check(ws: Path, tmp_path: Path) -> None:
     """The frame (turn 1's criterion) stays an unchanged prefix, so a follow-up whose run has
-    another check (an editor sets one per run: issue 23) says it; one with the frame's says
-    nothing more."""
+    another check than the model was last told (an editor sets one per run: issue 23) says
+    it; one with the same says nothing more."""
     store = Store(tmp_path / "s.db")
     first, one, _ = await go(ws, store, "rename", [{"content": "ok"}])
     assert "You judge when the goal is met" in one.requests[0].texts()[1]
@@ -97,8 +97,13 @@ async def test_a_follow_up_says_its_own_check(ws: Path, tmp_path: Path) -> None:
     said = two.requests[0].texts()[-2]
     assert said.startswith("# Follow-up (turn 2)\nnow check it")
     assert "# Success criterion (this turn)\n`python3 -c 'import a; a.calc_total()'` exits" in said
-    _, three, _ = await go(ws, store, "and again", [{"content": "ok"}], first)
+    _, three, _ = await go(ws, store, "again, checked", [{"content": "ok"}], first, check)
     assert "Success criterion (this turn)" not in three.requests[0].texts()[-2]
+    _, four, _ = await go(ws, store, "and unchecked", [{"content": "ok"}], first)
+    said = four.requests[0].texts()[-2]
+    assert "# Success criterion (this turn)\nYou judge when the goal is met" in said
+    _, five, _ = await go(ws, store, "still unchecked", [{"content": "ok"}], first)
+    assert "Success criterion (this turn)" not in five.requests[0].texts()[-2]
 
 
 async def test_a_run_stopped_at_its_step_cap_is_resumed_with_its_observations(
