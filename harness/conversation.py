@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness.context.snapshot import Snapshot, SnapshotError, load
 from harness.errors import ConfigError
+from harness.ledger import USER, Ledger
 from harness.store import Store
 
 
@@ -109,13 +110,35 @@ def follow_up(store: Store, conversation_id: int, root: Path) -> FollowUp:
     return FollowUp(conversation_id, last.turn + 1, None)
 
 
-def follow_up_text(goal: str, turn: int, attached: str = "") -> str:
-    """The user's turn as the model reads it, after the conversation so far."""
+TURN_CRITERION = "# Success criterion (this turn)\n"
+
+
+def stated_criterion(frame: str, ledger: Ledger) -> str:
+    """The text that last told the model how success is decided: the latest follow-up that
+    said one, else the conversation's frame."""
+    for obs in reversed(ledger.observations()):
+        if obs.kind == USER and TURN_CRITERION in obs.text:
+            return obs.text
+    return frame
+
+
+def follow_up_text(
+    goal: str, turn: int, criterion: str, previous: Snapshot, attached: str = ""
+) -> str:
+    """The user's turn as the model reads it, after the conversation so far (``previous``).
+    ``criterion`` (this run's: each run has its check, an editor sets one per run) is said
+    when it is not what the model was last told."""
+    if criterion in stated_criterion(previous.frame, previous.ledger):
+        criterion = ""
     return (
-        f"# Follow-up (turn {turn})\n{goal}\n\n"
-        "The task above was the conversation's first turn; this is what the user asks now. "
-        "Your earlier turns and their results are above."
-    ) + (f"\n\n{attached}" if attached else "")
+        (
+            f"# Follow-up (turn {turn})\n{goal}\n\n"
+            "The task above was the conversation's first turn; this is what the user asks now. "
+            "Your earlier turns and their results are above."
+        )
+        + (f"\n\n{TURN_CRITERION}{criterion}" if criterion else "")
+        + (f"\n\n{attached}" if attached else "")
+    )
 
 
 __all__ = [
@@ -126,4 +149,5 @@ __all__ = [
     "follow_up",
     "follow_up_text",
     "latest_conversation",
+    "stated_criterion",
 ]

@@ -54,19 +54,22 @@ How your context is built (each request is assembled under a budget):
 """
 
 
+def criterion(contract: TaskContract) -> str:
+    """How the run's success is decided: its check command, or the model's own judgement."""
+    verification = contract.verification
+    if verification.argv is None:
+        return "You judge when the goal is met; then answer without calling a tool."
+    return (
+        f"`{shlex.join(verification.argv)}` exits with status {verification.expect_exit}. "
+        "It runs when you answer without calling a tool; if it fails you will see its "
+        "output and can continue."
+    )
+
+
 def frame(contract: TaskContract, attached: str = "", instructions: str = "") -> str:
     """Goal, the repository's instructions (``harness.instructions``: the root's
     ``AGENTS.md``, when there is one), constraints and success criterion (and what the user
     attached, §11): the fixed head of every user message."""
-    verification = contract.verification
-    if verification.argv is not None:
-        criterion = (
-            f"`{shlex.join(verification.argv)}` exits with status {verification.expect_exit}. "
-            "It runs when you answer without calling a tool; if it fails you will see its "
-            "output and can continue."
-        )
-    else:
-        criterion = "You judge when the goal is met; then answer without calling a tool."
     return (
         f"# Task\n{contract.goal}\n\n"
         + (f"{instructions}\n\n" if instructions else "")
@@ -74,7 +77,7 @@ def frame(contract: TaskContract, attached: str = "", instructions: str = "") ->
         "- Work only inside the workspace; paths are relative to its root.\n"
         f"- At most {contract.max_steps} steps and {contract.token_budget:,} tokens in all.\n"
         "- Secrets files (.env, keys) are off limits; some commands need the user's approval.\n\n"
-        f"# Success criterion\n{criterion}"
+        f"# Success criterion\n{criterion(contract)}"
     ) + (f"\n\n# Context\n{attached}" if attached else "")
 
 

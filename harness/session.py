@@ -42,6 +42,7 @@ from harness.memory import RunMemory
 from harness.observers import WatchedApprover
 from harness.policy import Gate, Policy
 from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
+from harness.prompts import criterion
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
 from harness.report import RunObserver, RunResult, fan_out
 from harness.sandbox import sandbox_available, sandbox_status
@@ -265,7 +266,8 @@ def _context(
     assembler = _assembler(assembly, contract, toolbox)
     if not isinstance(assembler, BoundedAssembler):
         raise ConfigError("a follow-up needs the bounded assembly")
-    text = follow_up_text(contract.goal, previous.turn, attached)
+    said = criterion(contract)
+    text = follow_up_text(contract.goal, previous.turn, said, previous.snapshot, attached)
     assembler.continue_from(previous.snapshot, previous.turn, text)
     return assembler
 

@@ -6,15 +6,18 @@ order, each on what the ones before left:
 1. a task typed in the panel: the model's words (hostile Markdown among them, drawn inert)
    and each tool call's row with ✓/✗ show while the run is still going; an exec's approval
    is answered inline (Deny), the row then says denied and the end line counts it;
-2. a follow-up in the same conversation; the diff of the changed file opened from Changes,
-   and that file reverted;
-3. the panel survives a window reload (drawn again from ``harness.run.events``).
+2. a follow-up in the same conversation, checked by a command chosen for this window's runs
+   in the prompt area's Verify control (the model is told it; the end line says it passed);
+   the diff of the changed file opened from Changes, and that file reverted;
+3. the panel survives a window reload (drawn again from ``harness.run.events``); the check
+   chosen for the window is not kept in settings.
 
 Screenshots of each state go to ``docs/img/panel-*.png`` (regenerated on every run).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import threading
@@ -34,6 +37,9 @@ BIN = Path(sys.executable).parent
 ORIGINAL = "def add(a, b):\n    return a - b\n"
 GOAL = "Fix add() in calc.py"
 FOLLOW_UP = "Also give add() a docstring"
+# Typed in the Verify control: one argument holds a quoted `;`, which no shell ever sees.
+CHECK_TYPED = 'python3 -c "import calc; assert calc.add(2, 3) == 5"'
+CHECK_SHOWN = "python3 -c 'import calc; assert calc.add(2, 3) == 5'"
 
 
 class Pixels(BaseHTTPRequestHandler):
@@ -190,14 +196,24 @@ def test_a_follow_up_then_the_diff_and_a_revert_from_changes(panel: Panel) -> No
 
     wb = panel.wb
     view = wb.panel()
+    control = view.locator("#verify button")
+    choose_check(wb, control)
     view.locator("#prompt").fill(FOLLOW_UP)
     view.locator("#prompt").press("Enter")
     expect(view.locator(".end")).to_have_count(2)
-    expect(view.locator(".end").nth(1)).to_contain_text("Run 2 finished")
-    # The same conversation: the follow-up's request carries the first turn.
-    assert GOAL in str(panel.fake.requests[-1]["messages"])
+    end = view.locator(".end").nth(1)
+    expect(end).to_contain_text("Run 2 success")
+    expect(end).to_contain_text(f"check passed: {CHECK_SHOWN}")
+    expect(view.locator("details.tool", has_text="verify")).to_contain_text(f"{CHECK_SHOWN} ✓")
+    # The same conversation: the follow-up's request carries the first turn, and the model
+    # was told the check (one argv: the quoted `;` reached python, not a shell).
+    said = json.dumps(panel.fake.requests[-1]["messages"])
+    assert GOAL in said
+    assert CHECK_SHOWN in said
+    assert CHECK_SHOWN not in json.dumps(panel.fake.requests[0]["messages"])
     expect(view.locator(".turn.user")).to_have_count(2)
     wb.shot(IMG / "panel-followup.png", sidebar(wb))
+    wb.shot(IMG / "panel-verify.png", sidebar(wb))
 
     change = view.locator("#changes [data-action=diff]", has_text="calc.py")
     change.click()
@@ -214,6 +230,37 @@ def test_a_follow_up_then_the_diff_and_a_revert_from_changes(panel: Panel) -> No
     expect(view.locator("#changes")).not_to_contain_text("calc.py")
 
 
+def choose_check(wb: Any, control: Any) -> None:
+    """The Verify control: what a shell would do is refused under the box, a command is
+    taken, an empty one goes back to the setting (none here), the box is prefilled with the
+    choice, and Escape keeps it."""
+    from playwright.sync_api import expect
+
+    chosen = f"Verify (this window): {CHECK_SHOWN}"
+    expect(control).to_have_text("Verify: no check")
+    control.click()
+    expect(wb.quick_input_box).to_have_value("")
+    wb.quick_input_box.fill(f"{CHECK_TYPED} | tee log")
+    expect(wb.quick_input).to_contain_text("`|`: no shell runs the check")
+    wb.quick_input_box.fill(CHECK_TYPED)
+    wb.quick_input_box.press("Enter")
+    expect(control).to_have_text(chosen)
+    control.click()
+    expect(wb.quick_input_box).to_have_value(CHECK_SHOWN)
+    wb.quick_input_box.fill("")
+    wb.quick_input_box.press("Enter")
+    expect(control).to_have_text("Verify: no check")
+    control.click()
+    wb.quick_input_box.fill(CHECK_TYPED)
+    wb.quick_input_box.press("Enter")
+    expect(control).to_have_text(chosen)
+    control.click()
+    expect(wb.quick_input_box).to_have_value(CHECK_SHOWN)
+    wb.quick_input_box.press("Escape")
+    expect(wb.quick_input).to_be_hidden()
+    expect(control).to_have_text(chosen)
+
+
 def test_the_panel_survives_a_window_reload(panel: Panel) -> None:
     from playwright.sync_api import expect
 
@@ -227,6 +274,9 @@ def test_the_panel_survives_a_window_reload(panel: Panel) -> None:
     expect(view.locator(".end").first).to_contain_text("1 denied")
     expect(view.locator("details.tool", has_text="exec echo hi")).to_contain_text("✗ denied")
     expect(view.locator(".turn.words").first.locator("strong")).to_have_text("calc.py")
-    expect(view.locator(".end").nth(1)).to_contain_text("Run 2 finished")
+    expect(view.locator(".end").nth(1)).to_contain_text("Run 2 success")
+    expect(view.locator(".end").nth(1)).to_contain_text(f"check passed: {CHECK_SHOWN}")
+    # The window's check was not written to settings: a new window starts from the setting.
+    expect(view.locator("#verify button")).to_have_text("Verify: no check")
     wb.shot(IMG / "panel-reloaded.png", sidebar(wb))
     assert Pixels.hits == []

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.contract import Verification
 from harness.conversation import Attachment
 from harness.errors import ConfigError
 from harness.policy import Policy, YesApprover
@@ -27,11 +28,19 @@ def ws(tmp_path: Path) -> Path:
 
 
 async def go(
-    ws: Path, store: Store, goal: str, turns: list, conversation: int | None = None
+    ws: Path,
+    store: Store,
+    goal: str,
+    turns: list,
+    conversation: int | None = None,
+    verification: Verification | None = None,
 ) -> tuple[int, ScriptedProvider, Outcome]:
     model = ScriptedProvider(turns)
+    contract = build_contract(goal, ws)
+    if verification is not None:
+        contract = contract.model_copy(update={"verification": verification})
     session = await open_session(
-        build_contract(goal, ws),
+        contract,
         store=store,
         provider=model,
         approver=YesApprover(),
@@ -73,6 +82,28 @@ async def test_a_follow_up_extends_the_previous_request_and_refreshes_what_chang
     assert run is not None and (run.conversation_id, run.turn) == (first, 2)
     steps = store.run_steps(second)
     assert steps[0].prefix_chars == sum(map(len, previous))
+
+
+async def test_a_follow_up_says_its_own_check(ws: Path, tmp_path: Path) -> None:
+    """The frame (turn 1's criterion) stays an unchanged prefix, so a follow-up whose run has
+    another check than the model was last told (an editor sets one per run: issue 23) says
+    it; one with the same says nothing more."""
+    store = Store(tmp_path / "s.db")
+    first, one, _ = await go(ws, store, "rename", [{"content": "ok"}])
+    assert "You judge when the goal is met" in one.requests[0].texts()[1]
+    check = Verification.command(["python3", "-c", "import a; a.calc_total()"])
+    _, two, outcome = await go(ws, store, "now check it", [{"content": "ok"}], first, check)
+    assert outcome is Outcome.SUCCESS
+    said = two.requests[0].texts()[-2]
+    assert said.startswith("# Follow-up (turn 2)\nnow check it")
+    assert "# Success criterion (this turn)\n`python3 -c 'import a; a.calc_total()'` exits" in said
+    _, three, _ = await go(ws, store, "again, checked", [{"content": "ok"}], first, check)
+    assert "Success criterion (this turn)" not in three.requests[0].texts()[-2]
+    _, four, _ = await go(ws, store, "and unchecked", [{"content": "ok"}], first)
+    said = four.requests[0].texts()[-2]
+    assert "# Success criterion (this turn)\nYou judge when the goal is met" in said
+    _, five, _ = await go(ws, store, "still unchecked", [{"content": "ok"}], first)
+    assert "Success criterion (this turn)" not in five.requests[0].texts()[-2]
 
 
 async def test_a_run_stopped_at_its_step_cap_is_resumed_with_its_observations(

@@ -1,13 +1,15 @@
 """The names of the server's surface agree across the three languages: the command table
 (``server.lsp.commands``) is exactly the VS Code client's ``Cmd``; every notification name the
-TypeScript protocol declares is one the server sends; every command or method name the
-Neovim plugin writes is one the server has (§7, §11)."""
+TypeScript protocol declares is one the server sends; the verification's call id the panel
+looks for is the one the server's events carry; every command or method name the Neovim
+plugin writes is one the server has (§7, §11)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from harness.observers import VERIFY_CALL
 from server.lsp.commands import COMMAND_MODULES
 from server.lsp.inline_approval import APPROVE
 from server.lsp.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
@@ -40,6 +42,12 @@ def test_the_vscode_notification_names_are_ones_the_server_sends() -> None:
     assert RUN_EVENT in declared
     assert APPROVE in declared  # the panel answers approvals inline (issue 23)
     assert declared <= NOTIFICATIONS | {APPROVE}
+
+
+def test_the_vscode_verification_call_id_is_the_servers() -> None:
+    """The panel's end line finds a run's check by this ``callId`` (issue 23, verify per run)."""
+    text = PROTOCOL_TS.read_text(encoding="utf-8")
+    assert re.findall(r'export const VERIFY_CALL = "([^"]+)"', text) == [VERIFY_CALL]
 
 
 def test_every_name_the_neovim_plugin_writes_is_the_servers() -> None:

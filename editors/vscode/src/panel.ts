@@ -27,7 +27,9 @@ import {
   type RunEvent,
   type RunFinished,
 } from "./protocol";
-import { verifyArg } from "./runs";
+import { SECTION } from "./settings";
+import { VERIFY_ACTION } from "./verifyChoice";
+import { VerifyControl } from "./verifyControl";
 import type { BudgetItem } from "./statusBar";
 import type { StatusModel } from "./statusModel";
 
@@ -55,6 +57,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private history: ConversationRow[] = [];
   private attached: ContextRef[] = [];
   private renderTimer: NodeJS.Timeout | undefined;
+  private readonly verify = new VerifyControl();
   private readonly convChanges: ConversationChanges;
 
   constructor(
@@ -82,6 +85,10 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       }),
       this.client.onRunFinished((f) => void this.runFinished(f)),
       this.client.onReady(() => void this.restore()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SECTION}.verify`)) this.renderAll();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.renderAll()),
     ];
   }
 
@@ -200,6 +207,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       changes: changesHtml(this.changes),
       attached: this.attached.map((a) => `<span class="chip">${escapeHtml(a.label)}</span>`).join(""),
       running: this.conv.running !== undefined,
+      verify: this.verify.html(),
     });
   }
 
@@ -245,6 +253,9 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
         return this.open(Number(m.conversation));
       case "newConversation":
         return this.newConversation();
+      case VERIFY_ACTION:
+        if (await this.verify.choose()) this.renderAll();
+        return;
     }
   }
 
@@ -263,7 +274,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       ...(this.attached.length
         ? { context: this.attached.map(({ uri, range }) => (range ? { uri, range } : { uri })) }
         : {}),
-      ...verifyArg(),
+      ...this.verify.arg(),
     };
     let started: { runId: number; conversationId?: number };
     try {

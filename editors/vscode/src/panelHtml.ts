@@ -10,7 +10,14 @@ import { cachedShare, dollars, exact, oneLine, outcomeShort, percent, plural, sh
 import { escapeHtml as h } from "./html";
 import { renderMarkdown } from "./markdown";
 export { panelShell } from "./panelShell";
-import type { ApproveParams, Budget, ConversationRow, FileChange, RunFinished } from "./protocol";
+import {
+  VERIFY_CALL,
+  type ApproveParams,
+  type Budget,
+  type ConversationRow,
+  type FileChange,
+  type RunFinished,
+} from "./protocol";
 
 /** Glyphs every UI font has (emoji are missing from many Linux fonts). */
 const ICONS: Record<string, string> = {
@@ -72,15 +79,24 @@ function toolHtml(r: ToolRow, ask: ApproveParams | undefined): string {
   );
 }
 
-export function endLine(f: RunFinished): string {
+/** A run's end: outcome, steps, tokens, dollars, calls that did not go, and how its check
+ * went (`check`: the run's last verification row, as the server reported it). */
+export function endLine(f: RunFinished, check?: ToolRow): string {
   const bits = [`Run ${f.runId} ${outcomeShort(f.outcome)}`, plural(f.steps, "step"), `${exact(f.spentTokens)} tokens`];
   if (typeof f.costUsd === "number") bits.push(dollars(f.costUsd));
   const counts = callCounts(f);
   if (counts) bits.push(counts);
+  if (check) bits.push(`check ${checkWords(check)}: ${oneLine(check.target, 120)}`);
   return bits.join(" · ");
 }
 
-function itemHtml(it: Item, pending: ReadonlyMap<string, ApproveParams>): string {
+function checkWords(r: ToolRow): string {
+  if (r.status === "ok") return "passed";
+  if (r.status === "running" || r.status === "waiting") return "did not finish";
+  return oneLine(r.why || r.status, 80);
+}
+
+function itemHtml(it: Item, pending: ReadonlyMap<string, ApproveParams>, c: Conversation): string {
   switch (it.kind) {
     case "user":
       return `<div class="turn user"><div class="who">You</div><div class="body">${h(it.text)}</div></div>`;
@@ -90,13 +106,13 @@ function itemHtml(it: Item, pending: ReadonlyMap<string, ApproveParams>): string
       return toolHtml(it, pending.get(askKey(it.runId, it.callId)));
     case "end": {
       const good = it.outcome === "success" || it.outcome === "finished";
-      return `<div class="end${good ? "" : " bad"}">${h(endLine(it))}</div>`;
+      return `<div class="end${good ? "" : " bad"}">${h(endLine(it, c.row(it.runId, VERIFY_CALL)))}</div>`;
     }
   }
 }
 
 export function conversationHtml(c: Conversation, pending: ReadonlyMap<string, ApproveParams>): string {
-  const out = c.items.map((it) => itemHtml(it, pending));
+  const out = c.items.map((it) => itemHtml(it, pending, c));
   for (const ask of pending.values()) {
     if (c.row(ask.runId, ask.callId) === undefined) out.push(approvalCard(ask));
   }

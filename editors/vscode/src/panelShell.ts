@@ -65,6 +65,9 @@ textarea { width: 100%; box-sizing: border-box; resize: vertical; min-height: 3.
 textarea:focus { outline: 1px solid var(--vscode-focusBorder); }
 .row { display: flex; gap: 6px; align-items: center; margin-top: 4px; flex-wrap: wrap; }
 .row .grow { flex: 1 1 auto; }
+#verify { min-width: 0; max-width: 100%; }
+button.verify { display: block; max-width: 100%; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+button.verify:disabled { color: var(--vscode-disabledForeground, #888); cursor: not-allowed; }
 `;
 
 export function panelShell(o: ShellOptions): string {
@@ -89,6 +92,7 @@ export function panelShell(o: ShellOptions): string {
 <div id="bottom"><div id="changes"></div><div id="attached"></div>
 <textarea id="prompt" rows="3" placeholder="Ask the agent… (Enter sends, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
 <div class="row"><button class="secondary" data-action="attach" title="Attach the current selection or file">Attach selection</button>
+<span id="verify"></span>
 <span class="grow"></span><button id="stop" class="secondary" data-action="stop" hidden>Stop</button>
 <button id="send" data-action="send">Send</button></div></div>
 </div><script nonce="${o.nonce}" src="${o.script}"></script></body></html>`;

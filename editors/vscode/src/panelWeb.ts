@@ -21,6 +21,8 @@ interface Render {
   changes?: string;
   history?: string;
   attached?: string;
+  /** The Verify control (the check the next run uses). */
+  verify?: string;
   running?: boolean;
   focusKey?: string;
   /** A prompt that could not be sent, put back in the box. */
@@ -60,6 +62,7 @@ window.addEventListener("message", (event: MessageEvent<Render>) => {
   set("changes", m.changes);
   set("history", m.history);
   set("attached", m.attached);
+  set("verify", m.verify);
   if (m.running !== undefined) $("stop").hidden = !m.running;
   if (m.draft !== undefined && !box.value) {
     box.value = m.draft;

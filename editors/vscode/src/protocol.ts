@@ -218,6 +218,9 @@ export interface ApproveParams {
 
 export type Decision = "allow" | "allowRun" | "deny";
 
+/** The `callId` of a run's verification (its `toolCall`/`toolResult` events; target: the command). */
+export const VERIFY_CALL = "verify";
+
 /** `harness/runEvent` (SPEC §11), and the items of `harness.run.events`. */
 interface EventBase {
   runId: number;

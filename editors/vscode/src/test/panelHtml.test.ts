@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { Conversation } from "../conversation";
 import { mergeChanges } from "../conversation";
 import { budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "../panelHtml";
-import type { ApproveParams, RunEvent } from "../protocol";
+import { VERIFY_CALL, type ApproveParams, type RunEvent } from "../protocol";
 
 const base = { runId: 4, conversationId: 4 };
 let seq = 0;
@@ -130,6 +130,10 @@ test("the shell: strict CSP, one nonce script from the extension, no inline styl
   assert.match(html, /<script nonce="n0nce" src="vscode-webview:\/\/x\/dist\/panel\.js"><\/script>/);
   assert.equal(html.match(/<script/g)?.length, 1);
   assert.doesNotMatch(html, /style="/);
+  assert.match(
+    html,
+    /data-action="attach"[^]*<span id="verify"><\/span>[^]*<textarea|<textarea[^]*data-action="attach"[^]*<span id="verify">/,
+  );
 });
 
 test("an approval with no row yet (no events from this server) is still drawn, answerable", () => {
@@ -171,4 +175,34 @@ test("the model's last words are drawn once: from the events, or from the run's 
   bare.userTurn(9, "go");
   bare.finished({ runId: 9, outcome: "finished", steps: 1, spentTokens: 5, summary: "Done **now**." });
   assert.match(conversationHtml(bare, new Map()), /Done <strong>now<\/strong>\./);
+});
+
+test("the end line says how the run's check went and with which command, as the server reported it", () => {
+  const c = new Conversation();
+  const at = (runId: number, e: Record<string, unknown>): boolean => c.apply(ev({ runId, conversationId: 20, ...e }));
+  const check = (runId: number, target: string, result?: Record<string, unknown>): void => {
+    at(runId, { kind: "toolCall", callId: VERIFY_CALL, name: "verify", arguments: {}, target });
+    if (result) at(runId, { kind: "toolResult", callId: VERIFY_CALL, ...result });
+  };
+  const end = (runId: number, outcome: string): boolean =>
+    at(runId, { kind: "end", outcome, steps: 2, spentTokens: 10 });
+  // A failed check the model then fixed: the last one counts.
+  check(20, "python3 -c 'import calc'", { status: "failed", why: "failed (exit 1)", summary: "verify: exit 1" });
+  check(20, "python3 -c 'import calc'", { status: "ok", summary: "verify: exit 0" });
+  end(20, "success");
+  check(21, "pytest -q", { status: "failed", why: "failed (exit 2)", summary: "verify: exit 2" });
+  end(21, "verification_failed");
+  check(22, "<img src=x>", { status: "refused", why: "refused (user: make*)", summary: "verify" });
+  end(22, "step_cap_reached");
+  check(23, "pytest");
+  end(23, "cancelled");
+  end(24, "finished");
+  const lines = conversationHtml(c, new Map()).match(/<div class="end[^"]*">[^<]*<\/div>/g) ?? [];
+  assert.deepEqual(lines, [
+    `<div class="end">Run 20 success · 2 steps · 10 tokens · check passed: python3 -c &#39;import calc&#39;</div>`,
+    `<div class="end bad">Run 21 verification failed · 2 steps · 10 tokens · check failed (exit 2): pytest -q</div>`,
+    `<div class="end bad">Run 22 step cap reached · 2 steps · 10 tokens · check refused (user: make*): &lt;img src=x&gt;</div>`,
+    `<div class="end bad">Run 23 cancelled · 2 steps · 10 tokens · check did not finish: pytest</div>`,
+    `<div class="end">Run 24 finished · 2 steps · 10 tokens</div>`,
+  ]);
 });
