@@ -8,6 +8,8 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 PYTEST_ARGS ?=
+# `make test` runs the suite in this many processes (pytest-xdist; a test file stays in one).
+TEST_WORKERS ?= 2
 NVIM_LUA := editors/nvim tests/e2e/nvim
 STYLUA := $(VENV)/lua-tools/node_modules/.bin/stylua
 
@@ -49,7 +51,7 @@ fmt: $(DEV_STAMP) $(STYLUA) ## Apply ruff formatting and safe fixes; stylua
 	$(STYLUA) --config-path editors/nvim/stylua.toml $(NVIM_LUA)
 
 test: lint system-deps vscode-check vscode-deps ## Lint, the whole test suite (unit, e2e, editors), and `harness demo` once
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	  if (cd "$$tmp" && "$(CURDIR)/$(BIN)/harness" demo > demo.log 2>&1) && test -s "$$tmp/demo-out/context.svg"; \
 	  then echo "harness demo: ok (exit 0, chart written)"; \

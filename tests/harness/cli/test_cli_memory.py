@@ -37,7 +37,12 @@ class Cli:
 
 
 @pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+def cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Cli:
+    # The tables fit $COLUMNS (pytest-xdist's workers set it to 80): wide enough here that a
+    # whole note's value shows.
+    monkeypatch.setenv("COLUMNS", "200")
     ws = tmp_path / "ws"
     ws.mkdir()
     return Cli(tmp_path / "store.db", ws, capsys)
