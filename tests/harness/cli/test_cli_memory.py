@@ -37,9 +37,7 @@ class Cli:
 
 
 @pytest.fixture
-def cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Cli:
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
     # The tables fit $COLUMNS (pytest-xdist's workers set it to 80): wide enough here that a
     # whole note's value shows.
     monkeypatch.setenv("COLUMNS", "200")
