@@ -31,10 +31,9 @@ class DirFds(Closing):
         self._fds: dict[str, int] = {}
 
     def close(self) -> None:
-        for fd in (self._root, *self._fds.values()):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._fds = {}
+        self.close_dirs()
+        with contextlib.suppress(OSError):
+            os.close(self._root)
 
     def lstat(self, rel: str) -> os.stat_result | None:
         """The entry ``rel`` (a relative POSIX path, no ``.``/``..``) names inside the root,
