@@ -29,9 +29,18 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from harness.errors import ConfigError
 from harness.escape import printable
-from harness.policy.rules import Layer, Rule, RuleSet, stricter
+from harness.policy.home import home_layers
+from harness.policy.rules import (
+    RUNS_LATER_LAYER,
+    Layer,
+    Rule,
+    RuleSet,
+    Verdict,
+    stricter,
+)
 from harness.policy.source import read_policy_file
 from harness.policy.trust import TRUSTED_KEY, covering, parse_trusted
+from harness.policy.venvs import MARKER, virtualenv_of
 from harness.types import Act, Effect, ExecConfig, SandboxMode
 
 USER_LAYER = "user"
@@ -148,11 +157,28 @@ class Policy(RuleSet):
         exec_config: ExecConfig | None = None,
         warnings: tuple[str, ...] = (),
         trusted: bool = False,
+        root: Path | None = None,
     ) -> None:
         super().__init__(layers, defaults)
         self.exec_config = exec_config if exec_config is not None else ExecConfig()
         self.warnings = warnings
         self.trusted = trusted
+        self.root = root
+
+    def explain(self, act: Act, target: str) -> Verdict:
+        """``RuleSet.explain``, and a write inside a virtualenv of the workspace (a
+        directory holding ``pyvenv.cfg``, whatever its name) asked as runs-later."""
+        verdict = super().explain(act, target)
+        if act is not Act.WRITE or verdict.effect is not Effect.ALLOW or self.root is None:
+            return verdict
+        venv = virtualenv_of(self.root, target)
+        if venv is None:
+            return verdict
+        reason = (
+            f"rule `{venv}/**` in layer {RUNS_LATER_LAYER}: a file of the virtualenv `{venv}` "
+            f"(it holds {MARKER}), which Python runs by itself"
+        )
+        return Verdict(Effect.ASK, Rule(act, Effect.ASK, f"{venv}/**"), RUNS_LATER_LAYER, reason)
 
     @classmethod
     def load(
@@ -189,7 +215,7 @@ class Policy(RuleSet):
                 "this folder is not in your trusted folders",
                 f"run `harness trust {printable(str(root))}` (or the editor's trust command)",
             )
-        return _combine(own, workspace, trust, ws_path, user_path)
+        return _combine(own, workspace, trust, (root, ws_path), user_path)
 
 
 @dataclass(frozen=True)
@@ -213,9 +239,10 @@ def _combine(
     own: list[LayerConfig],
     workspace: LayerConfig,
     trust: _Trust,
-    ws_path: Path,
+    paths: tuple[Path, Path],
     user_path: Path | None,
 ) -> Policy:
+    root, ws_path = paths
     ignored = _Ignored()
     ws_rules = workspace.rules
     if not trust.trusted:
@@ -228,13 +255,19 @@ def _combine(
     defaults = _defaults(own, workspace, trust.trusted, ignored)
     exec_config = _exec_config(own, workspace, ignored)
     layers = [
+        *home_layers(root),
         *(c.layer() for c in own if c.name == USER_LAYER),
         Layer(WORKSPACE_LAYER, ws_rules),
         *(c.layer() for c in own if c.name == EDITOR_LAYER),
     ]
     warnings = _warnings(ws_path, ignored, trust, user_path)
     return Policy(
-        layers, defaults, exec_config=exec_config, warnings=warnings, trusted=trust.trusted
+        layers,
+        defaults,
+        exec_config=exec_config,
+        warnings=warnings,
+        trusted=trust.trusted,
+        root=root,
     )
 
 

@@ -57,7 +57,9 @@ SECRET_GLOBS = (
 )
 
 # Files an editor, git, a shell or CI runs by themselves (§6.3): a write there is asked.
-RUNS_LATER_GLOBS = (
+# SPEC's list first (checked against SPEC.md), then what issue 30 found the harness missed,
+# by kind. This tuple is the one declaration: the tests write one file for each glob.
+SPEC_RUNS_LATER_GLOBS = (
     ".vscode/**",
     ".idea/**",
     ".devcontainer/**",
@@ -72,8 +74,61 @@ RUNS_LATER_GLOBS = (
     ".github/workflows/**",
     ".gitlab-ci.yml",
 )
+RUNS_LATER_GLOBS = (
+    *SPEC_RUNS_LATER_GLOBS,
+    # Python runs these at every interpreter start, or they are the interpreter's programs
+    # (a virtualenv by any other name is found by its `pyvenv.cfg`: harness.policy.venvs).
+    ".venv/**",
+    "venv/**",
+    "site-packages/**",
+    "dist-packages/**",
+    "*.pth",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "pyvenv.cfg",
+    # npm, npx and every package script run what is in node_modules.
+    "node_modules/**",
+    # Agents and editors that start MCP servers, hooks or tasks from the repository.
+    ".mcp.json",
+    ".claude/**",
+    ".cursor/**",
+    ".zed/**",
+    ".helix/**",
+    ".lazy.lua",
+    "*.code-workspace",
+    # Shell environment managers that run or select programs on `cd`.
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    ".mise/**",
+    ".tool-versions",
+    # Git hooks managers (hooks by another name).
+    ".githooks/**",
+    "lefthook.yml",
+    ".lefthook.yml",
+    "lefthook-local.yml",
+    ".lefthook/**",
+    # CI beyond GitHub and GitLab.
+    ".circleci/**",
+    "Jenkinsfile",
+    "azure-pipelines.yml",
+    ".azure-pipelines/**",
+    ".travis.yml",
+    "bitbucket-pipelines.yml",
+    ".buildkite/**",
+    ".drone.yml",
+    ".woodpecker.yml",
+    ".woodpecker/**",
+    ".gitea/workflows/**",
+    ".forgejo/workflows/**",
+    "appveyor.yml",
+    ".appveyor.yml",
+    ".cirrus.yml",
+    "cloudbuild.yaml",
+)
 RUNS_LATER_WHY = "a file that an editor, git, a shell or CI runs by itself"
-_RUNS_LATER = {glob: re.compile(fnmatch.translate(glob)) for glob in RUNS_LATER_GLOBS}
+_RUNS_LATER = {g: re.compile(fnmatch.translate(g.casefold())) for g in RUNS_LATER_GLOBS}
 
 _EFFECT_ORDER = (Effect.DENY, Effect.ASK, Effect.ALLOW)
 
@@ -247,6 +302,7 @@ __all__ = [
     "RUNS_LATER_LAYER",
     "RUNS_LATER_WHY",
     "SECRET_GLOBS",
+    "SPEC_RUNS_LATER_GLOBS",
     "Layer",
     "Rule",
     "RuleSet",

@@ -28,8 +28,9 @@ from harness.errors import ContainmentError
 from harness.workspace.gitdir import HOOKS_PATH, git_places
 from harness.workspace.programs import workspace_server
 
-# Never written by the agent, wherever they appear (compared case-insensitively).
-PROTECTED_DIRS: frozenset[str] = frozenset({".git", ".harness"})
+# Never written by the agent, wherever they appear (compared case-insensitively). `.hg` is
+# Mercurial's `.git`: its `hgrc` names hooks that `hg` runs.
+PROTECTED_DIRS: frozenset[str] = frozenset({".git", ".hg", ".harness"})
 
 
 def own_directories() -> tuple[Path, ...]:
@@ -156,7 +157,7 @@ class Protected:
             if p.casefold() in PROTECTED_DIRS:
                 raise ContainmentError(
                     f"`{rel}` is inside {p.casefold()}/; the agent never writes git's or the "
-                    "harness's own files (.git/, .harness/)"
+                    "harness's own files (.git/, .hg/, .harness/)"
                 )
         folded = tuple(p.casefold() for p in parts)
         # The most specific place names the reason: `.venv/bin/rg` is the ripgrep it runs.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.policy import RUNS_LATER_GLOBS
+from harness.policy import RUNS_LATER_GLOBS, SPEC_RUNS_LATER_GLOBS
 from tests.e2e.cli import harness_pty
 from tests.support.scripted_cli import scripted_run, user_config
 from tests.support.scripted_turns import call, turn
@@ -50,8 +50,9 @@ def test_the_runs_later_list_is_the_spec_list() -> None:
     spec = (wire_schemas_dir().parent / "SPEC.md").read_text(encoding="utf-8")
     item = spec[spec.index('**Built-in "runs later" layer**') :]
     listed = item[item.index("themselves —") : item.index(". A write there")]
-    assert tuple(re.findall(r"`([^`]+)`", listed)) == RUNS_LATER_GLOBS
-    assert len(RUNS_LATER_GLOBS) == 13
+    assert tuple(re.findall(r"`([^`]+)`", listed)) == SPEC_RUNS_LATER_GLOBS
+    assert len(SPEC_RUNS_LATER_GLOBS) == 13
+    assert RUNS_LATER_GLOBS[: len(SPEC_RUNS_LATER_GLOBS)] == SPEC_RUNS_LATER_GLOBS
 
 
 def _write_all(ws: Path, tmp: Path, *more: str) -> str:
