@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from harness.errors import ConfigError
+from harness.escape import printable
+from harness.policy.home import is_home_or_top
 from harness.store import Store, default_store_path, store_location
 
 EXIT_OK = 0
@@ -80,16 +83,34 @@ def git_root(start: Path) -> Path | None:
     return None
 
 
-def choose_workspace(given: str | None) -> WorkspaceChoice:
+def choose_workspace(given: str | None, *, home_ok: bool = False) -> WorkspaceChoice:
     """``-w DIR`` when given; else the git root of the current directory; else the
-    current directory (§8: the same for ``run`` and ``memory``)."""
+    current directory (§8: the same for ``run`` and ``memory``).
+
+    The home folder or ``/`` is never chosen by default (issue 30, item 1): it holds the
+    user's start-up files and credentials. ``ConfigError`` says to name it with ``-w``
+    (then the home layers of ``harness.policy.home`` apply); ``home_ok``: a command that
+    only names the workspace (``memory``) may default to it."""
     if given:
         return WorkspaceChoice(Path(given).expanduser().resolve(), "")
     cwd = Path.cwd().resolve()
     root = git_root(cwd)
-    if root is None:
-        return WorkspaceChoice(cwd, "")
-    return WorkspaceChoice(root, "the git root of the current directory")
+    choice = (
+        WorkspaceChoice(cwd, "")
+        if root is None
+        else WorkspaceChoice(root, "the git root of the current directory")
+    )
+    if not home_ok and is_home_or_top(choice.root):
+        raise ConfigError(_HOME_REFUSED.format(root=printable(str(choice.root))))
+    return choice
+
+
+_HOME_REFUSED = (
+    "the workspace would be {root}, your home folder or /, because -w was not given: the "
+    "agent could change your shell's start-up files and read your credentials there. Run "
+    "in a project folder, or name it with `-w {root}` to really work there (its start-up, "
+    "credential and autostart files are then asked about or refused)"
+)
 
 
 WORKSPACE_HELP = (

@@ -258,7 +258,7 @@ def _scope(args: argparse.Namespace) -> str:
     records the folder as where an operator note was written)."""
     if args.global_scope:
         return GLOBAL
-    return str(choose_workspace(args.workspace).root)
+    return str(choose_workspace(args.workspace, home_ok=True).root)
 
 
 def _key(key: str) -> str:

@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    folder = Path(args.dir).expanduser() if args.dir else choose_workspace(None).root
+    folder = Path(args.dir).expanduser() if args.dir else choose_workspace(None, home_ok=True).root
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a directory")
     change = record_trust(folder, not args.revoke, config=default_user_config())

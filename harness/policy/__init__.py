@@ -22,6 +22,7 @@ from harness.policy.approval import (
     shown,
 )
 from harness.policy.gate import NO_APPROVAL_REMEDY, Decision, Gate
+from harness.policy.home import ALLOW_HOME_KEY, is_home_or_top, root_refusal
 from harness.policy.loading import (
     EDITOR_LAYER,
     USER_LAYER,
@@ -50,6 +51,7 @@ from harness.policy.rules import (
 from harness.policy.trust import TrustChange, covering, record_trust
 
 __all__ = [
+    "ALLOW_HOME_KEY",
     "BUILTIN_LAYER",
     "DEFAULTS",
     "DEFAULT_LAYER",
@@ -78,9 +80,11 @@ __all__ = [
     "covering",
     "default_user_config",
     "full_view",
+    "is_home_or_top",
     "parse_layer",
     "preview",
     "record_trust",
+    "root_refusal",
     "runs_later",
     "shown",
     "workspace_config",

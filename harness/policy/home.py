@@ -11,10 +11,17 @@ the home is ``home/NAME/``).
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
+from harness.errors import ConfigError
+from harness.escape import printable
 from harness.policy.rules import Layer, Rule
+from harness.policy.source import read_policy_file
 from harness.types import Act, Effect
+
+# The user config's key that lets ACP and the language server work in the home folder or /.
+ALLOW_HOME_KEY = "allow_home_workspace"
 
 HOME_SECRETS_LAYER = "home-secrets"
 HOME_RUNS_LATER_LAYER = "home-runs-later"
@@ -106,6 +113,34 @@ def is_home_or_top(root: Path) -> bool:
     return real == home or real == Path(real.anchor)
 
 
+def home_allowed(user_config: Path | None) -> bool:
+    """Whether the user config says ``allow_home_workspace = true``."""
+    raw = None if user_config is None else read_policy_file(user_config, "user config")
+    if raw is None:
+        return False
+    try:
+        value = tomllib.loads(raw.decode("utf-8")).get(ALLOW_HOME_KEY, False)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"user config {user_config} is not valid TOML: {exc}") from exc
+    if not isinstance(value, bool):
+        raise ConfigError(f"user config {user_config}: `{ALLOW_HOME_KEY}` must be true or false")
+    return value
+
+
+def root_refusal(root: Path, user_config: Path | None) -> str | None:
+    """Why ``root`` may not be a workspace root of ACP or the language server (it is the
+    home folder or ``/`` and the user config does not allow it); None when it may."""
+    if not is_home_or_top(root) or home_allowed(user_config):
+        return None
+    return (
+        f"{printable(str(root))} is your home folder or /, which holds your start-up files "
+        "and credentials: the agent does not work there unless your user config "
+        f"{printable(str(user_config))} says `{ALLOW_HOME_KEY} = true` (its start-up, "
+        "credential and autostart files are then asked about or refused); open a project "
+        "folder instead"
+    )
+
+
 def _anywhere(globs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(g for glob in globs for g in (glob, f"*/{glob}"))
 
@@ -127,10 +162,13 @@ def home_layers(root: Path) -> tuple[Layer, ...]:
 
 
 __all__ = [
+    "ALLOW_HOME_KEY",
     "HOME_RUNS_LATER_GLOBS",
     "HOME_RUNS_LATER_LAYER",
     "HOME_SECRETS_LAYER",
     "HOME_SECRET_GLOBS",
+    "home_allowed",
     "home_layers",
     "is_home_or_top",
+    "root_refusal",
 ]

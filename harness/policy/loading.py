@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from harness.errors import ConfigError
 from harness.escape import printable
-from harness.policy.home import home_layers
+from harness.policy.home import ALLOW_HOME_KEY, home_layers
 from harness.policy.rules import (
     RUNS_LATER_LAYER,
     Layer,
@@ -336,6 +336,7 @@ def _read_user_config(path: Path) -> tuple[LayerConfig, tuple[Path, ...]]:
     data = _read_toml(path)
     trusted = parse_trusted(data.pop(TRUSTED_KEY), source) if TRUSTED_KEY in data else ()
     data.pop(TELEMETRY_KEY, None)  # harness.telemetry's, not a policy table
+    data.pop(ALLOW_HOME_KEY, None)  # harness.policy.home's (home_allowed)
     return parse_layer(data, source, name=USER_LAYER), trusted
 
 

@@ -34,6 +34,7 @@ from acp.schema import (
 from harness import __version__
 from harness.conversation import Attachment
 from harness.errors import ConfigError
+from harness.policy import default_user_config, root_refusal
 from harness.report import RunResult
 from harness.types import Outcome
 from server.acp.front import AcpFront
@@ -202,6 +203,12 @@ def _workspace(cwd: str) -> Path:
     root = Path(cwd)
     if not root.is_absolute() or not root.is_dir():
         raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute path to a folder"})
+    try:
+        refusal = root_refusal(root, default_user_config())
+    except ConfigError as exc:
+        raise RequestError.invalid_params({"cwd": str(exc)}) from None
+    if refusal is not None:
+        raise RequestError.invalid_params({"cwd": refusal})
     return root.resolve()
 
 

@@ -37,7 +37,8 @@ from harness import __version__
 from harness.redact import redact
 from server.lsp import commands
 from server.lsp.documents import DocumentTracker
-from server.lsp.folders import folder_roots, pick_folder, uri_to_path
+from server.lsp.errors import CommandError
+from server.lsp.folders import folder_roots, named_folder, pick_folder, uri_to_path
 from server.lsp.logs import LspLogHandler
 from server.lsp.protocol import HarnessProtocol
 from server.lsp.rpc import ask_client, notify
@@ -132,6 +133,11 @@ class HarnessServer(LanguageServer):
         return self.watchers.ready(root)
 
     def folder_roots(self) -> list[Path]:
+        """The open folders the agent may work in: not the home folder or ``/`` unless the
+        user config allows it (``harness.policy.home``; those are never watched)."""
+        return [r for r in self._opened() if _refusal(r) is None]
+
+    def _opened(self) -> list[Path]:
         try:
             workspace = self.workspace
         except RuntimeError:  # not initialized yet
@@ -139,7 +145,13 @@ class HarnessServer(LanguageServer):
         return folder_roots(workspace)
 
     def folder(self, given: str | None) -> Path:
-        """The workspace folder a command names (``given``) or the first one."""
+        """The workspace folder a command names (``given``) or the first one; the home
+        folder or ``/`` is refused, saying why."""
+        opened = self._opened()
+        chosen = named_folder(given) if given is not None else next(iter(opened), None)
+        refusal = None if chosen is None else _refusal(chosen)
+        if refusal is not None:
+            raise CommandError(refusal)
         return pick_folder(self.folder_roots(), given)
 
     def store(self) -> Store:
@@ -236,6 +248,17 @@ def create_server() -> HarnessServer:
     _register_documents(ls)
     commands.register(ls)
     return ls
+
+
+def _refusal(root: Path) -> str | None:
+    """``root_refusal`` for the user config (a config that cannot be read refuses)."""
+    from harness.errors import ConfigError
+    from harness.policy import default_user_config, root_refusal
+
+    try:
+        return root_refusal(root, default_user_config())
+    except ConfigError as exc:
+        return str(exc)
 
 
 def _register_lifecycle(server: HarnessServer) -> None:
