@@ -22,6 +22,7 @@ from harness.revert import (
     FileRevert,
     RevertAction,
     RunEdits,
+    authorship_refusal,
     file_histories,
     remove_created_dirs,
     revert_edits,
@@ -124,6 +125,9 @@ def revert_one(
         what = f"run {run_id}" if len(run_ids) <= 1 else f"conversation {run_id}"
         raise NotWrittenByRun(f"{what} did not write {path!r}")
     workspace = Workspace(Path(row.workspace))
+    refusal = authorship_refusal(row, force=force)
+    if refusal is not None:
+        return FileRevert(rel, RevertAction.REFUSED, refusal)
     if guard is not None and guard.has_unsaved_changes(rel):
         return FileRevert(
             rel,

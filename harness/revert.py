@@ -11,7 +11,11 @@ and not already the original was changed since by someone else (the user, a form
 another run) and is refused unless ``force``. A file with unsaved changes in the editor
 (``guard``) is refused too unless ``force``: the buffer is the user's.
 
-Writes go through the workspace's containment and are atomic (temp file + rename, mode
+Writes go through the workspace's containment and the ``write`` policy (issue 30, item 7:
+the rows can be forged by anyone who can write the store): a path the policy denies — the
+secrets, a deny rule — is never written, even with ``force``; one it asks about (the
+runs-later layer) only with ``force``. A run the current user did not record (its
+``author``) is refused whole unless ``force``. Writes are atomic (temp file + rename, mode
 kept). Afterwards the directories the run created are removed when empty, and so are the
 temp files of writes a crash interrupted. The result lists what happened to each file;
 nothing here raises for one bad file.
@@ -27,8 +31,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.errors import ContainmentError
+from harness.policy import Policy, RuleSet
+from harness.store.owner import author
 from harness.store.records import EditRow, RunRow
-from harness.types import DocumentGuard
+from harness.types import Act, DocumentGuard, Effect
 from harness.workspace import Workspace
 
 
@@ -116,17 +122,45 @@ def file_histories(edits: Sequence[EditRow]) -> list[FileHistory]:
     return histories
 
 
+def authorship_refusal(row: RunRow, *, force: bool) -> str | None:
+    """Why run ``row`` is not reverted without ``force``: another user (or machine)
+    recorded it, or no one is named; None when the current user did."""
+    me = author()
+    if force or row.author == me:
+        return None
+    who = f"by {row.author}" if row.author else "with no author"
+    return (
+        f"run {row.run_id} was recorded {who}, not by you ({me}): its rows may not be what "
+        "your agent wrote; revert with force to write them anyway"
+    )
+
+
+def policy_refusal(policy: RuleSet, path: str, *, force: bool) -> str | None:
+    """Why the ``write`` policy does not let revert write ``path``: a deny always, an ask
+    (the runs-later layer) without ``force``; None when it may."""
+    verdict = policy.explain(Act.WRITE, path)
+    if verdict.effect is Effect.DENY:
+        return f"refused by policy ({verdict.reason}); revert never writes it"
+    if verdict.effect is Effect.ASK and not force:
+        return f"needs approval ({verdict.reason}); look at it, then revert with force"
+    return None
+
+
 def revert_edits(
     workspace: Workspace,
     edits: Sequence[EditRow],
     *,
     force: bool = False,
     guard: DocumentGuard | None = None,
+    policy: RuleSet | None = None,
 ) -> tuple[FileRevert, ...]:
     """Put every file in ``edits`` back to its content before the first edit (the
-    directories it created are left: ``remove_created_dirs``)."""
+    directories it created are left: ``remove_created_dirs``), through ``policy`` (default:
+    the workspace's, ``Policy.load``)."""
+    rules = Policy.load(workspace.root) if policy is None else policy
     files = tuple(
-        _revert_file(workspace, h, force=force, guard=guard) for h in file_histories(edits)
+        _revert_file(workspace, h, force=force, guard=guard, policy=rules)
+        for h in file_histories(edits)
     )
     for edit in {e.path: e for e in edits}.values():
         _remove_temp_files(workspace, edit.path)
@@ -149,6 +183,11 @@ def revert_run(
         return None
     workspace = Workspace(Path(row.workspace))
     edits = store.run_edits(run_id)
+    refusal = authorship_refusal(row, force=force)
+    if refusal is not None:
+        paths = dict.fromkeys(e.path for e in edits)
+        refused = tuple(FileRevert(p, RevertAction.REFUSED, refusal) for p in paths)
+        return RevertResult(run_id, workspace.root, refused)
     files = revert_edits(workspace, edits, force=force, guard=guard)
     return RevertResult(run_id, workspace.root, files, remove_created_dirs(workspace, edits))
 
@@ -188,9 +227,17 @@ def _remove_temp_files(workspace: Workspace, rel: str) -> None:
 
 
 def _revert_file(
-    workspace: Workspace, history: FileHistory, *, force: bool, guard: DocumentGuard | None
+    workspace: Workspace,
+    history: FileHistory,
+    *,
+    force: bool,
+    guard: DocumentGuard | None,
+    policy: RuleSet,
 ) -> FileRevert:
     path = history.path
+    refusal = policy_refusal(policy, path, force=force)
+    if refusal is not None:
+        return FileRevert(path, RevertAction.REFUSED, refusal)
     try:
         target = workspace.resolve(path, for_write=True)
     except ContainmentError as exc:
@@ -239,7 +286,9 @@ __all__ = [
     "FileRevert",
     "RevertAction",
     "RevertResult",
+    "authorship_refusal",
     "file_histories",
+    "policy_refusal",
     "remove_created_dirs",
     "revert_edits",
     "revert_run",

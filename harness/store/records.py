@@ -63,9 +63,10 @@ class RunRow:
     error: str | None
     conversation_id: int | None = None  # the conversation's first run (§11)
     turn: int = 1
+    author: str | None = None  # who recorded it, ``user@host`` (None: before migration 8)
 
     def to_json(self) -> dict[str, Any]:
-        return camel_json(self, leave_out=("provider", "model", "error"))
+        return camel_json(self, leave_out=("provider", "model", "error", "author"))
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,7 @@ def mark_interrupted(conn: Connection, run_id: int, owner: ProcessOwner) -> bool
 
 
 _RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "spent_tokens")
-_RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn")
+_RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn", "author")
 
 
 def run_row(r: Any) -> RunRow:
