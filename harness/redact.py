@@ -57,6 +57,15 @@ def redact(text: str, extra: Iterable[str | None] = ()) -> str:
     return text
 
 
+def holds_secret(data: bytes) -> bool:
+    """Whether ``data`` holds a registered key, or a piece of one ``redact`` would hide
+    (bytes read as Latin-1: a key is ASCII, so it is found wherever it lies)."""
+    if not registered():
+        return False
+    text = data.decode("latin-1")
+    return redact(text) != text
+
+
 def _redact_pieces(text: str, secret: str) -> str:
     """``text`` with every head or tail of ``secret`` of ``MIN_PIECE_CHARS`` or more
     characters replaced (overlapping pieces as one)."""
@@ -137,6 +146,7 @@ __all__ = [
     "REDACTED",
     "RedactingFilter",
     "clip",
+    "holds_secret",
     "redact",
     "register",
     "registered",

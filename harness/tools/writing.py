@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from harness.errors import ContainmentError
 from harness.policy.approval import write_diff
+from harness.redact import holds_secret
 from harness.tools.access import Access, authorize, display_path, open_error, owned, same_name
 from harness.tools.base import ToolContext, failure
 from harness.types import (
@@ -165,6 +166,13 @@ async def _asked(
     return approved, again
 
 
+# §6.7: a key the harness holds never reaches the disk (nor the store's edits, nor a diff).
+_KEY_REFUSED = (
+    "`{target}` was not written: its new content holds an API key the harness uses (or a "
+    "piece of one), which never leaves the harness; write it without the key (read it from "
+    "the environment instead)"
+)
+
 # The new bytes and what the result says, or a result that ends the write with nothing written.
 Change = Callable[[PreparedWrite, Access], tuple[bytes, str] | ToolResult]
 
@@ -190,6 +198,9 @@ async def write(kind: str, raw: str, ctx: ToolContext, change: Change) -> ToolRe
         prepared.close()
         return planned
     data, said = planned
+    if holds_secret(data):
+        prepared.close()
+        return failure(kind, target, _KEY_REFUSED.format(target=target), policy=access.policy)
     if asks:
         asked = await _asked(kind, raw, ctx, access, prepared=prepared, data=data, asks=asks)
         if isinstance(asked, ToolResult):
