@@ -34,6 +34,7 @@ from harness.tools.ripgrep import (
     RipgrepError,
     RipgrepTimeout,
     failure_text,
+    incomplete_text,
     run_rg,
 )
 from harness.tools.scope import Scope, admit, search_target
@@ -83,6 +84,13 @@ class Grep(
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         target = f"{args.pattern} in {args.path_glob}" if args.path_glob else args.pattern
+        if "\0" in args.pattern:
+            # A NUL cannot be passed to a program as an argument (nor is it in a text line).
+            message = (
+                "the pattern holds a NUL character, which ripgrep cannot be given; write it "
+                "as \\x00 in the regex, or leave it out"
+            )
+            return failure(self.name, target, message)
         where = search_target(ctx.workspace, args.path_glob, self.name, target)
         if isinstance(where, ToolResult):
             return where
@@ -119,7 +127,9 @@ class Grep(
         scope = await asyncio.to_thread(admit, ws, ctx.gate, rels, glob, list(searched))
         counts = {rel: searched[rel] for rel in scope.files if searched[rel]}
         hits = await first_lines(ws, pattern, scope, counts)
-        return ToolResult(self.name, target, grep_text(target, scope, counts, hits))
+        text = grep_text(target, scope, counts, hits)
+        incomplete = incomplete_text(out)
+        return ToolResult(self.name, target, f"{text}\n{incomplete}" if incomplete else text)
 
 
 def parse_counts(stdout: bytes) -> dict[str, int]:

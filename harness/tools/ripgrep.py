@@ -148,6 +148,15 @@ def failure_text(stderr: str) -> str | None:
     )
 
 
+def incomplete_text(out: RgOutput) -> str | None:
+    """What an answer rg gave despite errors (exit 2: a path too long, a directory it may
+    not read) must say: that it is incomplete, and why; None when rg searched everything."""
+    if out.code != 2:
+        return None
+    failed = failure_text(out.stderr)
+    return None if failed is None else f"the answer is incomplete: {failed}"
+
+
 def without_paths(stderr: str) -> str:
     """rg's messages with the paths it names left out: rg walks by path, so a name it
     reached through a directory swapped for a symlink is a name outside the root, and a
@@ -214,6 +223,7 @@ __all__ = [
     "RipgrepMissing",
     "RipgrepTimeout",
     "failure_text",
+    "incomplete_text",
     "rg_executable",
     "run_rg",
 ]

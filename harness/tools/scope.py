@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from harness.errors import ContainmentError
 from harness.tools.base import failure, header
-from harness.tools.ripgrep import BASE_FLAGS, run_rg
+from harness.tools.ripgrep import BASE_FLAGS, incomplete_text, run_rg
 from harness.types import Act, Effect, PolicyEvent, ToolResult, normalize_path
 from harness.workspace import PathGlob, Workspace
 from harness.workspace.dirfds import DirFds
@@ -59,15 +59,21 @@ def _files(n: int) -> str:
 
 
 async def list_files(ws: Workspace, under: str | None) -> list[str]:
-    """Relative paths rg would search under ``under`` (all when None), sorted. Always
-    listed from the root, so the root's ``.gitignore`` applies to a subdirectory too."""
+    """``listing`` without what it says of errors."""
+    return (await listing(ws, under))[0]
+
+
+async def listing(ws: Workspace, under: str | None) -> tuple[list[str], str | None]:
+    """Relative paths rg would search under ``under`` (all when None), sorted, and what
+    must be said when rg could not list everything (``incomplete_text``). Always listed
+    from the root, so the root's ``.gitignore`` applies to a subdirectory too."""
     out = await run_rg([*BASE_FLAGS, "--files", "--null"], ws.root)
     names = (os.fsdecode(p) for p in out.stdout.split(b"\0") if p)
     rels = (n[2:] if n.startswith("./") else n for n in names)
     if under is not None:
         prefix = under.rstrip("/") + "/"
         rels = (r for r in rels if r.startswith(prefix))
-    return sorted(rels)
+    return sorted(rels), incomplete_text(out)
 
 
 async def search_scope(
@@ -235,4 +241,4 @@ def _ignored_note(rel: str) -> str:
     )
 
 
-__all__ = ["Scope", "admit", "list_files", "search_scope", "search_target"]
+__all__ = ["Scope", "admit", "list_files", "listing", "search_scope", "search_target"]

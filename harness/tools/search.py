@@ -18,7 +18,7 @@ from harness.tools.access import authorize, display_path
 from harness.tools.base import BaseTool, ToolArgs, ToolContext, failure, header
 from harness.tools.grep import GREP_MAX_LINES, LINE_CLIP_CHARS, Grep, GrepArgs
 from harness.tools.ripgrep import RipgrepError, RipgrepTimeout
-from harness.tools.scope import Scope, admit, list_files
+from harness.tools.scope import Scope, admit, listing
 from harness.types import Act, ToolResult
 from harness.workspace import PathGlob, Workspace
 from harness.workspace.files import shown_name
@@ -50,7 +50,7 @@ class Find(
         glob = PathGlob(args.name_glob, dirs=True)
         try:
             async with asyncio.timeout(FIND_TIMEOUT_S):
-                rels = await list_files(ctx.workspace, None)
+                rels, incomplete = await listing(ctx.workspace, None)
                 named = [rel for rel in rels if glob.matches(rel)]
                 scope = await asyncio.to_thread(admit, ctx.workspace, ctx.gate, named, None, rels)
         except RipgrepError as exc:
@@ -68,6 +68,8 @@ class Find(
         skipped = _not_listed(scope)
         if skipped:
             lines.append(skipped)
+        if incomplete:
+            lines.append(incomplete)
         return ToolResult(self.name, args.name_glob, "\n".join(lines))
 
 
