@@ -43,6 +43,11 @@ def shown(location: Path | str) -> str:
     return _KEYWORD_PASSWORD.sub(r"\g<head>***", text)
 
 
+def has_password(location: Path | str) -> bool:
+    """Whether a store location holds a password in any form ``shown`` masks."""
+    return shown(location) != str(location)
+
+
 def _masked_url(url: str) -> str:
     scheme, _, rest = url.partition("://")
     rest, hash_mark, fragment = rest.partition("#")
@@ -109,4 +114,13 @@ def db_errors() -> tuple[type[Exception], ...]:
     return (sqlite3.Error, psycopg.Error)
 
 
-__all__ = ["URL_SCHEMES", "Connection", "Cursor", "Database", "db_errors", "is_url", "shown"]
+__all__ = [
+    "URL_SCHEMES",
+    "Connection",
+    "Cursor",
+    "Database",
+    "db_errors",
+    "has_password",
+    "is_url",
+    "shown",
+]
