@@ -204,19 +204,25 @@ class Conversation:
         self.runs: list[int] = []
         self._cancel: Callable[[], object] | None = None
         self._cancel_requested = False
+        self._busy = False  # a prompt is in progress: set before its first await
 
     @property
     def running(self) -> bool:
-        return self._cancel is not None
+        """Whether a prompt is in progress — from the moment ``prompt`` is called, not from
+        when its thread starts the run (two prompts sent together: the second is refused)."""
+        return self._busy
 
     async def prompt(self, goal: str, context: Sequence[Attachment] = ()) -> RunResult:
         """One run (the next turn of the conversation, ``context`` what the user attached),
         on a thread of its own; returns once every event of it has been handed over."""
-        if self.running:
+        if self._busy:
             raise RuntimeError("a run of this conversation is in progress")
-        self._cancel_requested = False
-        bridge = _Bridge(asyncio.get_running_loop())
-        return await asyncio.to_thread(asyncio.run, self._run(goal, context, bridge))
+        self._busy, self._cancel_requested = True, False
+        try:
+            bridge = _Bridge(asyncio.get_running_loop())
+            return await asyncio.to_thread(asyncio.run, self._run(goal, context, bridge))
+        finally:
+            self._busy = False
 
     def cancel(self) -> bool:
         """Stop the run in progress at its next safe point; False when none is."""

@@ -53,9 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     given = list(sys.argv[1:] if argv is None else argv)
     if given[:1] == ["acp"]:  # an editor is waiting for the agent: no other command's imports
-        from harness.cli.acp import hand_off
+        from harness.cli.acp import hand_off_raw
 
-        return hand_off(given[1:])
+        return hand_off_raw(given[1:])
     parser = build_parser()
     args = parser.parse_args(given)
     try:

@@ -10,8 +10,9 @@ import os
 import sys
 from typing import Any
 
-from harness.cli.args import Parser, add_store_arg
+from harness.cli.args import EXIT_USAGE, PASSWORD_ON_COMMAND_LINE, Parser, add_store_arg
 from harness.provider import PROVIDER_NAMES
+from harness.store.connection import has_password
 
 _DESCRIPTION = (
     "Serve the Agent Client Protocol on stdio: an editor (Zed, a JetBrains IDE, "
@@ -57,9 +58,10 @@ def parser() -> Parser:
 
 
 def forwarded(args: argparse.Namespace) -> list[str]:
-    """The flags given, as arguments again."""
+    """The flags given, as arguments again — all but ``--store``, which goes through the
+    environment (``$HARNESS_STORE``): a store URL is never put on a command line (§12)."""
     out: list[str] = []
-    for flag in ("provider", "model", "base_url", "store"):
+    for flag in ("provider", "model", "base_url"):
         value = getattr(args, flag)
         if value:
             out += [f"--{flag.replace('_', '-')}", str(value)]
@@ -67,7 +69,36 @@ def forwarded(args: argparse.Namespace) -> list[str]:
 
 
 def _hand_off(args: argparse.Namespace) -> int:
+    if args.store:
+        os.environ["HARNESS_STORE"] = str(args.store)
     return hand_off(forwarded(args))
+
+
+def hand_off_raw(argv: list[str]) -> int:
+    """``harness acp ARGV`` without parsing it here (an editor is waiting): its ``--store``
+    moved to ``$HARNESS_STORE`` (refused if it holds a password), the rest handed off."""
+    rest, store = _without_store(argv)
+    if store is not None:
+        if has_password(store):
+            said = f"harness acp: error: argument --store: {PASSWORD_ON_COMMAND_LINE}"
+            print(said, file=sys.stderr)
+            return EXIT_USAGE
+        os.environ["HARNESS_STORE"] = store
+    return hand_off(rest)
+
+
+def _without_store(argv: list[str]) -> tuple[list[str], str | None]:
+    rest: list[str] = []
+    store: str | None = None
+    items = iter(argv)
+    for arg in items:
+        if arg == "--store":
+            store = next(items, "")
+        elif arg.startswith("--store="):
+            store = arg.partition("=")[2]
+        else:
+            rest.append(arg)
+    return rest, store
 
 
 def hand_off(argv: list[str]) -> int:
@@ -77,4 +108,4 @@ def hand_off(argv: list[str]) -> int:
     os.execv(sys.executable, [sys.executable, "-m", "server.acp", *argv])
 
 
-__all__ = ["add_flags", "forwarded", "hand_off", "parser", "register"]
+__all__ = ["add_flags", "forwarded", "hand_off", "hand_off_raw", "parser", "register"]

@@ -13,6 +13,7 @@ from harness.errors import ConfigError
 from harness.escape import printable
 from harness.policy.home import is_home_or_top
 from harness.store import Store, default_store_path, store_location
+from harness.store.connection import has_password
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -40,12 +41,28 @@ def _help(parser: argparse.ArgumentParser) -> int:
     return EXIT_OK
 
 
+PASSWORD_ON_COMMAND_LINE = (
+    "the store URL holds a password, which every local user can read in the process list;"
+    " give the URL in $HARNESS_STORE instead, or keep the password in ~/.pgpass ($PGPASSFILE)"
+)
+
+
+def store_argument(value: str) -> str:
+    """``--store``'s value, refused when it holds a password: a command line is public
+    (``/proc/PID/cmdline``) and Python cannot scrub its own argv (§12)."""
+    if has_password(value):
+        raise argparse.ArgumentTypeError(PASSWORD_ON_COMMAND_LINE)
+    return value
+
+
 def add_store_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store",
         metavar="PATH|URL",
         default=None,
-        help="the store: a SQLite file, or a postgresql:// URL for a team's shared store"
+        type=store_argument,
+        help="the store: a SQLite file, or a postgresql:// URL for a team's shared store,"
+        " never with its password: put that in ~/.pgpass, or the whole URL in $HARNESS_STORE"
         " (default: $HARNESS_STORE, else <user data dir>/harness/harness.db)",
     )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -20,8 +21,10 @@ from typing import Any, Protocol
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 
-_PASSWORD = re.compile(r"(?P<head>://[^/@:]*):[^/@]*@")
-_PASSWORD_PARAM = re.compile(r"(?P<head>[?&]password=)[^&]*", re.IGNORECASE)
+# libpq's keyword form (``host=db password=s3cret``), the value bare or single-quoted
+_KEYWORD_PASSWORD = re.compile(
+    r"(?P<head>\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'|\S*)", re.IGNORECASE
+)
 
 
 def is_url(location: Path | str) -> bool:
@@ -30,13 +33,40 @@ def is_url(location: Path | str) -> bool:
 
 
 def shown(location: Path | str) -> str:
-    """The location as messages, logs and ``harness.status`` may show it: a URL's password
-    (in the user part or a ``password=`` parameter) replaced by ``***``."""
+    """The location as messages, logs and ``harness.status`` may show it, every password
+    form libpq reads replaced by ``***``: the user part's (``user:pass@``), a query
+    parameter whose name *decodes* to ``password`` (libpq decodes names: ``%70assword``),
+    and the keyword form's ``password=…`` (a conninfo string)."""
     text = str(location)
-    if not is_url(text):
-        return text
-    text = _PASSWORD.sub(r"\g<head>:***@", text)
-    return _PASSWORD_PARAM.sub(r"\g<head>***", text)
+    if is_url(text):
+        return _masked_url(text)
+    return _KEYWORD_PASSWORD.sub(r"\g<head>***", text)
+
+
+def has_password(location: Path | str) -> bool:
+    """Whether a store location holds a password in any form ``shown`` masks."""
+    return shown(location) != str(location)
+
+
+def _masked_url(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    rest, hash_mark, fragment = rest.partition("#")
+    before, mark, query = rest.partition("?")
+    if "@" in before:  # the last ``@``: a password may hold ``@`` or ``/`` unencoded
+        userinfo, _, after = before.rpartition("@")
+        if ":" in userinfo:
+            userinfo = userinfo.partition(":")[0] + ":***"
+        before = f"{userinfo}@{after}"
+    if mark:
+        query = "&".join(_masked_parameter(part) for part in query.split("&"))
+    return f"{scheme}://{before}{mark}{query}{hash_mark}{fragment}"
+
+
+def _masked_parameter(part: str) -> str:
+    name, equals, _value = part.partition("=")
+    if equals and urllib.parse.unquote(name).strip().lower() == "password":
+        return f"{name}=***"
+    return part
 
 
 class Cursor(Protocol):
@@ -84,4 +114,13 @@ def db_errors() -> tuple[type[Exception], ...]:
     return (sqlite3.Error, psycopg.Error)
 
 
-__all__ = ["URL_SCHEMES", "Connection", "Cursor", "Database", "db_errors", "is_url", "shown"]
+__all__ = [
+    "URL_SCHEMES",
+    "Connection",
+    "Cursor",
+    "Database",
+    "db_errors",
+    "has_password",
+    "is_url",
+    "shown",
+]

@@ -49,6 +49,17 @@ class TelemetryConfig:
     capture_content: bool = False
     timeout_s: float = DEFAULT_TIMEOUT_S
 
+    def credentials(self) -> tuple[str, ...]:
+        """What of the endpoint and headers is a credential: the URL's user part and its
+        query (whole and each value, decoded or not), every header value — never logged."""
+        parts = urlsplit(self.endpoint)
+        found = [parts.username or "", parts.password or "", parts.query]
+        for pair in filter(None, parts.query.split("&")):
+            value = pair.partition("=")[2]
+            found += [value, unquote(value)]
+        found += self.headers.values()
+        return tuple(sorted({f for f in found if f}, key=len, reverse=True))
+
     def describe(self) -> str:
         """The endpoint without credentials or query, for logs and ``harness.status``."""
         parts = urlsplit(self.endpoint)

@@ -2,7 +2,9 @@
 (``gen_ai.input.messages``, ``gen_ai.output.messages``, ``gen_ai.system_instructions``: JSON
 arrays of ``{role, parts: [{type, …}]}``), built only when the user asked for content
 (``capture_content``), and every text redacted of the registered keys before it leaves —
-content or not, a key is never exported."""
+content or not, a key is never exported — then cut: a content attribute at
+``CONTENT_CHARS``, any other (a model name, a status) at ``ATTRIBUTE_CHARS``; a span name's
+subject at ``NAME_CHARS`` (issue 30, finding 9)."""
 
 from __future__ import annotations
 
@@ -10,25 +12,55 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from harness.redact import redact
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
+
+from harness.redact import clip
 from harness.types import Message, Reply, Request, Role, ToolCall
 
 AttributeValue = str | bool | int | float | list[str]
 
+NAME_CHARS = 64  # a span name's subject (a tool, a model)
+ATTRIBUTE_CHARS = 256  # any attribute that is not content
+CONTENT_CHARS = 64 * 1024  # prompts, words, arguments, results (capture_content only)
+CONTENT_ATTRIBUTES = frozenset(
+    {
+        ga.GEN_AI_INPUT_MESSAGES,
+        ga.GEN_AI_OUTPUT_MESSAGES,
+        ga.GEN_AI_SYSTEM_INSTRUCTIONS,
+        ga.GEN_AI_TOOL_CALL_ARGUMENTS,
+        ga.GEN_AI_TOOL_CALL_RESULT,
+        "harness.verify.command",
+    }
+)
+
 
 def clean(attributes: Mapping[str, AttributeValue | None]) -> dict[str, AttributeValue]:
-    """``attributes`` without the unknown (None) values, every text redacted."""
+    """``attributes`` without the unknown (None) values, every text redacted and cut."""
     out: dict[str, AttributeValue] = {}
     for name, value in attributes.items():
+        limit = CONTENT_CHARS if name in CONTENT_ATTRIBUTES else ATTRIBUTE_CHARS
         if value is None:
             continue
         if isinstance(value, str):
-            out[name] = redact(value)
+            out[name] = clip(value, limit)
         elif isinstance(value, list):
-            out[name] = [redact(v) for v in value]
+            out[name] = [clip(v, limit) for v in value]
         else:
             out[name] = value
     return out
+
+
+def subject(name: str) -> str:
+    """A name a span is about (a tool, a model), redacted and cut: it is never content."""
+    return clip(name, NAME_CHARS)
+
+
+def span_name(operation: str, name: str) -> str:
+    return f"{operation} {subject(name)}"
+
+
+def status_text(text: str) -> str:
+    return clip(text, ATTRIBUTE_CHARS)
 
 
 def _json(value: Any) -> str:
@@ -82,12 +114,18 @@ def summary_messages(summary: str | None) -> str:
 
 
 __all__ = [
+    "ATTRIBUTE_CHARS",
+    "CONTENT_CHARS",
+    "NAME_CHARS",
     "AttributeValue",
     "arguments",
     "clean",
     "goal_messages",
     "input_messages",
     "output_messages",
+    "span_name",
+    "status_text",
+    "subject",
     "summary_messages",
     "system_instructions",
 ]

@@ -18,6 +18,7 @@ failure is never a warning on the user's terminal; what they say is kept as the 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from opentelemetry.trace import Tracer
 
 from harness import __version__
 from harness.pricing import Pricer
-from harness.redact import redact
+from harness.redact import redact, register
 from harness.telemetry.config import TelemetryConfig
 from harness.telemetry.spans import SpanObserver
 
@@ -69,9 +70,12 @@ class ExportStats:
 
 
 class _Tally:
-    """The counters the gate, the exporter and the log handler share (any thread)."""
+    """The counters the gate, the exporter and the log handler share (any thread).
+    ``credentials`` are the collector's (its URL's query and user part, its headers): an
+    error text echoing the URL is cleaned of them before it is kept or logged (§12)."""
 
-    def __init__(self) -> None:
+    def __init__(self, credentials: Sequence[str] = ()) -> None:
+        self.credentials = tuple(credentials)
         self.lock = threading.Lock()
         self.ended = self.passed = self.exported = self.failed = self.full = 0
         self.last_error: str | None = None
@@ -79,7 +83,7 @@ class _Tally:
 
     def failure(self, message: str) -> None:
         """An export failed or is failing (the SDK's retries say so before they give up)."""
-        said = redact(message)[:300]
+        said = redact(_without_queries(_without(message, self.credentials)))[:300]
         with self.lock:
             first, self.last_error = self.last_error is None, said
             self.failing = True
@@ -171,7 +175,9 @@ class Telemetry:
 
     @classmethod
     def start(cls, config: TelemetryConfig, *, max_queue: int = MAX_QUEUE) -> Telemetry:
-        tally = _Tally()
+        tally = _Tally(config.credentials())
+        for credential in tally.credentials:  # redacted in every log, trace and child env
+            register(credential)
         _quiet_sdk_loggers(tally)
         exporter = OTLPSpanExporter(
             endpoint=config.endpoint, headers=dict(config.headers), timeout=config.timeout_s
@@ -237,6 +243,20 @@ class Telemetry:
             self.provider.shutdown()
         except Exception as exc:
             self._tally.failure(f"shutdown: {type(exc).__name__}: {exc}")
+
+
+_QUERY = re.compile(r"(?P<path>/[^\s?'\"]*)\?[^\s'\"()]*")
+
+
+def _without(text: str, credentials: Sequence[str]) -> str:
+    for secret in credentials:  # longest first
+        text = text.replace(secret, "***")
+    return text
+
+
+def _without_queries(text: str) -> str:
+    """``text`` with every URL path's ``?query`` masked (a collector's token may be one)."""
+    return _QUERY.sub(r"\g<path>?***", text)
 
 
 def _quiet_sdk_loggers(tally: _Tally) -> None:

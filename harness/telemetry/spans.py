@@ -11,7 +11,9 @@ span the model, the provider, the tokens as reported (cache reads and writes inc
 the call's dollars; a tool span the tool, the call id and how it went (``ok``, ``refused``,
 ``denied``, ``failed``; anything but ``ok`` is also ``error.type`` and an error status).
 Prompts, words, tool arguments and results are attached only with ``capture_content``;
-every text is redacted of the registered keys whatever the setting.
+every text is redacted of the registered keys whatever the setting, and cut (``content``).
+Without content, what the model chose is not exported either: a tool name not in the
+toolbox is ``unknown`` and a call id is its hash (``sha256:`` and 16 hex digits).
 
 A chat span is made when its attempt ends (the provider reports it with its latency), so its
 start is the end less the latency; the successful attempt's span stays open until the reply
@@ -22,6 +24,7 @@ ends a run.
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -33,7 +36,6 @@ from opentelemetry.semconv.attributes.error_attributes import ERROR_TYPE
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from harness.pricing import Pricer
-from harness.redact import redact
 from harness.report import RunInfo, RunObserver, RunResult, call_status
 from harness.telemetry import content
 from harness.types import Attempt, Reply, Request, ToolCall, ToolResult
@@ -74,8 +76,10 @@ class SpanObserver(RunObserver):
         model: str,
         pricer: Pricer | None = None,
         capture_content: bool = False,
+        tool_names: frozenset[str] | None = None,
     ) -> None:
         self.tracer, self.provider, self.model = tracer, provider, model
+        self.tool_names = _toolbox_names() if tool_names is None else tool_names
         self.pricer, self.capture = pricer, capture_content
         self._run: Span | None = None
         self._context: Any = None
@@ -117,12 +121,16 @@ class SpanObserver(RunObserver):
         self._end_chat(end)  # a reply that never came: its span ends here
         start = end - int(attempt.latency_ms * 1_000_000)
         attributes = self._chat_attributes(step, attempt)
-        span = self._start(f"chat {attempt.model}", SpanKind.CLIENT, attributes, start)
+        span = self._start(
+            content.span_name("chat", attempt.model), SpanKind.CLIENT, attributes, start
+        )
         if attempt.failure is None:
             self._chat = span  # ended when the reply arrives, with its words
             return
         span.set_attribute(ERROR_TYPE, attempt.failure)
-        span.set_status(Status(StatusCode.ERROR, redact(attempt.error or attempt.failure)))
+        span.set_status(
+            Status(StatusCode.ERROR, content.status_text(attempt.error or attempt.failure))
+        )
         span.end(end_time=end)
 
     def _chat_attributes(self, step: int, attempt: Attempt) -> dict[str, Any]:
@@ -172,15 +180,17 @@ class SpanObserver(RunObserver):
         self._tools[call.id] = self._tool_span(step, call, time.time_ns())
 
     def _tool_span(self, step: int, call: ToolCall, at: int) -> Span:
+        name = call.name if call.name in self.tool_names or self.capture else "unknown"
         attributes = {
             ga.GEN_AI_OPERATION_NAME: "execute_tool",
-            ga.GEN_AI_TOOL_NAME: call.name,
-            ga.GEN_AI_TOOL_CALL_ID: call.id,
+            ga.GEN_AI_TOOL_NAME: content.subject(name),
+            ga.GEN_AI_TOOL_CALL_ID: call.id if self.capture else _hashed(call.id),
             ga.GEN_AI_TOOL_TYPE: "function",
             STEP: step,
             ga.GEN_AI_TOOL_CALL_ARGUMENTS: content.arguments(call) if self.capture else None,
         }
-        return self._start(f"execute_tool {call.name}", SpanKind.INTERNAL, attributes, at)
+        span_name = content.span_name("execute_tool", name)
+        return self._start(span_name, SpanKind.INTERNAL, attributes, at)
 
     @_safe
     def tool_finished(self, run: RunInfo, step: int, call: ToolCall, result: ToolResult) -> None:
@@ -227,6 +237,17 @@ class SpanObserver(RunObserver):
             self._run.set_status(Status(StatusCode.ERROR, outcome.value))
         self._run.end(end_time=now)
         self._run = None
+
+
+def _toolbox_names() -> frozenset[str]:
+    from harness.tools import all_tools  # the run's tools: the seven of §6.1 and memory's
+
+    return frozenset(all_tools())
+
+
+def _hashed(call_id: str) -> str:
+    """A call id as exported without content: stable within a trace, saying nothing."""
+    return "sha256:" + hashlib.sha256(call_id.encode("utf-8", "replace")).hexdigest()[:16]
 
 
 def _finish(span: Span, result: ToolResult, capture: bool, at: int) -> None:

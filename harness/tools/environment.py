@@ -4,9 +4,12 @@ looks like a secret.
 Removed: every variable the harness reads a key from; every variable whose name contains
 (case-insensitively) ``KEY``, ``TOKEN``, ``SECRET``, ``PASSWORD``, ``PASSWD``,
 ``CREDENTIAL`` or ``AUTH``, ends in ``_PAT`` or is ``DATABASE_URL`` or an OTLP exporter's
-``…_HEADERS`` (a collector's credentials); every variable whose
-value is a URL with a password (``scheme://user:pass@host``); and every variable whose value
-holds a key registered with ``harness.redact`` (whatever its name). A few well-known names
+``…_HEADERS`` (a collector's credentials) or ``HARNESS_STORE`` (the store, maybe a
+``?password=`` URL: a command has no business with it); every variable whose value holds a
+URL with credentials (``scheme://user:pass@host``, or a query parameter whose name, decoded as
+libpq and collectors decode it, holds a secret word: ``?%70assword=``, ``?token=``,
+``?sig=``) or libpq's keyword ``password=``; and every variable whose value holds a key
+registered with ``harness.redact`` (whatever its name). A few well-known names
 that only look secret (``GIT_AUTHOR_NAME``…) are kept unless their value gives them away.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping
 
 from harness import redact
@@ -26,6 +30,7 @@ SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "A
 SECRET_NAMES = frozenset(
     {
         "DATABASE_URL",
+        "HARNESS_STORE",
         "OTEL_EXPORTER_OTLP_HEADERS",
         "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
         "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
@@ -37,7 +42,10 @@ SECRET_SUFFIXES = ("_PAT",)
 HARMLESS = frozenset(
     {"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "TOKENIZERS_PARALLELISM"}
 )
-_URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s@:]*:[^/\s@]+@")
+_URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s@:]*:[^\s@]*@")
+_URL_QUERY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s?#]*\?(?P<query>[^\s#]*)")
+_KEYWORD_PASSWORD = re.compile(r"\bpassword\s*=", re.IGNORECASE)
+SECRET_PARAMETERS = ("SIG", "SIGNATURE", "PASS", "PWD", "CODE", "JWT", "SESSION")
 
 
 def exec_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -53,9 +61,20 @@ def is_secret(name: str, value: str, keys: frozenset[str] = frozenset()) -> bool
         return True
     if upper not in HARMLESS and any(word in upper for word in SECRET_WORDS):
         return True
-    if _URL_WITH_PASSWORD.search(value):
+    if _URL_WITH_PASSWORD.search(value) or _KEYWORD_PASSWORD.search(value):
+        return True
+    if any(_secret_query(m.group("query")) for m in _URL_QUERY.finditer(value)):
         return True
     return any(key in value for key in keys)
+
+
+def _secret_query(query: str) -> bool:
+    """Whether a URL's query names a credential (names decoded: ``%70assword`` is one)."""
+    for part in query.split("&"):
+        name = urllib.parse.unquote_plus(part.partition("=")[0]).strip().upper()
+        if any(word in name for word in SECRET_WORDS) or name in SECRET_PARAMETERS:
+            return True
+    return False
 
 
 __all__ = ["KEY_VARIABLES", "SECRET_WORDS", "exec_environment", "is_secret"]

@@ -92,13 +92,23 @@ class HarnessAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
+        """Replay the session's turns; a session this agent holds open (maybe running) is
+        attached to — the same conversation, so its run's updates and a Stop reach it."""
         root = _workspace(cwd)
-        conversation_id = self.book.conversation(session_id, root)
-        if conversation_id is None:
-            raise RequestError.invalid_params({"sessionId": f"no session {session_id} in {root}"})
-        front = self._open(session_id, root, conversation_id=conversation_id)[1]
+        live = self.sessions.get(session_id)
+        if live is not None and live[0].root == root:
+            conversation_id, front = live[0].conversation_id, live[1]
+        else:
+            conversation_id = self.book.conversation(session_id, root)
+            if conversation_id is None:
+                raise RequestError.invalid_params(
+                    {"sessionId": f"no session {session_id} in {root}"}
+                )
+            front = self._open(session_id, root, conversation_id=conversation_id)[1]
         calls: dict[str, dict[str, Any]] = {}
-        for event in conversation_events(self.backend.opened_store(), conversation_id):
+        store = self.backend.opened_store()
+        events = [] if conversation_id is None else conversation_events(store, conversation_id)
+        for event in events:
             for update in translate(root, event, calls, front.edits, replay=True):
                 front.outbox.put(update)
         await front.outbox.drain()
@@ -122,8 +132,10 @@ class HarnessAgent:
         goal, context = prompt_of(prompt)
         if not goal:
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
-        if conversation.running:
-            raise RequestError.invalid_request({"why": "a prompt of this session is running"})
+        if conversation.running:  # one prompt at a time per session: a second is refused
+            raise RequestError.invalid_request(
+                {"why": "a prompt of this session is running: wait for its answer, or cancel it"}
+            )
         try:
             result = await conversation.prompt(goal, context)
         except ConfigError as exc:

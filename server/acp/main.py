@@ -11,7 +11,7 @@ import os
 import sys
 from typing import cast
 
-from acp import Agent, run_agent
+from acp import Agent
 
 from harness.errors import ConfigError, StoreError
 from harness.provider import config_from_env
@@ -20,6 +20,7 @@ from harness.store import Store, default_store_path, local_dir, store_location
 from harness.telemetry import start_telemetry
 from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook
+from server.acp.wire import serve_stdio
 from server.conversation import Backend
 
 SESSIONS_FILE = "acp-sessions.json"
@@ -29,9 +30,10 @@ async def _until_the_client_goes(agent: HarnessAgent) -> None:
     """Serve until the client closes our input; then every run still going is cancelled
     (recorded as such), and the process ends once they have stopped. The methods
     ``HarnessAgent`` leaves out (unstable ones: list, fork, resume, modes) are answered
-    "method not found" by the package's router."""
+    "method not found" by the package's router; a line over the limit or a message that is
+    not an object is answered with an error (``server.acp.wire``)."""
     try:
-        await run_agent(cast("Agent", agent))
+        await serve_stdio(cast("Agent", agent))  # bounded lines, non-objects answered
     finally:
         agent.cancel_all()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from urllib.parse import unquote
 
 import pytest
 
@@ -51,6 +52,30 @@ def test_a_closed_port_is_counted_remembered_and_never_printed(
     captured = capsys.readouterr()
     assert captured.out == captured.err == ""
     assert secret not in caplog.text and secret not in (final.last_error or "")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param("token=t0k", id="short-token"),
+        pytest.param("api_key=collector-query-key-8f3a2b1c", id="long-key"),
+        pytest.param("a=1&sig=s%2Fg-9d", id="encoded-value"),
+    ],
+)
+def test_a_collector_urls_query_never_reaches_the_log_or_the_status(
+    caplog: pytest.LogCaptureFixture, query: str
+) -> None:
+    """Issue 30, finding 16: the SDK's error text echoes the URL, query and all."""
+    secret = query.rpartition("=")[2]
+    config = TelemetryConfig(f"http://127.0.0.1:{closed_port()}/v1/traces?{query}", timeout_s=1)
+    with caplog.at_level(logging.DEBUG):
+        telemetry = Telemetry.start(config)
+        spans(telemetry, 2)
+        final = telemetry.shutdown()
+    assert final.dropped == 2 and final.last_error
+    assert "export failed" in caplog.text  # the failure was logged, without the token
+    for shown in (caplog.text, final.last_error, str(final.to_json())):
+        assert secret not in shown and unquote(secret) not in shown
 
 
 def test_a_live_collector_gets_every_span_and_the_counts_say_so() -> None:

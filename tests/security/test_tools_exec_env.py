@@ -43,6 +43,14 @@ SECRET_LOOKING = {
     "SlackSecret": "mixed case",
     "CACHE_URL": "redis://:s3cret@cache:6379/0",
     "UPSTREAM": "https://user:pa55@example.com/repo.git",
+    # issue 30, findings 6 and 16: the store and a collector's credentials
+    "HARNESS_STORE": "postgresql://ann@db/harness?password=s3cret",
+    "TEAM_DB": "postgresql://ann@db/harness?%70assword=s3cret",
+    "PG_CONNINFO": "host=db dbname=harness password=s3cret",
+    "EMPTY_USER_PASSWORD": "postgresql://ann:@db/harness",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://collector.example/v1/traces?token=t0k",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example/?api%5Fkey=t0k",
+    "SIGNED_UPLOAD": "https://bucket.example/o?X-Goog-Signature=ab&sig=cd",
 }
 KEPT = {
     "PATH": "/usr/bin:/bin",
@@ -51,6 +59,8 @@ KEPT = {
     "PUBLIC_URL": "https://example.com/app",
     "GIT_AUTHOR_NAME": "Ada",
     "EDITOR": "vi",
+    "SEARCH": "https://example.com/search?q=harness&page=2",
+    "OTEL_SERVICE_NAME": "harness",
 }
 
 
@@ -132,6 +142,8 @@ def test_without_a_sandbox_the_command_gets_no_key_in_its_own_environment(
         ["env"],
         OPENAI_API_KEY=f"sk-{PLANTED}",
         DATABASE_URL=f"postgres://u:{PLANTED}@h/db",
+        HARNESS_STORE=f"postgresql://u@h/db?password={PLANTED}",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=f"http://127.0.0.1:9/v1/traces?token={PLANTED}",
     )
     text = str(result["text"])
     assert "PATH=" in text and PLANTED not in text

@@ -9,7 +9,8 @@ wire (``POST /v1/messages``), streamed (SSE) and not, with injectable faults.
         ...
         assert fake.requests[0]["model"] == ...
 
-A turn is the scripted-provider format (``{"tool_calls": [...]}`` or ``{"content": ...}``) or
+A turn is the scripted-provider format (``{"tool_calls": [...]}``, a call's ``id`` chosen
+by the turn or made up, or ``{"content": ...}``) or
 a callable receiving the request body and returning one. When the turns run out the server
 answers ``{"content": "done"}``. A turn ``{"sse": b"..."}`` replays those bytes verbatim as
 the SSE body of a streamed answer (the recorded streams in ../shared/wire-schemas/streams).
@@ -220,7 +221,7 @@ class _Answer:
             args = self.raw_arguments
             if args is None:
                 args = json.dumps(c.get("arguments", {}))
-            calls.append({"n": n, "name": c["name"], "arguments": args})
+            calls.append({"n": n, "name": c["name"], "arguments": args, "id": c.get("id")})
         return calls
 
     @property
@@ -432,7 +433,7 @@ class FakeLLM:
     def _openai_whole(self, a: _Answer, kind: str | None) -> dict[str, Any]:
         calls = [
             {
-                "id": f"call_{a.number}_{c['n']}",
+                "id": c["id"] or f"call_{a.number}_{c['n']}",  # a turn may choose it
                 "type": "function",
                 "function": {"name": c["name"], "arguments": c["arguments"]},
             }
@@ -531,7 +532,11 @@ class FakeLLM:
             events += [chunk({"content": p}) for p in _pieces(a.content, self.chunk_chars)]
         streams = []
         for c in a.calls:
-            head = {"index": c["n"], "id": f"call_{a.number}_{c['n']}", "type": "function"}
+            head = {
+                "index": c["n"],
+                "id": c["id"] or f"call_{a.number}_{c['n']}",
+                "type": "function",
+            }
             first = chunk(
                 {"tool_calls": [{**head, "function": {"name": c["name"], "arguments": ""}}]}
             )

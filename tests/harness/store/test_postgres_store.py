@@ -32,12 +32,43 @@ from tests.support.stores import raw_execute, raw_rows
             "postgres://db/harness?sslmode=require&password=***&user=ann",
             id="password-parameter",
         ),
+        pytest.param(
+            "postgresql://db/harness?%70assword=s3cret&user=ann",
+            "postgresql://db/harness?%70assword=***&user=ann",
+            id="encoded-parameter-name",
+        ),
+        pytest.param(
+            "postgresql://db/harness?%50ASSWORD%20=s3cret",
+            "postgresql://db/harness?%50ASSWORD%20=***",
+            id="encoded-name-any-case",
+        ),
+        pytest.param(
+            "postgresql://ann:s3/cr@t@db/harness",
+            "postgresql://ann:***@db/harness",
+            id="password-with-at-and-slash",
+        ),
+        pytest.param(
+            "postgresql://ann:@db/harness?password=",
+            "postgresql://ann:***@db/harness?password=***",
+            id="empty-passwords",
+        ),
+        pytest.param(
+            "host=db dbname=harness password='s3 cret' user=ann",
+            "host=db dbname=harness password=*** user=ann",
+            id="conninfo-keyword-quoted",
+        ),
+        pytest.param(
+            "host=db password = s3cret",
+            "host=db password = ***",
+            id="conninfo-keyword-bare",
+        ),
         pytest.param("postgresql://ann@db/harness", "postgresql://ann@db/harness", id="none"),
         pytest.param("/home/ann/harness.db", "/home/ann/harness.db", id="a-path"),
     ],
 )
 def test_a_urls_password_is_never_shown(url: str, expected: str) -> None:
     assert shown(url) == expected
+    assert "s3" not in shown(url)
     assert is_url(url) == url.startswith("postgres")
 
 
