@@ -108,7 +108,7 @@ class RunMemory:
         trusted: bool = False,
     ) -> None:
         self.store = store
-        self.workspace_key = scope_key(Path(workspace))
+        self.workspace_key = scope_key(Path(workspace), trusted=trusted)
         self.run_id = run_id
         self.limits = limits
         self.trusted = trusted
