@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import NamedTuple
 
-from harness.memory.block import render_line
+from harness.memory.block import render_line, render_other
 from harness.memory.notes import is_operator_note
 from harness.memory.text import RESTATEMENT_THRESHOLD, jaccard, words
 
@@ -35,9 +35,10 @@ class NoteRow(NamedTuple):
     seq: int
     recall_runs: int
     origin: str | None = None  # a global note: the workspace whose run wrote it
+    author: str | None = None  # who wrote it (user@host); None before it was recorded
 
 
-INDEX_COLUMNS = "id, key, value, kind, pinned, seq, recall_runs, origin"
+INDEX_COLUMNS = "id, key, value, kind, pinned, seq, recall_runs, origin, author"
 
 
 class WordCache:
@@ -79,17 +80,27 @@ class IndexedNote:
     words: frozenset[str]  # key and value: what relevance to a turn is scored on
     line: str
     operator: bool  # the user's note (a decision or pinned), printed apart from the agent's
+    other: bool = False  # written by another author (user@host) than this process's
 
     @classmethod
-    def build(cls, cache: WordCache, row: NoteRow) -> IndexedNote:
-        """The entry for a stored note (``row``), its word sets from ``cache``."""
+    def build(cls, cache: WordCache, row: NoteRow, me: str | None = None) -> IndexedNote:
+        """The entry for a stored note (``row``), its word sets from ``cache``. A note whose
+        recorded author is not ``me`` (this process's ``user@host``) is another person's:
+        printed as theirs, never as the user's decision or the agent's own (issue 30)."""
         pinned = bool(row.pinned)
         value_words = cache(row.value)
+        other = row.author is not None and me is not None and row.author != me
+        line = (
+            render_other(row.key, row.value, row.author or "", row.origin)
+            if other
+            else render_line(row.key, row.value, kind=row.kind, pinned=pinned, origin=row.origin)
+        )
         return cls(
             value_words=value_words,
             words=value_words | cache(row.key),
-            line=render_line(row.key, row.value, kind=row.kind, pinned=pinned, origin=row.origin),
-            operator=is_operator_note(row.kind, pinned),
+            line=line,
+            operator=not other and is_operator_note(row.kind, pinned),
+            other=other,
             # and what is stored as it is
             id=row.id,
             key=row.key,

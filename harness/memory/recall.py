@@ -18,7 +18,8 @@ from harness.memory.notes import MemoryNote
 class RecallIndex:
     """Scope key → ``ScopeIndex``, with one word cache shared by every scope."""
 
-    def __init__(self) -> None:
+    def __init__(self, me: str | None = None) -> None:
+        self.me = me  # this process's author (user@host): another's notes print as theirs
         self.words = WordCache()
         self._scopes: dict[str, ScopeIndex] = {}
         self._generations = itertools.count(1)
@@ -82,11 +83,12 @@ class RecallIndex:
                 note.seq,
                 note.recall_runs,
                 note.origin,
+                note.author,
             )
         )
 
     def _entry(self, row: NoteRow) -> IndexedNote:
-        return IndexedNote.build(self.words, row)
+        return IndexedNote.build(self.words, row, self.me)
 
 
 __all__ = ["INDEX_COLUMNS", "NoteRow", "RecallIndex"]

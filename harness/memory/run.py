@@ -20,7 +20,7 @@ from typing import Protocol
 
 from harness.contract import MemoryLimits
 from harness.errors import MemoryInputError
-from harness.memory.block import Line, fill, full_chars, render, selection_reserve, split
+from harness.memory.block import SECTIONS, Line, fill, full_chars, render, selection_reserve, split
 from harness.memory.index import IndexedNote, ScopeIndex, WordCache
 from harness.memory.notes import MemoryForgetResult, MemoryNote, MemoryWriteResult
 from harness.memory.rules import UNTRUSTED
@@ -108,7 +108,7 @@ class RunMemory:
         trusted: bool = False,
     ) -> None:
         self.store = store
-        self.workspace_key = scope_key(Path(workspace))
+        self.workspace_key = scope_key(Path(workspace), trusted=trusted)
         self.run_id = run_id
         self.limits = limits
         self.trusted = trusted
@@ -223,9 +223,9 @@ class RunMemory:
         shown = sum(len(notes) for notes in sections)
         text = render(sections, layout.count - shown)
         if len(text) > max_chars:  # not even the heading fits
-            text, sections, shown = "", ((),) * 4, 0
+            text, sections, shown = "", ((),) * SECTIONS, 0
         dropped = layout.count - shown
-        scopes = (self.workspace_key, self.workspace_key, GLOBAL, GLOBAL)
+        scopes = (self.workspace_key,) * (SECTIONS // 2) + (GLOBAL,) * (SECTIONS // 2)
         recalled = tuple(
             (scope, n.key) for scope, notes in zip(scopes, sections, strict=True) for n in notes
         )
@@ -246,15 +246,20 @@ class RunMemory:
     def _layout_for(self, ws: ScopeIndex, gl: ScopeIndex) -> _Layout:
         key = (ws.generation, ws.version, gl.generation, gl.version)
         if self._layout is None or key != self._layout_key:
-            ws_notes = tuple(ws.notes.values())
-            gl_notes = tuple(n for n in gl.notes.values() if n.key not in ws.by_key)
+            # Another author's notes need the user's trust in this folder (issue 30).
+            ws_notes = tuple(n for n in ws.notes.values() if self.trusted or not n.other)
+            gl_notes = tuple(
+                n
+                for n in gl.notes.values()
+                if n.key not in ws.by_key and (self.trusted or not n.other)
+            )
             lines = [len(n.line) for n in ws_notes] + [len(n.line) for n in gl_notes]
             sections = split(ws_notes, gl_notes)
             self._layout = _Layout(
                 ws=ws_notes,
                 gl=gl_notes,
                 sections=sections,
-                shadowed=len(gl) - len(gl_notes),
+                shadowed=sum(1 for n in gl.notes.values() if n.key in ws.by_key),
                 full_chars=full_chars(sections),
                 min_line=min(lines, default=0),
             )

@@ -31,17 +31,18 @@ _BREAKING_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def scope_key(workspace: Path | str) -> str:
+def scope_key(workspace: Path | str, *, trusted: bool = True) -> str:
     """The store key of a scope: ``"global"``, or a workspace's portable identity — its
     repository's normalised ``origin`` and its path inside it, else its canonical absolute
     path (``harness.workspace.identity``).
 
     The string ``"global"`` is the global scope, and a string that is already an identity
-    stays itself; a ``Path`` is always a workspace folder.
+    stays itself; a ``Path`` is always a workspace folder. A folder the user has not
+    ``trusted`` has a key of its own even where its origin names a repository (issue 30).
     """
     if isinstance(workspace, str) and (workspace == GLOBAL or is_identity(workspace)):
         return workspace
-    return workspace_key(Path(workspace))
+    return workspace_key(Path(workspace), trusted=trusted)
 
 
 def scope_name(key: str) -> str:

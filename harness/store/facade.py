@@ -42,6 +42,7 @@ from harness.store.memory import (
     write_note,
 )
 from harness.store.notes import insert_recalls, select_note, select_notes, select_recalls, usage
+from harness.store.owner import author
 from harness.store.records import (
     ConversationRow,
     EditRow,
@@ -90,7 +91,7 @@ class Store(Closing):
         self.location = self._db.location
         self.path: Path | str = shown(self.location) if is_url(self.location) else self.location
         self.version = self._db.version
-        self._recall = RecallIndex()
+        self._recall = RecallIndex(author())
         self.interrupted = self._interrupt_orphans()
 
     def close(self) -> None:

@@ -8,7 +8,9 @@ normalised so that every way of spelling one remote gives one key: credentials, 
 and the default port dropped, the host lower-cased, ``.git`` and trailing slashes stripped,
 and scp-style ``git@host:path`` read as ``ssh://host/path`` — so ``https://`` and
 ``git@`` clones of one repository share their notes. A local path remote stays a path
-(``file:///srv/repo``): it names a place on one machine.
+(``file:///srv/repo``): it names a place on one machine. A folder the user has not trusted
+adds its own path to the origin's key (``workspace_key``): its ``.git/config`` alone does not
+make it a checkout of a trusted repository.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from harness.workspace.gitdir import origin_remote
 
 PREFIX = "git:"
 SUBPATH = "//"
+UNTRUSTED = " untrusted at "  # then the folder's path: an untrusted folder's own scope
 _DEFAULT_PORTS = frozenset({22, 80, 443, 9418})
 _SCP = re.compile(r"^(?:[^@/]+@)?(?P<host>[^/:\[\]]+):(?P<path>(?!//).*)$")
 
@@ -64,18 +67,28 @@ def _stripped(path: str) -> str:
     return path
 
 
-def workspace_key(folder: Path) -> str:
-    """The store key of a workspace folder (see the module docstring)."""
+def workspace_key(folder: Path, *, trusted: bool = True) -> str:
+    """The store key of a workspace folder (see the module docstring). A folder the user has
+    not trusted claims no repository's identity by its own ``.git/config`` (issue 30): its
+    key is the pair of the origin and its canonical path (``UNTRUSTED``), so it never shares
+    the notes of a trusted checkout of that origin."""
+    key, canonical = _portable_key(folder)
+    if trusted or not is_identity(key):
+        return key
+    return f"{key}{UNTRUSTED}{canonical}"
+
+
+def _portable_key(folder: Path) -> tuple[str, Path]:
     canonical = folder.expanduser().resolve()
     found = origin_remote(canonical)
     if found is None:
-        return str(canonical)
+        return str(canonical), canonical
     top, url = found
     remote = normalised_remote(url, top)
     if remote is None:
-        return str(canonical)
+        return str(canonical), canonical
     inside = canonical.relative_to(top).as_posix()
-    return f"{PREFIX}{remote}" + ("" if inside == "." else f"{SUBPATH}{inside}")
+    return f"{PREFIX}{remote}" + ("" if inside == "." else f"{SUBPATH}{inside}"), canonical
 
 
 def is_identity(key: str) -> bool:
@@ -83,4 +96,4 @@ def is_identity(key: str) -> bool:
     return key.startswith(PREFIX)
 
 
-__all__ = ["PREFIX", "is_identity", "normalised_remote", "workspace_key"]
+__all__ = ["PREFIX", "UNTRUSTED", "is_identity", "normalised_remote", "workspace_key"]

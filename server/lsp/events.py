@@ -3,7 +3,9 @@ back from the store — what a client that did not watch the run live draws (§7
 live ones go out as ``harness/runEvent`` (``server.lsp.run_manager``); these are the same, the
 words of a step in one ``text`` (``harness.events``).
 
-``after`` (a ``seq``) goes with ``runId``: seq counts per run. An unknown run is NotFound.
+``after`` (a ``seq``) goes with ``runId``: seq counts per run. An unknown run is NotFound; a
+run outside the client's folders is refused (Conflict) unless ``workspaceFolder`` names its
+folder (issue 30).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from harness.events import stored_events
 from server.lsp.commands import Command
 from server.lsp.errors import InvalidParams, NotFound
+from server.lsp.folders import check_read_scope
 from server.lsp.params import RunEventsParams
 
 if TYPE_CHECKING:
@@ -25,14 +28,18 @@ def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any
     if params.after is not None and params.run_id is None:
         raise InvalidParams("`after` goes with `runId` (seq counts per run)")
     store = host.store()
+    roots, given = host.folder_roots(), params.workspace_folder
     if params.run_id is not None:
-        if store.get_run(params.run_id) is None:
+        row = store.get_run(params.run_id)
+        if row is None:
             raise NotFound(f"no run {params.run_id} in the store {store.path}")
+        check_read_scope([(row.run_id, row.workspace)], roots, given)
         return stored_events(store, [params.run_id], params.after)
     assert params.conversation_id is not None
     runs = store.conversation_runs(params.conversation_id)  # its turns, in order
     if not runs:
         raise NotFound(f"no conversation {params.conversation_id} in the store {store.path}")
+    check_read_scope([(run.run_id, run.workspace) for run in runs], roots, given)
     return stored_events(store, [run.run_id for run in runs])
 
 

@@ -111,6 +111,16 @@ def check_scope(workspace: str, roots: list[Path], given: str | None, doing: str
     )
 
 
+def check_read_scope(
+    workspaces: list[tuple[int, str]], roots: list[Path], given: str | None
+) -> None:
+    """Refuses (``Conflict``) to read back runs (``(run id, workspace)`` pairs) of a
+    workspace outside the client's folders unless ``given`` names it (issue 30): reads are
+    scoped like writes — a run's events, steps and files hold that repository's code."""
+    for run_id, workspace in workspaces:
+        check_scope(workspace, roots, given, f"read run {run_id}")
+
+
 def _resolved(workspace: str) -> list[Path]:
     try:
         return [Path(workspace).resolve()]

@@ -96,24 +96,27 @@ class RunIdParams(Params):
     run_id: RunId
 
 
+class TraceRunParams(RunIdParams):
+    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
+
+
 class ChangesParams(Params):
     """``harness.run.changes``: ``runId`` or ``conversationId`` (the command checks that
-    exactly one is given)."""
+    exactly one is given); ``workspaceFolder`` for a run outside the client's folders."""
 
     run_id: RunId | None = None
     conversation_id: RunId | None = None
+    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
 
 
 class RevertParams(ChangesParams):
     """``harness.run.revert``: a run, or every run of a conversation (newest first)."""
 
     force: bool = False
-    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
 
 
 class RevertFileParams(ChangesParams):
     force: bool = False
-    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
     path: Annotated[str, Field(min_length=1, max_length=4096)]
 
 
@@ -153,7 +156,7 @@ class ConversationsParams(TraceRunsParams):
     pass
 
 
-class TraceStepParams(RunIdParams):
+class TraceStepParams(TraceRunParams):
     step: Positive
 
 
@@ -164,6 +167,7 @@ class RunEventsParams(Params):
     run_id: RunId | None = None
     conversation_id: RunId | None = None
     after: Annotated[int, Field(ge=0, le=MAX_SQL_INT)] | None = None
+    workspace_folder: Folder | None = None  # needed for a run outside the client's folders
 
 
 P = TypeVar("P", bound=Params)

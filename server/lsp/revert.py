@@ -21,7 +21,7 @@ from harness.store.records import RunRow
 from server.lsp.commands import Command
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
-from server.lsp.folders import check_scope, uri_to_path
+from server.lsp.folders import check_read_scope, check_scope, uri_to_path
 from server.lsp.observer import DID_WRITE
 from server.lsp.params import ChangesParams, RevertFileParams, RevertParams
 
@@ -99,6 +99,8 @@ def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> dict[str, An
 def changes(host: CommandHost, params: ChangesParams) -> list[dict[str, Any]]:
     store = host.store()
     runs = _runs_named(host, params)
+    rows = [(r, row.workspace) for r in runs if (row := store.get_run(r)) is not None]
+    check_read_scope(rows, host.folder_roots(), params.workspace_folder)
     found = runs_changes(store, runs)
     if found is None:
         raise NotFound(f"no run {runs[0]} in the store {store.path}")

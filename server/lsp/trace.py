@@ -3,7 +3,9 @@
 The results are exactly what ``harness trace runs|show|step --json`` prints for the same
 store. An unknown run or step is a NotFound error (the CLI's exit 1). ``harness.trace.runs``
 lists the runs of the client's workspace folders (§11 "Scope"): ``workspaceFolder`` names
-another folder, ``"*"`` lists every run in the store.
+another folder, ``"*"`` lists every run in the store. ``harness.trace.run|step`` of a run
+outside the client's folders is refused (Conflict) unless ``workspaceFolder`` names its
+folder (issue 30: reads are scoped like writes).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from server.lsp.commands import Command
 from server.lsp.errors import NotFound
-from server.lsp.folders import listed_folders
-from server.lsp.params import RunIdParams, TraceRunsParams, TraceStepParams
+from server.lsp.folders import check_read_scope, listed_folders
+from server.lsp.params import TraceRunParams, TraceRunsParams, TraceStepParams
 
 if TYPE_CHECKING:
     from server.lsp.host import CommandHost
@@ -34,7 +36,17 @@ def trace_runs(host: CommandHost, params: TraceRunsParams) -> list[dict[str, Any
     return [row.to_json() for row in rows]
 
 
-def trace_run(host: CommandHost, params: RunIdParams) -> dict[str, Any]:
+def _in_scope(host: CommandHost, params: TraceRunParams) -> None:
+    """The run is one of the client's folders', or ``workspaceFolder`` names its folder."""
+    store = host.store()
+    row = store.get_run(params.run_id)
+    if row is None:
+        raise NotFound(f"no run {params.run_id} in the store {store.path}")
+    check_read_scope([(row.run_id, row.workspace)], host.folder_roots(), params.workspace_folder)
+
+
+def trace_run(host: CommandHost, params: TraceRunParams) -> dict[str, Any]:
+    _in_scope(host, params)
     store = host.store()
     trace = store.run_trace(params.run_id)
     if trace is None:
@@ -43,6 +55,7 @@ def trace_run(host: CommandHost, params: RunIdParams) -> dict[str, Any]:
 
 
 def trace_step(host: CommandHost, params: TraceStepParams) -> dict[str, Any]:
+    _in_scope(host, params)
     store = host.store()
     detail = store.step_detail(params.run_id, params.step)
     if detail is None:
@@ -52,7 +65,7 @@ def trace_step(host: CommandHost, params: TraceStepParams) -> dict[str, Any]:
 
 COMMANDS: list[Command[Any]] = [
     Command("harness.trace.runs", TraceRunsParams, trace_runs),
-    Command("harness.trace.run", RunIdParams, trace_run),
+    Command("harness.trace.run", TraceRunParams, trace_run),
     Command("harness.trace.step", TraceStepParams, trace_step),
 ]
 

@@ -228,3 +228,29 @@ async def test_revert_file_refuses_a_path_the_run_did_not_write(
     assert "`path`" in message
     assert (folders.one / "b.py").read_text() == "B = 1\n"
     assert (folders.one / "a.py").read_text() == "A_RENAMED = 'one'\n"
+
+
+async def test_reads_of_another_folders_run_are_refused_unless_named(
+    bare: HarnessClient, folders: Folders
+) -> None:
+    """Issue 30, finding 15: a window on folders one and two read the events, the steps (the
+    prompts, with file contents) and the changes (the current files) of a run in ``other``
+    by guessing its id. Refused (Conflict) like a write, unless its folder is named."""
+    other = folders.runs["other"]
+    reads: list[tuple[str, dict[str, Any]]] = [
+        ("harness.run.events", {"runId": other}),
+        ("harness.run.events", {"conversationId": other}),
+        ("harness.trace.run", {"runId": other}),
+        ("harness.trace.step", {"runId": other, "step": 1}),
+        ("harness.run.changes", {"runId": other}),
+        ("harness.run.changes", {"conversationId": other}),
+    ]
+    for name, params in reads:
+        said = await refused(bare, CONFLICT, name, params)
+        assert f"cannot read run {other}" in said and str(folders.other) in said, said
+    named = {"workspaceFolder": str(folders.other)}
+    for name, params in reads:
+        assert await bare.command(name, {**params, **named})
+    mine = folders.runs["one"]
+    assert await bare.command("harness.trace.step", {"runId": mine, "step": 1})
+    assert await bare.command("harness.run.events", {"runId": mine})

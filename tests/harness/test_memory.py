@@ -258,7 +258,7 @@ def test_ties_in_relevance_go_to_notes_more_runs_recalled(store: Store, ws: Path
             1,
             MemoryBlock(text="", recalled=((scope, "note-007"),)),
         )
-    block = memory.block(max_chars=700, goal="zzz", touched=[], step=2)
+    block = memory.block(max_chars=900, goal="zzz", touched=[], step=2)
     assert (scope, "note-007") in block.recalled
     assert 0 < len(block.recalled) < 60
 

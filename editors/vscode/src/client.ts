@@ -32,7 +32,7 @@ import {
   type RunEvent,
   type RunFinished,
 } from "./protocol";
-import { permittedValue, SECTION, serverSettings, type ReadSetting, type SettingKey } from "./settings";
+import { readerFor, SECTION, serverSettings, type ReadSetting } from "./settings";
 import { serverCommandGuard } from "./trust";
 
 export class ServerNotRunning extends Error {}
@@ -60,9 +60,7 @@ const inlineApprovals: StaticFeature = {
 /** The `harness.*` settings as they may be used: the user's own for what runs and where
  * data and keys go, a workspace's cost caps only in a trusted workspace (SPEC §10). */
 export function settingReader(): ReadSetting {
-  const config = vscode.workspace.getConfiguration(SECTION);
-  const trusted = vscode.workspace.isTrusted;
-  return (key: SettingKey) => permittedValue(key, config.inspect(key), trusted, config.get(key));
+  return readerFor(vscode.workspace.getConfiguration(SECTION), trustVerdict());
 }
 
 export function currentSettings(): ReturnType<typeof serverSettings> {

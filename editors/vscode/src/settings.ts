@@ -86,6 +86,24 @@ export function permittedValue(
   return resolved;
 }
 
+/** What `readerFor` needs of a `WorkspaceConfiguration`. */
+export interface Configuration {
+  inspect(key: string): Layers | undefined;
+  get(key: string): unknown;
+}
+
+/**
+ * The settings as they may be used (`permittedValue`), a workspace's `verify` and cost caps
+ * only when `verdict` — Workspace Trust's, `undefined` when it is turned off — is `true`
+ * (issue 30): with Trust off VS Code calls every folder trusted, which says nothing of a
+ * cloned repository, so its `.vscode/settings.json` neither runs a check nor raises a cap.
+ * With Trust on the server takes the same verdict as the harness's own trust (SPEC §6.3).
+ */
+export function readerFor(config: Configuration, verdict: boolean | undefined): ReadSetting {
+  const trusted = verdict === true;
+  return (key: SettingKey) => permittedValue(key, config.inspect(key), trusted, config.get(key));
+}
+
 export interface ServerSettings {
   provider: { name?: string; model?: string; baseUrl?: string; apiKeyEnv?: string };
   storePath?: string;
