@@ -7,9 +7,10 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from harness.store import Store, default_store_path, store_location
+if TYPE_CHECKING:  # the store loads when a command opens it, not to parse the arguments
+    from harness.store import Store
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -52,11 +53,15 @@ def add_json_arg(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def store_path(args: argparse.Namespace) -> Path | str:
+    from harness.store import default_store_path, store_location
+
     given = getattr(args, "store", None)
     return store_location(given) if given else default_store_path()
 
 
 def open_store(args: argparse.Namespace) -> Store:
+    from harness.store import Store
+
     return Store(store_path(args))
 
 
