@@ -180,6 +180,8 @@ def entry_cap_chars(effective: int) -> int:
 
 
 __all__ = [
+    "DEFAULT_CONTEXT_MAX_TOKENS",
+    "DEFAULT_CONTEXT_SHARE",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_TOKEN_BUDGET",
     "MEMORY_MAX_CHARS",

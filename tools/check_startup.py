@@ -14,8 +14,8 @@ import json
 import resource
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = (
@@ -28,11 +28,10 @@ HEAVY = (
     "pydantic",
     "httpx",
 )
-_CLI = "import sys\nfrom harness.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+_CLI = "from harness.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
 
 
-@dataclass(frozen=True)
-class StartPath:
+class StartPath(NamedTuple):
     """A start path: the code a fresh interpreter runs, and the packages it must not load."""
 
     name: str
@@ -40,19 +39,36 @@ class StartPath:
     forbidden: tuple[str, ...]
 
 
+# What a run needs and answering ``initialize`` does not: the session, the tools, the
+# context engine, the gate, the file watcher, the OpenTelemetry SDK.
+RUN_MACHINERY = (
+    "harness.session",
+    "harness.tools",
+    "harness.context",
+    "harness.policy.gate",
+    "watchfiles",
+    "opentelemetry.sdk",
+)
+
 PATHS = (
-    StartPath("harness --version", _CLI.format(argv=["--version"]), HEAVY),
-    StartPath("harness memory list --help", _CLI.format(argv=["memory", "list", "--help"]), HEAVY),
-    StartPath("harness --help", _CLI.format(argv=["--help"]), HEAVY),
+    StartPath("harness --version", _CLI.format(argv=["--version"]), HEAVY + RUN_MACHINERY),
     StartPath(
-        "harness-lsp start (server module)",
+        "harness memory list --help",
+        _CLI.format(argv=["memory", "list", "--help"]),
+        HEAVY + RUN_MACHINERY,
+    ),
+    StartPath("harness --help", _CLI.format(argv=["--help"]), HEAVY + RUN_MACHINERY),
+    StartPath(
+        "harness-lsp to initialize (server.lsp.app.create_server)",
         "from server.lsp.app import create_server\ncreate_server()",
-        tuple(m for m in HEAVY if m not in ("pydantic",)),
+        HEAVY + RUN_MACHINERY,
     ),
     StartPath(
-        "harness acp start (server.acp)",
+        # The ACP package brings pydantic and OpenTelemetry's API; the store is opened at
+        # start (a bad one is a usage error before the editor is answered).
+        "harness acp to initialize (server.acp.main)",
         "import server.acp.main",
-        ("harness.store", "psycopg", "opentelemetry", "rich", "genai_prices", "httpx"),
+        ("psycopg", "rich", "genai_prices", "httpx", *RUN_MACHINERY),
     ),
 )
 
