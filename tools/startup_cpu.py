@@ -6,7 +6,7 @@ A command that exits is timed by ``wait4``. A server is started on pipes, sent a
 ``initialize`` (LSP: ``Content-Length`` framing; ACP: one JSON line) and read from
 ``/proc/PID/stat`` the moment its answer arrives, then killed: the CPU to the answer.
 
-    python tools/startup_cpu.py [--runs N] [--bin DIR] [--json]
+    python tools/startup_cpu.py [--runs N] [--bin DIR] [--tree DIR]... [--json]
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def exited_cpu(argv: list[str]) -> float:
+def exited_cpu(argv: list[str], env: dict[str, str] | None = None) -> float:
     """User + system CPU of ``argv`` run to its end, its output discarded."""
     devnull = subprocess.DEVNULL
-    child = subprocess.Popen(argv, stdin=devnull, stdout=devnull, stderr=devnull)
+    child = subprocess.Popen(argv, stdin=devnull, stdout=devnull, stderr=devnull, env=env)
     _, _, usage = os.wait4(child.pid, 0)
     child.returncode = 0
     return usage.ru_utime + usage.ru_stime
@@ -75,47 +75,70 @@ def answered_cpu(argv: list[str], request: bytes, env: dict[str, str]) -> float:
     return spent
 
 
-def median(runs: int, measure: Callable[[], float]) -> float:
-    return statistics.median(measure() for _ in range(runs))
-
-
-def measure_all(runs: int, bin_dir: Path, env: dict[str, str]) -> dict[str, float]:
-    """Every floor and start path, interleaved in the same run."""
-    py = str(bin_dir / "python")
-    harness = str(bin_dir / "harness")
-    paths: dict[str, Callable[[], float]] = {
+def floors(py: str) -> dict[str, Callable[[], float]]:
+    return {
         "python -c pass": lambda: exited_cpu([py, "-c", "pass"]),
         "python -c 'import pygls.lsp.server'": lambda: exited_cpu(
             [py, "-c", "import pygls.lsp.server"]
         ),
         "python -c 'import acp'": lambda: exited_cpu([py, "-c", "import acp"]),
-        "harness --version": lambda: exited_cpu([harness, "--version"]),
-        "harness memory list --help": lambda: exited_cpu([harness, "memory", "list", "--help"]),
-        "harness-lsp → initialize": lambda: answered_cpu(
+    }
+
+
+def start_paths(bin_dir: Path, env: dict[str, str], tag: str) -> dict[str, Callable[[], float]]:
+    """The four start paths of the tree ``env`` puts first on ``PYTHONPATH``."""
+    harness = str(bin_dir / "harness")
+    return {
+        f"harness --version{tag}": lambda: exited_cpu([harness, "--version"], env),
+        f"harness memory list --help{tag}": lambda: exited_cpu(
+            [harness, "memory", "list", "--help"], env
+        ),
+        f"harness-lsp → initialize{tag}": lambda: answered_cpu(
             [str(bin_dir / "harness-lsp")], _lsp_initialize(), env
         ),
-        "harness acp → initialize": lambda: answered_cpu([harness, "acp"], _acp_initialize(), env),
+        f"harness acp → initialize{tag}": lambda: answered_cpu(
+            [harness, "acp"], _acp_initialize(), env
+        ),
     }
+
+
+def measure_all(runs: int, bin_dir: Path, trees: list[Path | None]) -> dict[str, float]:
+    """Every floor and start path (of each tree: None is the installed one), interleaved
+    in the same run so that a burst of load hits them alike; medians."""
+    paths = floors(str(bin_dir / "python"))
+    for tree in trees:
+        env = dict(os.environ)
+        env.setdefault("HARNESS_STORE", "/tmp/startup-cpu.db")
+        if tree is not None:
+            env["PYTHONPATH"] = str(tree)
+        paths |= start_paths(bin_dir, env, "" if tree is None else f" [{tree}]")
     samples: dict[str, list[float]] = {name: [] for name in paths}
-    for _ in range(runs):  # interleaved: a burst of load hits every path alike
+    for _ in range(runs):
         for name, measure in paths.items():
             samples[name].append(measure())
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--bin", type=Path, default=Path(sys.executable).parent)
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        action="append",
+        default=[],
+        help="also measure the source tree DIR (put first on PYTHONPATH), e.g. a worktree "
+        "of an older commit",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    env = dict(os.environ, HARNESS_STORE=os.environ.get("HARNESS_STORE", "/tmp/startup-cpu.db"))
-    found = measure_all(args.runs, args.bin, env)
+    found = measure_all(args.runs, args.bin, [*args.tree, None])
     if args.json:
         print(json.dumps(found))
     else:
         for name, value in found.items():
-            print(f"{name:40} {value:.3f} s")
+            print(f"{value:.3f} s  {name}")
     return 0
 
 

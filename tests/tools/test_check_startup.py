@@ -1,7 +1,7 @@
 """``tools/check_startup.py``: a start path is checked by the modules a fresh interpreter
 has loaded after it; the real start paths load none of the packages named for them (this
-failed on f07002c: ``harness --version`` loaded the store, pydantic, rich and
-OpenTelemetry's API; the ACP agent the run machinery and the OpenTelemetry SDK)."""
+failed on f07002c: ``harness --version`` loaded the store, pydantic, rich, httpx and the
+run machinery; the ACP agent the run machinery and the OpenTelemetry SDK)."""
 
 from __future__ import annotations
 
