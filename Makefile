@@ -35,11 +35,12 @@ setup: $(DEV_STAMP) ## Create .venv and install the package with its dev depende
 demo: $(RUNTIME_STAMP) ## Run the scripted demo: bounded vs naive context, and memory recalled by a second run
 	$(BIN)/harness demo
 
-lint: $(DEV_STAMP) nvim-lint ## ruff (lint + format check), the import and size contracts, mypy strict; Lua
+lint: $(DEV_STAMP) nvim-lint ## ruff (lint + format check), the import, size and start-up contracts, mypy strict; Lua
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python tools/check_imports.py
 	$(BIN)/python tools/check_size.py
+	$(BIN)/python tools/check_startup.py
 	$(BIN)/mypy
 
 typecheck: $(DEV_STAMP) ## mypy strict on harness and server

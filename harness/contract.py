@@ -17,16 +17,20 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harness.defaults import (
+    DEFAULT_CONTEXT_MAX_TOKENS,
+    DEFAULT_CONTEXT_SHARE,
+    DEFAULT_CONTEXT_WIRE,
+    DEFAULT_LOW_WATER,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TOKEN_BUDGET,
+)
 from harness.tokens import CHARS_PER_TOKEN
 
 MEMORY_MAX_ENTRIES = 64
 MEMORY_MAX_CHARS = 16_000
 MEMORY_MAX_ENTRY_CHARS = MEMORY_MAX_CHARS // 8
 
-DEFAULT_TOKEN_BUDGET = 2_000_000
-DEFAULT_MAX_STEPS = 100
-DEFAULT_CONTEXT_MAX_TOKENS = 24_000
-DEFAULT_CONTEXT_SHARE = 0.5
 EFFECTIVE_FLOOR_TOKENS = 2_000
 ENTRY_CAP_FLOOR_CHARS = 2_000
 
@@ -41,7 +45,7 @@ class ContextBudget(_Frozen):
 
     max_tokens: int = Field(default=DEFAULT_CONTEXT_MAX_TOKENS, ge=1)
     share: float = Field(default=DEFAULT_CONTEXT_SHARE, gt=0.0, le=1.0)
-    low_water: float = Field(default=0.6, gt=0.0, le=1.0)
+    low_water: float = Field(default=DEFAULT_LOW_WATER, gt=0.0, le=1.0)
 
 
 class MemoryLimits(_Frozen):
@@ -118,7 +122,7 @@ class TaskContract(_Frozen):
     memory_limits: MemoryLimits = Field(default_factory=MemoryLimits)
     # How the observation section goes on the wire (§3 "Wire form"): the model's turns and
     # tool messages (``transcript``), or everything in one user message (``flat``).
-    context_wire: ContextWire = "transcript"
+    context_wire: ContextWire = DEFAULT_CONTEXT_WIRE
 
     @classmethod
     def workspace(
@@ -176,6 +180,8 @@ def entry_cap_chars(effective: int) -> int:
 
 
 __all__ = [
+    "DEFAULT_CONTEXT_MAX_TOKENS",
+    "DEFAULT_CONTEXT_SHARE",
     "DEFAULT_MAX_STEPS",
     "DEFAULT_TOKEN_BUDGET",
     "MEMORY_MAX_CHARS",

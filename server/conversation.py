@@ -28,19 +28,20 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from harness.contract import TaskContract
-from harness.conversation import Attachment
-from harness.events import EventSink, stored_events
-from harness.pricing import ModelPrices
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
-from harness.session import Session, build_contract, open_session
 from harness.store import Store
-from harness.telemetry.export import Telemetry
 from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
-from harness.watch import Watcher
+
+if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
+    from harness.contract import TaskContract
+    from harness.conversation import Attachment
+    from harness.events import EventSink
+    from harness.pricing import ModelPrices
+    from harness.session import Session
+    from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,8 @@ class Turn:
 
 async def open_turn(turn: Turn, backend: Backend) -> Session:
     """The run of ``turn`` (its row exists once this returns), ready to execute."""
+    from harness.session import open_session
+
     return await open_session(
         turn.contract,
         store=backend.store,
@@ -233,6 +236,9 @@ class Conversation:
         return True
 
     async def _run(self, goal: str, context: Sequence[Attachment], bridge: _Bridge) -> RunResult:
+        from harness.session import build_contract
+        from harness.watch import Watcher
+
         backend, front = self.backend, self.front
         turn = Turn(
             build_contract(goal, self.root),
@@ -272,6 +278,8 @@ class Conversation:
 def conversation_events(store: Store, conversation_id: int) -> list[dict[str, Any]]:
     """A conversation's events from the store, turn by turn, for a client opened later
     (``harness.run.events``: one ``text`` per step with the whole words)."""
+    from harness.events import stored_events
+
     runs = store.conversation_runs(conversation_id)
     return stored_events(store, [run.run_id for run in runs])
 

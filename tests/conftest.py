@@ -55,9 +55,12 @@ def _migrated(url: str) -> None:
 
 
 @pytest.fixture
-def pg_store_url(pg_cluster: Cluster) -> str:
-    """A fresh, migrated PostgreSQL store (a clone of a template migrated once)."""
-    return pg_cluster.database(template=pg_cluster.template("harness_migrated", _migrated))
+def pg_store_url(pg_cluster: Cluster) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL store (a clone of a template migrated once), dropped
+    after the test (the cluster stays small: it lives in memory)."""
+    url = pg_cluster.database(template=pg_cluster.template("harness_migrated", _migrated))
+    yield url
+    pg_cluster.drop(url)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

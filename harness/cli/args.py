@@ -7,13 +7,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from harness.errors import ConfigError
 from harness.escape import printable
-from harness.policy.home import is_home_or_top
-from harness.store import Store, default_store_path, store_location
-from harness.store.connection import has_password
+
+if TYPE_CHECKING:  # the store loads when a command opens it, not to parse the arguments
+    from harness.store import Store
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -50,6 +50,8 @@ PASSWORD_ON_COMMAND_LINE = (
 def store_argument(value: str) -> str:
     """``--store``'s value, refused when it holds a password: a command line is public
     (``/proc/PID/cmdline``) and Python cannot scrub its own argv (§12)."""
+    from harness.store.connection import has_password
+
     if has_password(value):
         raise argparse.ArgumentTypeError(PASSWORD_ON_COMMAND_LINE)
     return value
@@ -72,11 +74,15 @@ def add_json_arg(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def store_path(args: argparse.Namespace) -> Path | str:
+    from harness.store import default_store_path, store_location
+
     given = getattr(args, "store", None)
     return store_location(given) if given else default_store_path()
 
 
 def open_store(args: argparse.Namespace) -> Store:
+    from harness.store import Store
+
     return Store(store_path(args))
 
 
@@ -117,6 +123,8 @@ def choose_workspace(given: str | None, *, home_ok: bool = False) -> WorkspaceCh
         if root is None
         else WorkspaceChoice(root, "the git root of the current directory")
     )
+    from harness.policy.home import is_home_or_top
+
     if not home_ok and is_home_or_top(choice.root):
         raise ConfigError(_HOME_REFUSED.format(root=printable(str(choice.root))))
     return choice

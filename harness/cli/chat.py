@@ -7,17 +7,13 @@ chat, flushed within its bound when the chat ends."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import choose_workspace
-from harness.cli.output import console
 from harness.cli.run import add_run_options, contract_overrides, execute, provider_config
 from harness.errors import ConfigError
 from harness.escape import printable
-from harness.session import build_contract
-from harness.telemetry import start_telemetry
 
 if TYPE_CHECKING:
     from harness.cli.args import WorkspaceChoice
@@ -47,6 +43,8 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.telemetry import start_telemetry
+
     where = choose_workspace(args.workspace)
     telemetry = start_telemetry(os.environ)
     try:
@@ -57,6 +55,11 @@ def command(args: argparse.Namespace) -> int:
 
 
 def _chat(args: argparse.Namespace, where: WorkspaceChoice, telemetry: Telemetry | None) -> int:
+    import asyncio
+
+    from harness.cli.output import console
+    from harness.session import build_contract
+
     err = console(stderr=True)
     conversation: int | None = args.conversation
     while True:

@@ -15,37 +15,21 @@ the bounded run. Both write the SVG chart.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
 import shlex
 import shutil
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from harness.cli.summary import end_lines
-from harness.cli.table import cut
-from harness.context import shared_prefix_chars
-from harness.contract import DEFAULT_TOKEN_BUDGET
-from harness.demo import session
-from harness.demo.chart import chart
-from harness.demo.conversation import (
-    FIRST,
-    FOLLOW_UP,
-    SECOND,
-    Turn,
-    diff_lines,
-    recalled_notes,
-    run_turn,
-)
-from harness.demo.driver import DEMO, ScenarioResult, run_scenario
-from harness.demo.pricing import CACHE_READ, CACHE_WRITE
-from harness.demo.table import render
+from harness.defaults import DEFAULT_TOKEN_BUDGET
 from harness.escape import printable
-from harness.store import Store
+
+if TYPE_CHECKING:  # the demo's machinery loads when it runs, not to parse the arguments
+    from harness.demo.conversation import Turn
+    from harness.demo.driver import ScenarioResult
+    from harness.store import Store
 
 MIN_STEPS, MAX_STEPS = 12, 100
 
@@ -81,6 +65,8 @@ def command(args: argparse.Namespace) -> int:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
+    import asyncio
+
     return asyncio.run(_demo(out, steps) if args.table else _first_contact(out, steps))
 
 
@@ -130,6 +116,10 @@ class Printer:
 
 
 async def _demo(out: Path, steps: int) -> int:
+    from harness.demo.driver import run_scenario
+    from harness.demo.table import render
+    from harness.store import Store
+
     say = Printer(shutil.get_terminal_size((80, 24)).columns)  # COLUMNS, the terminal, or 80
     store = Store(out / "demo.db")
     say(f"harness demo · {steps} scripted steps, run twice over a generated project")
@@ -153,6 +143,14 @@ async def _demo(out: Path, steps: int) -> int:
 
 
 async def _first_contact(out: Path, steps: int) -> int:
+    from rich.console import Console
+
+    from harness.context import shared_prefix_chars
+    from harness.demo import session
+    from harness.demo.conversation import FIRST, FOLLOW_UP, SECOND, run_turn
+    from harness.demo.driver import DEMO, run_scenario
+    from harness.store import Store
+
     say = Printer(shutil.get_terminal_size((80, 24)).columns)
     store = Store(out / "demo.db")
     live = Console(file=sys.stdout, width=say.columns, highlight=False)
@@ -204,6 +202,9 @@ async def _first_contact(out: Path, steps: int) -> int:
 
 async def _recalled(say: Printer, out: Path, store: Store, project: Path) -> None:
     """A new conversation in the project: its first request carries the notes."""
+    from harness.demo.conversation import recalled_notes
+    from harness.demo.driver import run_scenario
+
     later = await run_scenario(
         project, store, steps=2, naive=False, create=False, turns=[{"content": "Nothing to do."}]
     )
@@ -215,6 +216,10 @@ async def _recalled(say: Printer, out: Path, store: Store, project: Path) -> Non
 
 def _ended(say: Printer, turn: Turn) -> None:
     """A turn's end: its last words, the files changed, the final line, then the diff."""
+    from harness.cli.summary import end_lines
+    from harness.cli.table import cut
+    from harness.demo.conversation import diff_lines
+
     for line in end_lines(turn.result, turn.tally, turn.changes):
         say(line.plain, indent="  ")
     for line in diff_lines(turn.changes):
@@ -223,6 +228,8 @@ def _ended(say: Printer, turn: Turn) -> None:
 
 def _cost(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
     """The cost against the honest baseline, in three lines."""
+    from harness.demo.pricing import CACHE_READ, CACHE_WRITE
+
     raw = bounded.total_chars / max(1, naive.total_chars)
     cost = bounded.total_cost / max(1, naive.total_cost)
     say(
@@ -269,6 +276,9 @@ def _budgets(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> No
 
 
 def _summary(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
+    from harness.demo import session
+    from harness.demo.pricing import CACHE_READ, CACHE_WRITE
+
     raw = bounded.total_chars / max(1, naive.total_chars)
     cost = bounded.total_cost / max(1, naive.total_cost)
     refreshes = sum(s.reread for s in bounded.steps)
@@ -294,6 +304,8 @@ def _summary(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> No
 
 
 def _chart(bounded: ScenarioResult, naive: ScenarioResult) -> str:
+    from harness.demo.chart import chart
+
     fixed = math.ceil(bounded.fixed_chars / 4)
     return chart(
         "Request size per step: naive vs bounded (estimated tokens)",
@@ -307,6 +319,8 @@ def _chart(bounded: ScenarioResult, naive: ScenarioResult) -> str:
 
 async def _memory(say: Printer, out: Path, store: Store) -> None:
     """A second run over the bounded workspace: its first request carries the notes."""
+    from harness.demo.driver import run_scenario
+
     second = await run_scenario(
         out / "bounded",
         store,

@@ -20,8 +20,6 @@ import argparse
 import sys
 from typing import Any
 
-from rich.text import Text
-
 from harness.cli.args import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -35,7 +33,6 @@ from harness.cli.args import (
 from harness.cli.output import console, print_found, print_json, say
 from harness.cli.table import Column, render
 from harness.cli.times import local_date
-from harness.contract import MemoryLimits
 from harness.errors import ConfigError, MemoryInputError
 from harness.escape import printable
 from harness.memory.notes import KINDS, MemoryNote, MemoryWriteResult
@@ -104,6 +101,8 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print_json([n.to_json() for n in notes])
         return 0
+    from harness.contract import MemoryLimits  # pydantic: only when the notes are shown
+
     limits = MemoryLimits()
     out = console()
     say(
@@ -291,6 +290,8 @@ def _say(line: str) -> None:
 
 
 def _print_note(note: MemoryNote) -> None:
+    from rich.text import Text
+
     out = console()
     for name, value in (
         ("key", note.key),

@@ -12,13 +12,14 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from harness.cli.args import EXIT_FAILED, EXIT_OK
 from harness.escape import printable
+
+if TYPE_CHECKING:  # rich loads when a command prints, not to parse the arguments
+    from rich.console import Console
+    from rich.text import Text
 
 PIPED_WIDTH = 120
 
@@ -57,6 +58,8 @@ def print_found(
 def console(*, stderr: bool = False) -> Console:
     """A console on stdout (or stderr): the terminal's width, or ``COLUMNS``, or 120 columns
     when piped."""
+    from rich.console import Console
+
     out = Console(highlight=False, stderr=stderr)
     if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
         return out
@@ -66,6 +69,8 @@ def console(*, stderr: bool = False) -> Console:
 def say(line: str, out: Console | None = None, *, style: str = "") -> None:
     """One line, escaped (much of what is printed was chosen by a model): wrapped at the
     width on a terminal, never broken when piped."""
+    from rich.text import Text
+
     prose(Text(printable(line), style=style), out or console())
 
 

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import EXIT_FAILED, add_json_arg, add_store_arg, open_store
 from harness.cli.output import console, print_json, say
-from harness.revert import FileRevert, RevertAction, RevertResult, revert_run
 
+if TYPE_CHECKING:  # the revert machinery (and the store) load when the command runs
+    from harness.revert import FileRevert, RevertResult
+
+# Keyed by the actions' values: ``RevertAction`` is a ``StrEnum``.
 _VERBS = {
-    RevertAction.RESTORED: "restored",
-    RevertAction.DELETED: "deleted",
-    RevertAction.UNCHANGED: "unchanged",
-    RevertAction.REFUSED: "refused",
-    RevertAction.FAILED: "failed",
+    "restored": "restored",
+    "deleted": "deleted",
+    "unchanged": "unchanged",
+    "refused": "refused",
+    "failed": "failed",
 }
 
 
@@ -40,6 +43,8 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.revert import RevertAction, revert_run
+
     with open_store(args) as store:
         row = store.get_run(args.run)
         if row is None:
@@ -72,6 +77,8 @@ def _print(result: RevertResult) -> None:
 
 
 def _file_line(f: FileRevert) -> str:
+    from harness.revert import RevertAction
+
     verb = _VERBS[f.action]
     if f.action is RevertAction.DELETED:
         return f"  {verb} {f.path} ({f.reason})" if f.reason else f"  {verb} {f.path}"
@@ -79,12 +86,16 @@ def _file_line(f: FileRevert) -> str:
 
 
 def _style(f: FileRevert) -> str:
+    from harness.revert import RevertAction
+
     if f.action in (RevertAction.REFUSED, RevertAction.FAILED):
         return "red"
     return "green" if f.changed_disk else ""
 
 
 def _total(result: RevertResult) -> str:
+    from harness.revert import RevertAction
+
     counts = [
         f"{result.count(action)} {_VERBS[action]}"
         for action in (

@@ -6,7 +6,6 @@ exactly the run object: ``runId``, ``outcome``, ``steps``, ``spentTokens``, ``co
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import re
@@ -16,10 +15,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from harness.changes import RunChanges, run_changes
-from harness.cli.approve import default_approver
 from harness.cli.args import (
     WorkspaceChoice,
     add_store_arg,
@@ -27,30 +22,27 @@ from harness.cli.args import (
     choose_workspace,
     open_store,
 )
-from harness.cli.output import console
-from harness.cli.progress import TerminalObserver
-from harness.cli.summary import end_lines
-from harness.contract import (
+from harness.defaults import (
     DEFAULT_CONTEXT_MAX_TOKENS,
     DEFAULT_CONTEXT_SHARE,
+    DEFAULT_CONTEXT_WIRE,
+    DEFAULT_LOW_WATER,
     DEFAULT_MAX_STEPS,
     DEFAULT_TOKEN_BUDGET,
-    ContextBudget,
-    ContextBudgetOverrides,
-    ContractOverrides,
-    TaskContract,
-    Verification,
 )
-from harness.conversation import Attachment, conversation_of, latest_conversation
 from harness.errors import ConfigError, HarnessError
 from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
-from harness.report import RunResult
-from harness.session import Session, build_contract, open_session
-from harness.store import Store
-from harness.telemetry import start_telemetry
-from harness.watch import Watcher
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a run's machinery loads when a run starts, not to parse the arguments
+    from rich.console import Console
+
+    from harness.changes import RunChanges
+    from harness.cli.progress import TerminalObserver
+    from harness.contract import ContractOverrides, TaskContract
+    from harness.conversation import Attachment
+    from harness.report import RunResult
+    from harness.session import Session
+    from harness.store import Store
     from harness.telemetry.export import Telemetry
 
 WIRES = ("transcript", "flat")
@@ -137,8 +129,7 @@ _DESCRIPTION = (
 
 
 def _budget_args(p: argparse.ArgumentParser) -> None:
-    low_water = ContextBudget.model_fields["low_water"].default
-    wire = TaskContract.model_fields["context_wire"].default
+    low_water, wire = DEFAULT_LOW_WATER, DEFAULT_CONTEXT_WIRE
     p.add_argument(
         "--token-budget",
         type=_positive_int,
@@ -183,6 +174,8 @@ def _budget_args(p: argparse.ArgumentParser) -> None:
 
 def attachment(text: str) -> Attachment:
     """``src/a.py`` or ``src/a.py:40-52``, relative to the current directory."""
+    from harness.conversation import Attachment
+
     path, _, lines = text.rpartition(":")
     found = re.fullmatch(r"(\d+)-(\d+)", lines) if path else None
     if found is None:
@@ -215,6 +208,8 @@ def _share(text: str) -> float:
 
 def contract_overrides(args: argparse.Namespace) -> ContractOverrides:
     """What the flags give; a flag not given is ``None`` (the default decides)."""
+    from harness.contract import ContextBudgetOverrides, ContractOverrides, Verification
+
     verification = None
     if args.verify:
         try:
@@ -249,6 +244,11 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
 
 
 def command(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from harness.session import build_contract
+    from harness.telemetry import start_telemetry
+
     _goal_and_run(args)
     where = choose_workspace(args.workspace)
     contract = build_contract(args.goal, where.root, contract_overrides(args))
@@ -280,6 +280,8 @@ def _goal_and_run(args: argparse.Namespace) -> None:
 
 def _conversation(args: argparse.Namespace, store: Store, root: Path) -> int | None:
     """The conversation ``--continue`` names (None: a new one)."""
+    from harness.conversation import conversation_of, latest_conversation
+
     if args.continue_run is None:
         return None
     if args.continue_run:
@@ -298,6 +300,11 @@ async def execute(
 ) -> RunResult:
     """One run with its live view (its end printed unless ``--json``); ``conversation``:
     a follow-up in it (else ``--continue`` says)."""
+    from harness.cli.approve import default_approver
+    from harness.cli.output import console
+    from harness.cli.progress import TerminalObserver
+    from harness.session import open_session
+
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     opened: list[Store] = []
 
@@ -338,6 +345,8 @@ async def execute(
 
 def _changes(store: Store, result: RunResult) -> RunChanges | None:
     """What the run changed that differs now (for the end's lines); None if unreadable."""
+    from harness.changes import run_changes
+
     if not result.files_changed:
         return None
     try:
@@ -354,13 +363,19 @@ def _model_words(session: Session) -> str:
 def _print_end(
     out: Console, result: RunResult, observer: TerminalObserver, changes: RunChanges | None
 ) -> None:
+    from harness.cli.summary import end_lines
+
     for line in end_lines(result, observer.tally, changes):
         out.print(line, soft_wrap=not out.is_terminal)  # piped: one line stays one line
 
 
 async def _watched(session: Session, ignore: list[Path]) -> RunResult:
     """Execute with the workspace watched and Ctrl-C cancelling at the next safe point."""
+    from harness.watch import Watcher
+
     watcher = Watcher(session.root, session.run.notify_changed, ignore=ignore)
+    import asyncio
+
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, session.run.cancel)
     try:

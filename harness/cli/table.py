@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-from rich.cells import cell_len
-from rich.text import Text
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from harness.escape import printable
 
+if TYPE_CHECKING:  # rich loads when a table is drawn, not when one is declared
+    from rich.text import Text
+
 Kind = Literal["id", "number", "fixed", "text"]
-Cell = str | Text
+Cell: TypeAlias = "str | Text"
 
 GAP = 2
 
@@ -49,6 +49,8 @@ class Layout:
 
 def cell(value: Cell) -> Text:
     """A value as the table shows it: a ``str`` is escaped (it may come from the model)."""
+    from rich.text import Text
+
     return value if isinstance(value, Text) else Text(printable(value))
 
 
@@ -65,6 +67,8 @@ def header_of(column: Column, short: bool) -> str:
 
 
 def _natural(column: Column, values: Sequence[Text], short: bool) -> int:
+    from rich.cells import cell_len
+
     natural = max([cell_len(header_of(column, short)), *(v.cell_len for v in values)])
     if column.kind == "text" and column.max_width is not None:
         natural = min(natural, max(column.max_width, cell_len(header_of(column, short))))
@@ -124,6 +128,8 @@ def render(
 ) -> tuple[list[Text], bool]:
     """The header and one line per row, each at most ``width`` cells wide when the fixed
     columns allow it; and whether the short headers were used (print their legend)."""
+    from rich.text import Text
+
     cells = [[cell(v) for v in row] for row in rows]
     shape = layout(columns, cells, width)
     header = [Text(header_of(c, shape.short), style="bold") for c in columns]
@@ -133,6 +139,8 @@ def render(
 
 
 def _line(columns: Sequence[Column], values: Sequence[Text], widths: Sequence[int]) -> Text:
+    from rich.text import Text
+
     line = Text()
     for i, (column, value, w) in enumerate(zip(columns, values, widths, strict=True)):
         if i:
@@ -144,6 +152,9 @@ def _line(columns: Sequence[Column], values: Sequence[Text], widths: Sequence[in
 
 def cut(text: str, width: int) -> str:
     """``text`` in at most ``width`` cells, ending in ``…`` when cut."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
     if cell_len(text) <= width:
         return text
     out = Text(text)

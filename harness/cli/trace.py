@@ -14,18 +14,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import add_json_arg, add_store_arg, commands, open_store
 from harness.cli.output import console, print_found, print_json, prose
-from harness.cli.summary import plural
 from harness.cli.table import Column, cut, render
 from harness.cli.times import local_minute
 from harness.escape import printable
-from harness.store.records import RunRow, RunTrace, StepDetail, StepRow
+
+if TYPE_CHECKING:  # rich and the store load when a command reads the trace
+    from rich.console import Console
+    from rich.text import Text
+
+    from harness.store.records import RunRow, RunTrace, StepDetail, StepRow
 
 RUNS_LIMIT = 20
 
@@ -121,6 +122,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _print_trace(trace: RunTrace) -> None:
+    from rich.text import Text
+
     out = console()
     for line in _heading(trace):
         prose(Text(printable(line)), out)
@@ -135,6 +138,8 @@ def _print_trace(trace: RunTrace) -> None:
 
 
 def _heading(trace: RunTrace) -> list[str]:
+    from harness.cli.summary import plural
+
     run = trace.run
     refused = sum(s.refused for s in trace.steps)
     failed = sum(s.failed for s in trace.steps)
@@ -180,6 +185,8 @@ def _numbers(s: StepRow) -> list[str]:
 def _under(s: StepRow, width: int) -> list[Text]:
     """The step's decision (with its refused and failed calls flagged) and the model's words,
     each on one line cut to the width."""
+    from rich.text import Text
+
     room = width - INDENT
     flags = [f"{n} {word}" for n, word in ((s.refused, "refused"), (s.failed, "failed")) if n]
     flag = f"  ✗ {' · '.join(flags)}" if flags else ""

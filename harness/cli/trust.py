@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import choose_workspace
 from harness.cli.output import say
 from harness.errors import ConfigError
-from harness.policy import TrustChange, default_user_config, record_trust
+
+if TYPE_CHECKING:  # the policy loads when the command runs
+    from harness.policy import TrustChange
 
 
 def register(sub: Any) -> None:
@@ -37,6 +39,8 @@ def command(args: argparse.Namespace) -> int:
     folder = Path(args.dir).expanduser() if args.dir else choose_workspace(None, home_ok=True).root
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a directory")
+    from harness.policy import default_user_config, record_trust
+
     change = record_trust(folder, not args.revoke, config=default_user_config())
     say(describe(change, revoke=args.revoke))
     return 0

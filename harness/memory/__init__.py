@@ -24,8 +24,21 @@ block, the scope and word functions); the value types are imported from ``notes`
 
 from __future__ import annotations
 
-from harness.memory.run import MemoryBlock, MemoryOutcome, RunMemory
-from harness.memory.text import GLOBAL, TRUNCATION_MARK, jaccard, scope_key, words
+from typing import TYPE_CHECKING
+
+from harness.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from harness.memory.run import MemoryBlock, MemoryOutcome, RunMemory
+    from harness.memory.text import GLOBAL, TRUNCATION_MARK, jaccard, scope_key, words
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "run": ("MemoryBlock", "MemoryOutcome", "RunMemory"),
+        "text": ("GLOBAL", "TRUNCATION_MARK", "jaccard", "scope_key", "words"),
+    },
+)
 
 __all__ = [
     "GLOBAL",

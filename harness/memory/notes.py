@@ -5,11 +5,13 @@ the §8.1 shapes (camelCase on the wire)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.camel import camel_json, json_as
 from harness.memory.text import GLOBAL, scope_name
-from harness.types import TraceEvent
+
+if TYPE_CHECKING:
+    from harness.types import TraceEvent
 
 KINDS = ("fact", "decision")
 

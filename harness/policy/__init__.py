@@ -12,43 +12,104 @@ The terminal approver lives with the command line (``harness.cli.approve``), the
 with the server (``server.lsp.approvals``).
 """
 
-from harness.policy.approval import (
-    NEWLINE_MARK,
-    Preview,
-    UnavailableApprover,
-    YesApprover,
-    full_view,
-    preview,
-    shown,
+from typing import TYPE_CHECKING
+
+from harness.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from harness.policy.approval import (
+        NEWLINE_MARK,
+        Preview,
+        UnavailableApprover,
+        YesApprover,
+        full_view,
+        preview,
+        shown,
+    )
+    from harness.policy.gate import NO_APPROVAL_REMEDY, Decision, Gate
+    from harness.policy.home import ALLOW_HOME_KEY, is_home_or_top, root_refusal
+    from harness.policy.loading import (
+        EDITOR_LAYER,
+        USER_LAYER,
+        WORKSPACE_LAYER,
+        LayerConfig,
+        Policy,
+        default_user_config,
+        parse_layer,
+        workspace_config,
+    )
+    from harness.policy.rules import (
+        BUILTIN_LAYER,
+        DEFAULT_LAYER,
+        DEFAULTS,
+        RUNS_LATER_GLOBS,
+        RUNS_LATER_LAYER,
+        SECRET_GLOBS,
+        SPEC_RUNS_LATER_GLOBS,
+        Layer,
+        Rule,
+        RuleSet,
+        Verdict,
+        builtin_layer,
+        runs_later,
+    )
+    from harness.policy.trust import TrustChange, covering, record_trust
+
+# Loaded on first use: importing one submodule does not import its siblings.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "approval": (
+            "NEWLINE_MARK",
+            "Preview",
+            "UnavailableApprover",
+            "YesApprover",
+            "full_view",
+            "preview",
+            "shown",
+        ),
+        "gate": (
+            "NO_APPROVAL_REMEDY",
+            "Decision",
+            "Gate",
+        ),
+        "home": (
+            "ALLOW_HOME_KEY",
+            "is_home_or_top",
+            "root_refusal",
+        ),
+        "loading": (
+            "EDITOR_LAYER",
+            "USER_LAYER",
+            "WORKSPACE_LAYER",
+            "LayerConfig",
+            "Policy",
+            "default_user_config",
+            "parse_layer",
+            "workspace_config",
+        ),
+        "rules": (
+            "BUILTIN_LAYER",
+            "DEFAULT_LAYER",
+            "DEFAULTS",
+            "RUNS_LATER_GLOBS",
+            "RUNS_LATER_LAYER",
+            "SECRET_GLOBS",
+            "SPEC_RUNS_LATER_GLOBS",
+            "Layer",
+            "Rule",
+            "RuleSet",
+            "Verdict",
+            "builtin_layer",
+            "runs_later",
+        ),
+        "trust": (
+            "TrustChange",
+            "covering",
+            "record_trust",
+        ),
+    },
 )
-from harness.policy.gate import NO_APPROVAL_REMEDY, Decision, Gate
-from harness.policy.home import ALLOW_HOME_KEY, is_home_or_top, root_refusal
-from harness.policy.loading import (
-    EDITOR_LAYER,
-    USER_LAYER,
-    WORKSPACE_LAYER,
-    LayerConfig,
-    Policy,
-    default_user_config,
-    parse_layer,
-    workspace_config,
-)
-from harness.policy.rules import (
-    BUILTIN_LAYER,
-    DEFAULT_LAYER,
-    DEFAULTS,
-    RUNS_LATER_GLOBS,
-    RUNS_LATER_LAYER,
-    SECRET_GLOBS,
-    SPEC_RUNS_LATER_GLOBS,
-    Layer,
-    Rule,
-    RuleSet,
-    Verdict,
-    builtin_layer,
-    runs_later,
-)
-from harness.policy.trust import TrustChange, covering, record_trust
 
 __all__ = [
     "ALLOW_HOME_KEY",

@@ -13,7 +13,7 @@ this package does not import httpx: the wire modules load when a provider is mad
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ConfigError
 from harness.provider.config import (
@@ -28,7 +28,9 @@ from harness.provider.config import (
     config_from_env,
     resolve_api_key,
 )
-from harness.types import Provider
+
+if TYPE_CHECKING:  # the value types load with a provider, not with its names
+    from harness.types import Provider
 
 
 def make_provider(config: ProviderConfig, api_key: str | None = None, **options: Any) -> Provider:

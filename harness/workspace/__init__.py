@@ -6,16 +6,38 @@ directory fd), ``files`` (reading through an fd, hashes, atomic writes), ``links
 links with a name outside), ``ignores`` (``.gitignore``), ``globs`` (``PathGlob``).
 """
 
-from harness.workspace.files import (
-    FULL_HASH_MAX_BYTES,
-    NotRegularFileError,
-    OpenFile,
-    PreparedWrite,
-    file_hash,
+from typing import TYPE_CHECKING
+
+from harness.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from harness.workspace.files import (
+        FULL_HASH_MAX_BYTES,
+        NotRegularFileError,
+        OpenFile,
+        PreparedWrite,
+        file_hash,
+    )
+    from harness.workspace.globs import GlobSet, PathGlob
+    from harness.workspace.ignores import ALWAYS_SKIPPED, IgnoreRules
+    from harness.workspace.root import PROTECTED_DIRS, BeforeWrite, Workspace, lexical_check
+
+# Loaded on first use: ``harness.workspace.identity`` alone does not load pathspec.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "files": (
+            "FULL_HASH_MAX_BYTES",
+            "NotRegularFileError",
+            "OpenFile",
+            "PreparedWrite",
+            "file_hash",
+        ),
+        "globs": ("GlobSet", "PathGlob"),
+        "ignores": ("ALWAYS_SKIPPED", "IgnoreRules"),
+        "root": ("PROTECTED_DIRS", "BeforeWrite", "Workspace", "lexical_check"),
+    },
 )
-from harness.workspace.globs import GlobSet, PathGlob
-from harness.workspace.ignores import ALWAYS_SKIPPED, IgnoreRules
-from harness.workspace.root import PROTECTED_DIRS, BeforeWrite, Workspace, lexical_check
 
 __all__ = [
     "ALWAYS_SKIPPED",

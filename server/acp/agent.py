@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
@@ -32,7 +32,6 @@ from acp.schema import (
 )
 
 from harness import __version__
-from harness.conversation import Attachment
 from harness.errors import ConfigError
 from harness.policy import default_user_config, root_refusal
 from harness.report import RunResult
@@ -41,6 +40,9 @@ from server.acp.front import AcpFront
 from server.acp.sessions import SessionBook, new_session_id
 from server.acp.updates import translate
 from server.conversation import Backend, Conversation, conversation_events
+
+if TYPE_CHECKING:  # the conversation machinery loads with the first prompt
+    from harness.conversation import Attachment
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +201,8 @@ def prompt_of(prompt: list[Any]) -> tuple[str, list[Attachment]]:
 
 def attachment(uri: str) -> Attachment | None:
     """The file a ``file:`` URI names, with its lines when its fragment names some."""
+    from harness.conversation import Attachment
+
     parsed = urlsplit(uri)
     if parsed.scheme != "file":
         return None

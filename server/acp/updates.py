@@ -23,8 +23,6 @@ from acp import (
 from acp.helpers import SessionUpdate, ToolCallContentVariant
 from acp.schema import Cost, ToolCallLocation, ToolKind, UsageUpdate
 
-from harness.policy.approval import written_names
-from harness.toolbox import label
 from harness.types import ApprovalRequest, ToolCall
 
 # The ACP kind of each of the harness's tools (§6.1).
@@ -52,6 +50,8 @@ def call_id(event: dict[str, Any]) -> str:
 
 
 def title_of(event: dict[str, Any]) -> str:
+    from harness.toolbox import label  # the tools load with the first call, not at start
+
     return label(ToolCall(str(event["callId"]), event["name"], event.get("arguments", {})))
 
 
@@ -103,6 +103,8 @@ def permission_content(
     if "command" in asked:  # the whole command, escaped as every approver shows it
         words = f"Run this command?\n\n{fenced(asked['command'])}"
         if request.files_written:
+            from harness.policy.approval import written_names
+
             words += f"\n\nThis run has written: {written_names(request.files_written)}"
         out.append(tool_content(text_block(words)))
     if asked.get("diff"):
