@@ -12,7 +12,6 @@ from typing import Any
 
 from harness.cli.args import EXIT_USAGE, PASSWORD_ON_COMMAND_LINE, Parser, add_store_arg
 from harness.provider import PROVIDER_NAMES
-from harness.store.connection import has_password
 
 _DESCRIPTION = (
     "Serve the Agent Client Protocol on stdio: an editor (Zed, a JetBrains IDE, "
@@ -79,6 +78,8 @@ def hand_off_raw(argv: list[str]) -> int:
     moved to ``$HARNESS_STORE`` (refused if it holds a password), the rest handed off."""
     rest, store = _without_store(argv)
     if store is not None:
+        from harness.store.connection import has_password
+
         if has_password(store):
             said = f"harness acp: error: argument --store: {PASSWORD_ON_COMMAND_LINE}"
             print(said, file=sys.stderr)
