@@ -17,6 +17,7 @@ import math
 
 from harness.context.emission import CARRIED, Entry, Form
 from harness.context.plan import Plan
+from harness.context.refresh import recheck
 from harness.context.subjects import index
 from harness.context.texts import (
     ARGUMENT_KEEP_CHARS,
@@ -28,7 +29,7 @@ from harness.context.texts import (
     window_stub,
 )
 from harness.context.window import cut
-from harness.ledger import MESSAGE
+from harness.ledger import MESSAGE, Confirmation, Refresh
 
 
 def slide(plan: Plan, budget: int, low_water: float) -> None:
@@ -129,13 +130,32 @@ def _settled(plan: Plan, seq: int, inside: Entry, boundary: int, restored: dict[
     if ref >= boundary:
         return entry
     obs = s.items[seq]
-    if ref in s.stale or (obs.read is not None and plan.ledger.stale_reason(obs) is not None):
-        return _outside(plan, seq)
+    if obs.read is not None and plan.ledger.stale_reason(obs) is not None:
+        return _rechecked(plan, seq, inside)
     if ref in restored:
         again = restored[ref]
         return entry.restyled(Form.UNCHANGED, unchanged_stub(obs, s.items[again]), again)
     restored[ref] = seq
     return inside
+
+
+def _rechecked(plan: Plan, seq: int, inside: Entry) -> Entry:
+    """An unchanged stub whose original left the window, its file changed since: carried
+    whole again when its lines are as they were, as its current text when that fits what
+    the window counted for it (rule 5: the window is the newest entries), else a stub."""
+    obs = plan.state.items[seq]
+    check = recheck(obs, plan.ledger, plan.refresh, step=plan.step, mark=plan.mark)
+    if check is None or isinstance(check, Confirmation):
+        if check is not None:
+            plan.confirmations[seq] = check
+        return inside
+    if isinstance(check, Refresh):
+        text = plan.capped(current_text(obs, plan.step, check.text))
+        entry = inside.restyled(Form.CURRENT, text)
+        if entry.cost <= inside.cost:
+            plan.refreshes[seq] = check
+            return entry
+    return _outside(plan, seq)
 
 
 def _outside(plan: Plan, seq: int) -> Entry:

@@ -325,13 +325,39 @@ def test_stubs_are_final_supersession_never_rewrites_one() -> None:
     ]
 
 
-def test_a_later_read_of_a_stale_copy_replaces_it_rather_than_pointing_at_it() -> None:
+def test_a_later_read_of_a_refreshed_copy_points_at_it_as_refreshed() -> None:
     s = having_read("a.py", files={"a.py": "v1"})
     s.send()
     edit(s, "a.py", "v1", "v2")
     s.send()  # step 3: the refresh
     s.act(s.disk.read("a.py"))  # step 3: v2, as refreshed
-    assert entry_texts(s.send())[-1] == "[read a.py] (replaces the read at step 1)\nv2"
+    assert entry_texts(s.send())[-1] == (
+        "[read a.py] (unchanged since the read at step 1 as refreshed at step 3, shown above)"
+    )
+
+
+def test_a_ranged_re_read_whose_lines_did_not_change_while_others_did_is_the_pointer() -> None:
+    """Issue 34: the identity test holds when the file changed elsewhere since the read
+    and since its refresh."""
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py", 1, 10))  # step 1
+    s.send()
+    edit(s, "a.py", "line 4\n", "line 4 edited\n")  # step 2: inside the range
+    s.send()  # step 3: the refresh entry
+    edit(s, "a.py", "line 40\n", "line 40 edited\n")  # step 3: elsewhere in the file
+    s.send()
+    s.act(s.disk.read("a.py", 1, 10))  # step 4: lines 1-10 as refreshed at step 3
+    before = s.sent[-1]
+    after = s.send()
+    assert entry_texts(after)[-1] == (
+        "[read a.py:1-10] (unchanged since the read at step 1 as refreshed at step 3, shown above)"
+    )
+    assert appended(before, after)
+    edit(s, "a.py", "line 50\n", "line 50 edited\n")  # step 5: elsewhere again
+    s.send()
+    s.act(s.disk.read("a.py", 1, 10))
+    assert entry_texts(s.send())[-1].startswith("[read a.py:1-10] (unchanged since the read at")
 
 
 # -- rule 5: the next slide cleans up -------------------------------------------------------
