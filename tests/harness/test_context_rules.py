@@ -442,3 +442,34 @@ def test_the_assembled_event_reports_breaks_and_refreshed() -> None:
     }
     assert appended(first, second)
     assert second.est_tokens == -(-second.request.chars // 4)
+
+
+def newest_contiguous(e: Emission) -> bool:
+    """No window stub after the first result the window carries (rule 5): the window is the
+    newest entries, contiguous."""
+    forms = [x.form for x in e.entries if x.kind != "message"]
+    first = next((i for i, f in enumerate(forms) if f in (Form.WHOLE, Form.CURRENT)), len(forms))
+    return Form.WINDOW not in forms[first:]
+
+
+def test_after_a_slide_the_carried_entries_are_the_newest_contiguous() -> None:
+    """Issue 34: an unchanged stub whose original slid out, its file changed since, was a
+    window stub inside the window; it is carried as the current text instead."""
+    s = Session(effective=2_000, files={"a.py": "x" + "A" * 999})  # 8,000 chars
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    for _ in range(3):
+        s.send()
+        s.act(grep(f"p{s.step}", "g" * 1_600))
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 5: unchanged since step 1
+    s.send()
+    edit(s, "a.py", "x", "y")  # step 6: both copies stale
+    s.send()  # step 7: the refresh of the read at step 1
+    s.act(grep("big", "b" * 1_500))
+    e = s.send()
+    assert "slide" in e.breaks and e.section_chars <= 8_000
+    assert newest_contiguous(e)
+    reads = [x for x in e.entries if x.kind == "read_file" and x.form is not Form.MERGED]
+    assert [x.form for x in reads] == [Form.WINDOW, Form.CURRENT]
+    assert reads[-1].text == "[read a.py] (refreshed at step 8)\n" + "y" + "A" * 999
