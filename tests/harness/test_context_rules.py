@@ -473,3 +473,81 @@ def test_after_a_slide_the_carried_entries_are_the_newest_contiguous() -> None:
     reads = [x for x in e.entries if x.kind == "read_file" and x.form is not Form.MERGED]
     assert [x.form for x in reads] == [Form.WINDOW, Form.CURRENT]
     assert reads[-1].text == "[read a.py] (refreshed at step 8)\n" + "y" + "A" * 999
+
+
+# -- rule 3, revised: the agent's own edit points at the call (issue 34) --------------------
+
+
+def own_edit(s: Session, path: str, old: str, new: str) -> None:
+    """The model's ``edit_file`` call, its result and the change it made (the loop records
+    the hash it replaced)."""
+    s.act(
+        ToolResult("edit_file", path, f"[edit {path}] 1 line"),
+        arguments=[{"path": path, "old": old, "new": new}],
+    )
+    s.write(path, s.disk.files[path].replace(old, new), own=True)
+
+
+def test_an_own_edit_gets_one_line_pointing_at_the_call_and_a_later_read_the_pointer() -> None:
+    s = Session(files={"src/a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("src/a.py", 21, 20))  # step 1: lines 21-40
+    s.send()
+    own_edit(s, "src/a.py", "line 30\n", "line 30 edited\n")  # step 2
+    before = s.send()  # step 3
+    assert entry_texts(before)[-1] == (
+        "[read src/a.py:21-40] (refreshed at step 3: your edit at step 2 changed line 30; "
+        "that call shows the new text)"
+    )
+    s.act(s.disk.read("src/a.py", 21, 20))  # step 3: the lines again, as the edit left them
+    after = s.send()
+    assert entry_texts(after)[-1] == (
+        "[read src/a.py:21-40] (unchanged since the read at step 1 as refreshed at step 3, "
+        "shown above)"
+    )
+    assert appended(before, after) and not any("@@" in t for t in entry_texts(after))
+
+
+def test_two_own_edits_in_one_turn_are_named_with_their_lines() -> None:
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    s.send()
+    edits = [("line 3\n", "line 3 edited\n"), ("line 50\n", "line 49b\nline 50\n")]
+    s.act(
+        *(ToolResult("edit_file", "a.py", "[edit a.py] 1 line") for _ in edits),
+        arguments=[{"path": "a.py", "old": old, "new": new} for old, new in edits],
+    )  # step 2
+    for old, new in edits:
+        s.write("a.py", s.disk.files["a.py"].replace(old, new), own=True)
+    assert entry_texts(s.send())[-1] == (
+        "[read a.py] (refreshed at step 3: your edits at step 2 changed lines 3, 50; "
+        "those calls show the new text)"
+    )
+
+
+def test_an_own_edit_then_a_formatter_gets_the_hunks() -> None:
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    s.send()
+    own_edit(s, "a.py", "line 30\n", "line 30 edited\n")  # step 2
+    s.write("a.py", s.disk.files["a.py"].replace("line 10\n", "line 10 formatted\n"), Cause.EXEC)
+    got = entry_texts(s.send())[-1]
+    assert got.startswith(
+        "[read a.py] (refreshed at step 3: the write at step 2 changed it since the read at step 1)"
+    )
+    assert "@@ lines 8–12 now @@\nline 8\nline 9\nline 10 formatted" in got
+    assert "line 30 edited" in got and "your edit" not in got
+
+
+def test_an_own_edit_on_top_of_an_unseen_outside_change_gets_the_hunks() -> None:
+    """The chain of hashes breaks: the edit replaced bytes the model never saw."""
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    s.disk.files["a.py"] = s.disk.files["a.py"].replace("line 5\n", "line five\n")  # unreported
+    s.send()
+    own_edit(s, "a.py", "line 30\n", "line 30 edited\n")  # step 2
+    got = entry_texts(s.send())[-1]
+    assert "your edit" not in got and "line five" in got and "line 30 edited" in got

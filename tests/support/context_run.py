@@ -150,9 +150,13 @@ class Session:
             self.ledger.add(self.step, result, call_id=call.id)
         return calls
 
-    def write(self, path: str, text: str, cause: Cause = Cause.WRITE) -> None:
+    def write(self, path: str, text: str, cause: Cause = Cause.WRITE, *, own: bool = False) -> None:
+        """A change of ``path``; ``own``: the agent's write, with the hash it replaced (as
+        the loop records it), so rule 3 may point at the call."""
+        before = self.disk.files.get(path)
         self.disk.files[path] = text
-        self.ledger.note_change(path, cause, self.step, content_hash(text.encode()))
+        old = content_hash(before.encode()) if own and before is not None else None
+        self.ledger.note_change(path, cause, self.step, content_hash(text.encode()), old)
 
     def observe(self, result: ToolResult) -> None:
         """A result no call asked for (the verification)."""
