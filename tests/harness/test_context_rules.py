@@ -439,6 +439,7 @@ def test_the_assembled_event_reports_breaks_and_refreshed() -> None:
         "breaks": [],
         "refreshed": [{"path": "a.py", "readStep": 1, "chars": len(refresh), "ok": True}],
         "naive": False,
+        "freeSlide": False,
     }
     assert appended(first, second)
     assert second.est_tokens == -(-second.request.chars // 4)

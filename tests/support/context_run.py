@@ -118,14 +118,17 @@ class Session:
     def trailer(self, step: int) -> str:
         return f"# Step {step} of {self.max_steps} — {step * 1_000:,} tokens spent. Act."
 
-    def send(self, effective: int | None = None) -> Emission:
+    def send(self, effective: int | None = None, *, cold: bool = False) -> Emission:
+        """``cold``: the provider's cache expired since the last request (bounded only)."""
         self.step += 1
+        more = {"cold": cold} if cold else {}
         emission = self.engine.assemble(
             step=self.step,
             effective_tokens=effective or self.effective,
             trailer=self.trailer(self.step),
             refresh=self.disk,
             memory=self.memory,
+            **more,
         )
         self.engine.commit(emission)
         self.sent.append(emission)
