@@ -20,6 +20,8 @@ entries where the assembly placed them.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -85,6 +87,8 @@ class Assembler(Protocol):
 
     def snapshot(self) -> str | None: ...
 
+    def cache_of(self, provider: str) -> None: ...
+
 
 class _Assembler:
     """What both assemblers share: the frame, the memory block, the trailer, the events."""
@@ -116,6 +120,9 @@ class _Assembler:
     def snapshot(self) -> str | None:
         """The context as JSON for the conversation's next turn (None: not kept)."""
         return None
+
+    def cache_of(self, provider: str) -> None:
+        """The requests go to ``provider`` (its prompt cache's idle limit, §3 rule 5)."""
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
         raise NotImplementedError
@@ -152,12 +159,31 @@ class _Assembler:
         return self._block.text
 
 
+# How long a provider keeps a prompt prefix cached while idle (seconds): Anthropic's
+# default breakpoints live 5 minutes; OpenAI keeps prefixes "5 to 10 minutes of inactivity"
+# (longer off-peak), so 10 minutes is when its cache has surely gone cold.
+CACHE_IDLE_SECONDS = {"anthropic": 300.0}
+DEFAULT_CACHE_IDLE_SECONDS = 600.0
+
+
+def cache_idle_seconds(provider: str, setting: float | None = None) -> float:
+    """The idle time after which ``provider``'s cache is taken as expired (``setting``, the
+    contract's ``contextBudget.cacheIdleSeconds``, wins)."""
+    if setting is not None:
+        return setting
+    return CACHE_IDLE_SECONDS.get(provider, DEFAULT_CACHE_IDLE_SECONDS)
+
+
 class BoundedAssembler(_Assembler):
     """The §3 rules: stale reads refreshed through the gate (their changed lines appended),
     every entry capped, the window sliding in steps under the effective budget, the prefix
-    stable between slides."""
+    stable between slides — and sliding for free before a request sent after the
+    provider's cache went cold (``cache_idle`` seconds since the last one, on ``clock``)."""
 
     engine: BoundedContext
+    cache_idle: float = DEFAULT_CACHE_IDLE_SECONDS
+    clock: Callable[[], float] = staticmethod(time.time)
+    sent_at: float | None = None  # when the last request was sent (``clock``)
 
     def __init__(
         self,
@@ -176,8 +202,16 @@ class BoundedAssembler(_Assembler):
         low_water = contract.context_budget.low_water
         self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water)
 
+    def cache_of(self, provider: str) -> None:
+        setting = self.contract.context_budget.cache_idle_seconds
+        self.cache_idle = cache_idle_seconds(provider, setting)
+
     def snapshot(self) -> str | None:
-        return dump(self.frame.frame, self.turn, self.ledger, self.engine.sent)
+        return dump(self.frame.frame, self.turn, self.ledger, self.engine.sent, self.sent_at)
+
+    def commit(self, turn: Turn) -> None:
+        super().commit(turn)
+        self.sent_at = self.clock()
 
     def continue_from(self, snapshot: Snapshot, turn: int, user_text: str) -> None:
         """Continue the conversation ``snapshot`` left (§11) as its turn ``turn``: its
@@ -189,6 +223,7 @@ class BoundedAssembler(_Assembler):
         low_water = self.contract.context_budget.low_water
         self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water)
         self.engine.resume(snapshot.state)
+        self.sent_at = snapshot.sent_at
         self.ledger.add_user(0, user_text)
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
@@ -198,6 +233,7 @@ class BoundedAssembler(_Assembler):
             trailer=text,
             refresh=make_refresher(self.workspace, self.gate, Ceiling(state.effective)),
             memory=memory,
+            cold=self.sent_at is not None and self.clock() - self.sent_at >= self.cache_idle,
         )
 
 

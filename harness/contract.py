@@ -46,6 +46,9 @@ class ContextBudget(_Frozen):
     max_tokens: int = Field(default=DEFAULT_CONTEXT_MAX_TOKENS, ge=1)
     share: float = Field(default=DEFAULT_CONTEXT_SHARE, gt=0.0, le=1.0)
     low_water: float = Field(default=DEFAULT_LOW_WATER, gt=0.0, le=1.0)
+    # seconds idle after which the provider's prompt cache is taken as expired (a request
+    # then slides for free, §3 rule 5); None: the provider's default (harness.assembly)
+    cache_idle_seconds: float | None = Field(default=None, gt=0.0)
 
 
 class MemoryLimits(_Frozen):
@@ -97,6 +100,7 @@ class ContextBudgetOverrides(_Frozen):
     max_tokens: int | None = None
     share: float | None = None
     low_water: float | None = None
+    cache_idle_seconds: float | None = None
 
 
 class ContractOverrides(_Frozen):

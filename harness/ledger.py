@@ -58,6 +58,7 @@ class Change:
     cause: Cause
     new_hash: str | None
     turn: int | None = None  # an earlier turn of the conversation (§11); None: this run
+    old_hash: str | None = None  # an agent's write: the file's hash before it (None: unknown)
 
     def describe(self) -> str:
         if self.cause is Cause.WRITE:
@@ -163,10 +164,18 @@ class Ledger:
             self._observations.append(obs)
             return obs
 
-    def note_change(self, path: str, cause: Cause, step: int, new_hash: str | None) -> bool:
-        """Record that ``path`` now has ``new_hash``. Returns False (and records nothing)
-        when the bytes are what the ledger last knew — an own write seen again by the
-        watcher, or a save that changed nothing."""
+    def note_change(
+        self,
+        path: str,
+        cause: Cause,
+        step: int,
+        new_hash: str | None,
+        old_hash: str | None = None,
+    ) -> bool:
+        """Record that ``path`` now has ``new_hash`` (``old_hash``: an agent's write, the
+        hash it replaced). Returns False (and records nothing) when the bytes are what the
+        ledger last knew — an own write seen again by the watcher, or a save that changed
+        nothing."""
         path = normalize_path(path)
         with self._lock:
             if path in self._known and self._known[path] == new_hash:
@@ -177,7 +186,7 @@ class Ledger:
                 self._known[path] = new_hash
                 return False
             self._known[path] = new_hash
-            change = Change(len(self._observations), step, path, cause, new_hash)
+            change = Change(len(self._observations), step, path, cause, new_hash, old_hash=old_hash)
             self._changes.setdefault(path, []).append(change)
             self._log.append(change)
             return True
@@ -275,6 +284,23 @@ class Ledger:
         if not changes or changes[-1].new_hash == seen:
             return None
         return next(c for c in changes if c.new_hash != seen)
+
+    def own_writes(self, obs: Observation) -> list[Change] | None:
+        """The changes to ``obs``'s file since the model's copy was taken when they are all
+        the agent's own writes, each applied to the bytes the one before left (an unbroken
+        chain of hashes from the copy's); else None."""
+        if obs.read is None:
+            return None
+        with self._lock:
+            mark, seen = self._seen.get(obs.seq, (obs.seq + 1, obs.read.content_hash))
+            path = normalize_path(obs.read.path)
+            changes = [c for c in self._changes.get(path, ()) if c.seq >= mark]
+        held: str | None = seen
+        for change in changes:
+            if change.cause is not Cause.WRITE or change.old_hash != held:
+                return None
+            held = change.new_hash
+        return changes or None
 
     def changed_since(self, count: int) -> tuple[set[str], int]:
         """The paths changed after the first ``count`` changes noted, and the count now: an

@@ -40,6 +40,7 @@ from harness.types import (
     ToolCall,
     ToolResult,
     TraceEvent,
+    content_hash,
 )
 from harness.verify import verify
 
@@ -229,7 +230,8 @@ class Run:
         observation = self.ledger.add(step, result, call_id)
         for write in result.writes:
             self._written.setdefault(write.path)
-            self.ledger.note_change(write.path, Cause.WRITE, step, write.after_hash)
+            before = content_hash(write.before) if write.before is not None else None
+            self.ledger.note_change(write.path, Cause.WRITE, step, write.after_hash, before)
             self.observer.file_written(self.info, self.toolbox.workspace.root / write.path)
         for notice in result.notices:
             self.observer.user_warning(self.info, notice.message)

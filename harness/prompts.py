@@ -25,7 +25,8 @@ How your context is built (each request is assembled under a budget):
   first; the last lines of the request say which step this is and what you have spent.
 - Text already shown to you is not rewritten between turns: corrections come later.
 - A result identical to an earlier one still shown reads
-  "[read src/a.py] (unchanged since the read at step 3, shown above)": look there.
+  "[read src/a.py] (unchanged since the read at step 3, shown above)": look there ("… as
+  refreshed at step 9 …": the earlier copy with its refresh applied).
 - A later, different result names the one it replaces: "[read src/a.py] (replaces the
   read at step 3)". It is the current answer; the older copy above is out of date.
 - A file you read that changed afterwards (your own edit, the user's editor, a formatter,
@@ -37,9 +38,13 @@ How your context is built (each request is assembled under a budget):
   earlier copy with its refreshes applied; "… changed on disk since …" means something
   other than you changed it. "(the same lines as the refresh of the read at step 1,
   above)" means the same change was shown just above. "(not refreshed at step 9: …)" says
-  why it could not be re-read. When the context is trimmed, out-of-date copies become
-  stubs "(elided: superseded by the read at step 7)" or the current text "(refreshed at
-  step 9)".
+  why it could not be re-read. When only your own calls changed the file since you read
+  it, the refresh is one line pointing at them: "[read src/a.py:40-52] (refreshed at step
+  9: your edit at step 5 changed lines 44–47; that call shows the new text)" — the file is
+  your copy with that call's old text replaced by its new text; "your write at step 5
+  replaced it; that call holds the whole new text". When the context is trimmed,
+  out-of-date copies become stubs "(elided: superseded by the read at step 7)" or the
+  current text "(refreshed at step 9)".
 - Ranged reads name their lines ("[read src/a.py:81-160]"); a read that did not fit ends
   with "…[lines 1–312 of 1,204 shown; read_file with offset=313 for the rest]".
 - When the context grows too long, older results become stubs "(elided: N chars, older

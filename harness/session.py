@@ -164,6 +164,7 @@ async def open_session(
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
         assembler = _context(assembly, contract, toolbox, previous, context or ())
+        assembler.cache_of(model.name)
         run = Run(
             contract,
             run_id,

@@ -138,6 +138,7 @@ class Emission:
     breaks: tuple[str, ...]  # what changed already-sent text: slide, memory
     est_tokens: int
     naive: bool = False
+    free: bool = False  # a slide made because the provider's cache had expired (§3 rule 5)
     # The refresh entries appended this turn, each an observation of its own at the end (§3
     # rules 3 and 6): ``commit`` records them in the ledger at the positions they were given.
     rereads: tuple[Observation, ...] = ()
@@ -192,5 +193,6 @@ class Emission:
                 for r in self.refreshed
             ],
             "naive": self.naive,
+            "freeSlide": self.free,
         }
         return TraceEvent("assembled", detail)

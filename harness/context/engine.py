@@ -11,6 +11,8 @@ the one the next turn is measured against.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from harness.context.ceiling import Ceiling
 from harness.context.emission import Emission, Entry
 from harness.context.frame import RunFrame, Sender
@@ -49,9 +51,12 @@ class BoundedContext(Sender[State]):
         trailer: str,
         refresh: Refresher,
         memory: MemorySource = "",
+        cold: bool = False,
     ) -> Emission:
         """This turn's emission. ``memory`` (a text, or a callable giving it) is used at the
-        first turn and at slides only; ``refresh`` re-reads stale reads."""
+        first turn and at slides only; ``refresh`` re-reads stale reads; ``cold``: the
+        provider's cache has surely expired since the last request, so the whole prefix is
+        written anyway — the window slides now, for free."""
         ceiling = Ceiling(effective_tokens)
         plan = Plan(self._sent, self.ledger, refresh, step=step, ceiling=ceiling)
         s = plan.state
@@ -61,7 +66,8 @@ class BoundedContext(Sender[State]):
         admit(plan, self.ledger.since(len(s.items)))
         check_window(plan)
         budget = ceiling.budget(s.memory, trailer)
-        if plan.total() > budget:
+        cold = cold and bool(self._sent.texts)
+        if plan.total() > budget or cold:
             if not chosen:
                 s.memory, chosen = choose(memory, ceiling), True
                 budget = ceiling.budget(s.memory, trailer)
@@ -76,6 +82,8 @@ class BoundedContext(Sender[State]):
             kept=plan.kept(),
             breaks=_breaks(plan, self._sent),
         )
+        if cold and emission.breaks:
+            emission = replace(emission, free=True)
         return self._pend(emission, s)
 
     @property

@@ -21,9 +21,10 @@ from harness.context.emission import CARRIED, Entry, Form, Refreshed
 from harness.context.events import refused_event, reread_event
 from harness.context.hunks import changed_lines
 from harness.context.outcome import Refresher
+from harness.context.own_edits import own_edit_line
 from harness.context.plan import Plan
 from harness.context.state import Unrefreshed
-from harness.context.texts import refresh_text, same_lines, unrefreshed_text
+from harness.context.texts import label, refresh_text, same_lines, unrefreshed_text
 from harness.ledger import Confirmation, Ledger, Observation, Refresh
 from harness.tools.span import EMPTY_FILE
 from harness.types import ReadSpan, content_hash, normalize_path
@@ -101,8 +102,12 @@ def _check(plan: Plan, seq: int) -> None:
         span = obs.read
         assert span is not None
         held = held_text(obs, plan.ledger)
-        body = check.text if held is None else changed_lines(held, check.text, span.offset or 1)
-        text = refresh_text(obs, plan.step, check.invalidated_by, _once(plan, obs, body))
+        own = own_edit_line(plan, obs, check, held)
+        if own is not None:
+            text = f"{label(obs)} (refreshed at step {plan.step}: {own})"
+        else:
+            body = check.text if held is None else changed_lines(held, check.text, span.offset or 1)
+            text = refresh_text(obs, plan.step, check.invalidated_by, _once(plan, obs, body))
         read = ReadSpan(span.path, span.offset, span.limit, check.content_hash, check.shown_hash)
         s.stale[seq] = _append(plan, obs, text, read)
     elif isinstance(check, Unrefreshed):

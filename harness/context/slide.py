@@ -17,6 +17,7 @@ import math
 
 from harness.context.emission import CARRIED, Entry, Form
 from harness.context.plan import Plan
+from harness.context.refresh import recheck
 from harness.context.subjects import index
 from harness.context.texts import (
     ARGUMENT_KEEP_CHARS,
@@ -28,7 +29,7 @@ from harness.context.texts import (
     window_stub,
 )
 from harness.context.window import cut
-from harness.ledger import MESSAGE
+from harness.ledger import MESSAGE, Confirmation, Refresh
 
 
 def slide(plan: Plan, budget: int, low_water: float) -> None:
@@ -38,7 +39,8 @@ def slide(plan: Plan, budget: int, low_water: float) -> None:
     newest = next((q for q in range(n - 1, start - 1, -1) if s.items[q].kind == MESSAGE), n)
     _elide(plan, start, newest)
     fill = math.floor(low_water * budget)
-    inside = {q: _inside(plan, q) for q in range(start, n)}
+    checks: dict[int, Confirmation | Refresh] = {}
+    inside = {q: _inside(plan, q, checks) for q in range(start, n)}
     boundary, folded = _place(plan, inside, budget, fill)
     if boundary == n and newest < n and _elide(plan, newest, newest + 1):
         inside[newest] = s.entries[newest]
@@ -50,7 +52,7 @@ def slide(plan: Plan, budget: int, low_water: float) -> None:
         kinds.append(entry.form if entry.counted else None)
     restored: dict[int, int] = {}  # an original older than the window -> its copy carried
     for q in range(boundary, n):
-        plan.put(q, _settled(plan, q, inside[q], boundary, restored))
+        plan.put(q, _settled(plan, q, inside[q], boundary, restored=restored, checks=checks))
     s.fold = s.fold.extended(kinds[: folded - start])
     s.boundary = boundary
     s.replaced.clear()
@@ -93,9 +95,10 @@ def _place(plan: Plan, inside: dict[int, Entry], budget: int, fill: int) -> tupl
     return start + found.boundary, start + found.folded
 
 
-def _inside(plan: Plan, seq: int) -> Entry:
+def _inside(plan: Plan, seq: int, checks: dict[int, Confirmation | Refresh]) -> Entry:
     """The entry as the new window carries it: cleaned up, and an unchanged stub counted
-    as carried whole again (what it costs if its original leaves the window)."""
+    as carried whole again (what it costs if its original leaves the window) — as its
+    current text when its file changed since (``checks`` keeps the re-read)."""
     s = plan.state
     entry, obs = s.entries[seq], s.items[seq]
     if seq in s.replaced:
@@ -110,11 +113,21 @@ def _inside(plan: Plan, seq: int) -> Entry:
         text = plan.capped(current_text(obs, refresh.step, refresh.text))
         return entry.restyled(Form.CURRENT, text)
     if entry.form is Form.UNCHANGED:
+        if obs.read is not None and plan.ledger.stale_reason(obs) is not None:
+            return _rechecked(plan, seq, entry, checks)
         return entry.restyled(Form.WHOLE, plan.capped(obs.text))
     return entry
 
 
-def _settled(plan: Plan, seq: int, inside: Entry, boundary: int, restored: dict[int, int]) -> Entry:
+def _settled(
+    plan: Plan,
+    seq: int,
+    inside: Entry,
+    boundary: int,
+    *,
+    restored: dict[int, int],
+    checks: dict[int, Confirmation | Refresh],
+) -> Entry:
     """An unchanged stub stays one while its original is in the window and carried; it is
     superseded with it; when the original left, the first such stub is carried whole again
     (a window stub when it may be stale) and the later ones point to it."""
@@ -129,13 +142,36 @@ def _settled(plan: Plan, seq: int, inside: Entry, boundary: int, restored: dict[
     if ref >= boundary:
         return entry
     obs = s.items[seq]
-    if ref in s.stale or (obs.read is not None and plan.ledger.stale_reason(obs) is not None):
+    if inside.form is Form.UNCHANGED:  # stale, and the re-read failed
         return _outside(plan, seq)
+    check = checks.get(seq)
+    if isinstance(check, Refresh):
+        plan.refreshes[seq] = check
+    elif check is not None:
+        plan.confirmations[seq] = check
     if ref in restored:
         again = restored[ref]
         return entry.restyled(Form.UNCHANGED, unchanged_stub(obs, s.items[again]), again)
     restored[ref] = seq
     return inside
+
+
+def _rechecked(
+    plan: Plan, seq: int, entry: Entry, checks: dict[int, Confirmation | Refresh]
+) -> Entry:
+    """An unchanged stub whose file changed since: as the window would carry it if its
+    original left — whole when its lines are as they were, else its current text (rule
+    5: the window is the newest entries); the stub itself when the re-read fails."""
+    obs = plan.state.items[seq]
+    check = recheck(obs, plan.ledger, plan.refresh, step=plan.step, mark=plan.mark)
+    if check is None or isinstance(check, Confirmation):
+        if check is not None:
+            checks[seq] = check
+        return entry.restyled(Form.WHOLE, plan.capped(obs.text))
+    if isinstance(check, Refresh):
+        checks[seq] = check
+        return entry.restyled(Form.CURRENT, plan.capped(current_text(obs, plan.step, check.text)))
+    return entry
 
 
 def _outside(plan: Plan, seq: int) -> Entry:

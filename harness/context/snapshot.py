@@ -52,14 +52,16 @@ class Snapshot:
     turn: int
     ledger: Ledger
     state: State
+    sent_at: float | None = None  # wall-clock time its last request was sent (cache idle)
 
 
-def dump(frame: str, turn: int, ledger: Ledger, state: State) -> str:
+def dump(frame: str, turn: int, ledger: Ledger, state: State, sent_at: float | None = None) -> str:
     parts = ledger.export()
     data = {
         "version": VERSION,
         "frame": frame,
         "turn": turn,
+        "sentAt": sent_at,
         "ledger": {f.name: _encode(getattr(parts, f.name)) for f in fields(parts)},
         "state": {
             "items": len(state.items),
@@ -94,7 +96,9 @@ def load(text: str) -> Snapshot:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise SnapshotError(f"the stored context does not decode: {exc}") from None
-    return Snapshot(str(data["frame"]), turn, ledger, state)
+    sent = data.get("sentAt")
+    sent_at = float(sent) if isinstance(sent, int | float) else None
+    return Snapshot(str(data["frame"]), turn, ledger, state, sent_at)
 
 
 def _state(raw: dict[str, Any], observations: list[Observation], turn: int) -> State:

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from harness.context.emission import CARRIED, Entry, Form
 from harness.context.pairing import pair
 from harness.context.plan import Plan
-from harness.context.state import State
 from harness.context.subjects import subject
 from harness.context.texts import elide_arguments, replaces_text, unchanged_stub
 from harness.ledger import MESSAGE, Observation
@@ -56,10 +55,12 @@ def offer(plan: Plan, obs: Observation) -> None:
     it shows what the latest carried result of its subject shows; else it replaces the
     carried ones, and its header says so."""
     s = plan.state
-    ref, victims = plan.subjects.offer(obs, s.subjects[obs.seq], lambda q, o: _same(s, q, o))
+    ref, victims = plan.subjects.offer(obs, s.subjects[obs.seq], lambda q, o: _same(plan, q, o))
     entry = s.entries[obs.seq]
     if ref is not None:
-        stub = unchanged_stub(obs, s.items[ref])
+        refresh = plan.refresh_of(ref) if ref in s.stale else None
+        at = refresh.step if refresh is not None else None
+        stub = unchanged_stub(obs, s.items[ref], refreshed_at=at)
         plan.put(obs.seq, entry.restyled(Form.UNCHANGED, stub, ref))
         return
     carried = [v for v in victims if s.entries[v].form in CARRIED and v not in s.replaced]
@@ -71,12 +72,22 @@ def offer(plan: Plan, obs: Observation) -> None:
     plan.put(obs.seq, entry.restyled(Form.WHOLE, plan.capped(text)))
 
 
-def _same(state: State, seq: int, obs: Observation) -> bool:
-    """Whether ``obs`` shows exactly what the carried ``seq`` shows (a stale copy never
-    does: the model is told to read it with its refresh)."""
+def _same(plan: Plan, seq: int, obs: Observation) -> bool:
+    """Whether ``obs`` shows exactly what the model holds for the carried ``seq``: its text,
+    or for a stale copy the lines as its refresh entry corrected them (a ranged re-read
+    whose lines did not change while others of the file did is the same answer)."""
+    state = plan.state
     entry, earlier = state.entries[seq], state.items[seq]
-    if not earlier.ok or seq in state.stale or seq in state.unrefreshed:
+    if not earlier.ok or seq in state.unrefreshed or entry.form is not Form.WHOLE:
         return False
-    if entry.form is Form.WHOLE:
+    if seq not in state.stale:
         return earlier.text == obs.text
-    return False
+    refresh = plan.refresh_of(seq)
+    if refresh is None or obs.read is None or earlier.read is None:
+        return False
+    same_header = obs.text.split("\n", 1)[0] == earlier.text.split("\n", 1)[0]
+    return (
+        same_header
+        and refresh.shown_hash is not None
+        and (refresh.shown_hash == obs.read.shown_hash)
+    )

@@ -66,10 +66,14 @@ def named(obs: Observation) -> str:
     return f"the {verb(obs.kind)} at {obs.at}"
 
 
-def unchanged_stub(obs: Observation, earlier: Observation) -> str:
+def unchanged_stub(obs: Observation, earlier: Observation, refreshed_at: int | None = None) -> str:
     """Rule 2, one form for every kind: ``[grep TODO] (unchanged since the grep at step 3,
-    shown above)``."""
-    return f"{label(obs)} (unchanged since {named(earlier)}, shown above)"
+    shown above)``; for a read whose copy a refresh entry corrected, ``(unchanged since the
+    read at step 3 as refreshed at step 9, shown above)``."""
+    since = named(earlier)
+    if refreshed_at is not None:
+        since += f" as refreshed at step {refreshed_at}"
+    return f"{label(obs)} (unchanged since {since}, shown above)"
 
 
 def replaces_text(obs: Observation, victims: list[Observation]) -> str:

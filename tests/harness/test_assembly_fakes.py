@@ -148,10 +148,12 @@ async def test_the_transcript_answers_every_tool_call_on_both_wires(
     assert paired[0] == 0 and paired[-1] == sum(len(t.get("tool_calls", ())) for t in TURNS)
     last = request_text(fake.requests[-1])
     # the stale read of src/a.py stays as sent; its refresh is appended after the edit that
-    # made it stale (§3 rule 3), and the later read names the read it replaces (rule 2)
-    refresh = "[read src/a.py] (refreshed at step 4: the write at step 3 changed it since the"
+    # made it stale, one line pointing at that call (§3 rule 3: the agent's own edit), and
+    # the later read, showing what the refresh corrected, points at it (rule 2)
+    refresh = "[read src/a.py] (refreshed at step 4: your edit at step 3 changed line"
     assert last.index("[edit src/a.py]") < last.index(refresh)
-    assert last.index(refresh) < last.index("[read src/a.py] (replaces the read at step 1)")
+    pointer = "[read src/a.py] (unchanged since the read at step 1 as refreshed at step 4, shown"
+    assert last.index(refresh) < last.index(pointer)
     assert last.rstrip().endswith("answer without a tool call when the task is done.")
 
 

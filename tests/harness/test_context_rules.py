@@ -325,13 +325,39 @@ def test_stubs_are_final_supersession_never_rewrites_one() -> None:
     ]
 
 
-def test_a_later_read_of_a_stale_copy_replaces_it_rather_than_pointing_at_it() -> None:
+def test_a_later_read_of_a_refreshed_copy_points_at_it_as_refreshed() -> None:
     s = having_read("a.py", files={"a.py": "v1"})
     s.send()
     edit(s, "a.py", "v1", "v2")
     s.send()  # step 3: the refresh
     s.act(s.disk.read("a.py"))  # step 3: v2, as refreshed
-    assert entry_texts(s.send())[-1] == "[read a.py] (replaces the read at step 1)\nv2"
+    assert entry_texts(s.send())[-1] == (
+        "[read a.py] (unchanged since the read at step 1 as refreshed at step 3, shown above)"
+    )
+
+
+def test_a_ranged_re_read_whose_lines_did_not_change_while_others_did_is_the_pointer() -> None:
+    """Issue 34: the identity test holds when the file changed elsewhere since the read
+    and since its refresh."""
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py", 1, 10))  # step 1
+    s.send()
+    edit(s, "a.py", "line 4\n", "line 4 edited\n")  # step 2: inside the range
+    s.send()  # step 3: the refresh entry
+    edit(s, "a.py", "line 40\n", "line 40 edited\n")  # step 3: elsewhere in the file
+    s.send()
+    s.act(s.disk.read("a.py", 1, 10))  # step 4: lines 1-10 as refreshed at step 3
+    before = s.sent[-1]
+    after = s.send()
+    assert entry_texts(after)[-1] == (
+        "[read a.py:1-10] (unchanged since the read at step 1 as refreshed at step 3, shown above)"
+    )
+    assert appended(before, after)
+    edit(s, "a.py", "line 50\n", "line 50 edited\n")  # step 5: elsewhere again
+    s.send()
+    s.act(s.disk.read("a.py", 1, 10))
+    assert entry_texts(s.send())[-1].startswith("[read a.py:1-10] (unchanged since the read at")
 
 
 # -- rule 5: the next slide cleans up -------------------------------------------------------
@@ -413,6 +439,116 @@ def test_the_assembled_event_reports_breaks_and_refreshed() -> None:
         "breaks": [],
         "refreshed": [{"path": "a.py", "readStep": 1, "chars": len(refresh), "ok": True}],
         "naive": False,
+        "freeSlide": False,
     }
     assert appended(first, second)
     assert second.est_tokens == -(-second.request.chars // 4)
+
+
+def newest_contiguous(e: Emission) -> bool:
+    """No window stub after the first result the window carries (rule 5): the window is the
+    newest entries, contiguous."""
+    forms = [x.form for x in e.entries if x.kind != "message"]
+    first = next((i for i, f in enumerate(forms) if f in (Form.WHOLE, Form.CURRENT)), len(forms))
+    return Form.WINDOW not in forms[first:]
+
+
+def test_after_a_slide_the_carried_entries_are_the_newest_contiguous() -> None:
+    """Issue 34: an unchanged stub whose original slid out, its file changed since, was a
+    window stub inside the window; it is carried as the current text instead."""
+    s = Session(effective=2_000, files={"a.py": "x" + "A" * 999})  # 8,000 chars
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    for _ in range(3):
+        s.send()
+        s.act(grep(f"p{s.step}", "g" * 1_600))
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 5: unchanged since step 1
+    s.send()
+    edit(s, "a.py", "x", "y")  # step 6: both copies stale
+    s.send()  # step 7: the refresh of the read at step 1
+    s.act(grep("big", "b" * 1_500))
+    e = s.send()
+    assert "slide" in e.breaks and e.section_chars <= 8_000
+    assert newest_contiguous(e)
+    reads = [x for x in e.entries if x.kind == "read_file" and x.form is not Form.MERGED]
+    assert [x.form for x in reads] == [Form.WINDOW, Form.CURRENT]
+    assert reads[-1].text == "[read a.py] (refreshed at step 8)\n" + "y" + "A" * 999
+
+
+# -- rule 3, revised: the agent's own edit points at the call (issue 34) --------------------
+
+
+def own_edit(s: Session, path: str, old: str, new: str) -> None:
+    """The model's ``edit_file`` call, its result and the change it made (the loop records
+    the hash it replaced)."""
+    s.act(
+        ToolResult("edit_file", path, f"[edit {path}] 1 line"),
+        arguments=[{"path": path, "old": old, "new": new}],
+    )
+    s.write(path, s.disk.files[path].replace(old, new), own=True)
+
+
+def test_an_own_edit_gets_one_line_pointing_at_the_call_and_a_later_read_the_pointer() -> None:
+    s = Session(files={"src/a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("src/a.py", 21, 20))  # step 1: lines 21-40
+    s.send()
+    own_edit(s, "src/a.py", "line 30\n", "line 30 edited\n")  # step 2
+    before = s.send()  # step 3
+    assert entry_texts(before)[-1] == (
+        "[read src/a.py:21-40] (refreshed at step 3: your edit at step 2 changed line 30; "
+        "that call shows the new text)"
+    )
+    s.act(s.disk.read("src/a.py", 21, 20))  # step 3: the lines again, as the edit left them
+    after = s.send()
+    assert entry_texts(after)[-1] == (
+        "[read src/a.py:21-40] (unchanged since the read at step 1 as refreshed at step 3, "
+        "shown above)"
+    )
+    assert appended(before, after) and not any("@@" in t for t in entry_texts(after))
+
+
+def test_two_own_edits_in_one_turn_are_named_with_their_lines() -> None:
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    s.send()
+    edits = [("line 3\n", "line 3 edited\n"), ("line 50\n", "line 49b\nline 50\n")]
+    s.act(
+        *(ToolResult("edit_file", "a.py", "[edit a.py] 1 line") for _ in edits),
+        arguments=[{"path": "a.py", "old": old, "new": new} for old, new in edits],
+    )  # step 2
+    for old, new in edits:
+        s.write("a.py", s.disk.files["a.py"].replace(old, new), own=True)
+    assert entry_texts(s.send())[-1] == (
+        "[read a.py] (refreshed at step 3: your edits at step 2 changed lines 3, 50; "
+        "those calls show the new text)"
+    )
+
+
+def test_an_own_edit_then_a_formatter_gets_the_hunks() -> None:
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    s.send()
+    own_edit(s, "a.py", "line 30\n", "line 30 edited\n")  # step 2
+    s.write("a.py", s.disk.files["a.py"].replace("line 10\n", "line 10 formatted\n"), Cause.EXEC)
+    got = entry_texts(s.send())[-1]
+    assert got.startswith(
+        "[read a.py] (refreshed at step 3: the write at step 2 changed it since the read at step 1)"
+    )
+    assert "@@ lines 8–12 now @@\nline 8\nline 9\nline 10 formatted" in got
+    assert "line 30 edited" in got and "your edit" not in got
+
+
+def test_an_own_edit_on_top_of_an_unseen_outside_change_gets_the_hunks() -> None:
+    """The chain of hashes breaks: the edit replaced bytes the model never saw."""
+    s = Session(files={"a.py": numbered()})
+    s.send()
+    s.act(s.disk.read("a.py"))  # step 1
+    s.disk.files["a.py"] = s.disk.files["a.py"].replace("line 5\n", "line five\n")  # unreported
+    s.send()
+    own_edit(s, "a.py", "line 30\n", "line 30 edited\n")  # step 2
+    got = entry_texts(s.send())[-1]
+    assert "your edit" not in got and "line five" in got and "line 30 edited" in got

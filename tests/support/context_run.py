@@ -118,14 +118,17 @@ class Session:
     def trailer(self, step: int) -> str:
         return f"# Step {step} of {self.max_steps} — {step * 1_000:,} tokens spent. Act."
 
-    def send(self, effective: int | None = None) -> Emission:
+    def send(self, effective: int | None = None, *, cold: bool = False) -> Emission:
+        """``cold``: the provider's cache expired since the last request (bounded only)."""
         self.step += 1
+        more = {"cold": cold} if cold else {}
         emission = self.engine.assemble(
             step=self.step,
             effective_tokens=effective or self.effective,
             trailer=self.trailer(self.step),
             refresh=self.disk,
             memory=self.memory,
+            **more,
         )
         self.engine.commit(emission)
         self.sent.append(emission)
@@ -150,9 +153,13 @@ class Session:
             self.ledger.add(self.step, result, call_id=call.id)
         return calls
 
-    def write(self, path: str, text: str, cause: Cause = Cause.WRITE) -> None:
+    def write(self, path: str, text: str, cause: Cause = Cause.WRITE, *, own: bool = False) -> None:
+        """A change of ``path``; ``own``: the agent's write, with the hash it replaced (as
+        the loop records it), so rule 3 may point at the call."""
+        before = self.disk.files.get(path)
         self.disk.files[path] = text
-        self.ledger.note_change(path, cause, self.step, content_hash(text.encode()))
+        old = content_hash(before.encode()) if own and before is not None else None
+        self.ledger.note_change(path, cause, self.step, content_hash(text.encode()), old)
 
     def observe(self, result: ToolResult) -> None:
         """A result no call asked for (the verification)."""
