@@ -28,6 +28,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from harness.errors import StoreError
 from harness.marks import call_mark, verify_mark
 from harness.observers import VERIFY_CALL
 from harness.redact import redact
@@ -104,6 +105,8 @@ class RunEvents(RunObserver):
             return
         try:
             self.store.add_run_event(self.run_id, step, event)
+        except StoreError as exc:  # a full disk: one line, the run itself says the rest
+            log.error("run %d: event %d could not be recorded: %s", self.run_id, event["seq"], exc)
         except Exception:
             log.exception("run %d: event %d could not be recorded", self.run_id, event["seq"])
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from harness.assembly import Assembler, Turn, TurnState
 from harness.contract import TaskContract, effective_tokens, entry_cap_chars
-from harness.errors import ContextOverflowError, ProviderError
+from harness.errors import ContextOverflowError, ProviderError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
@@ -125,6 +125,9 @@ class Run:
             outcome, error = Outcome.CONTEXT_OVERFLOW, str(exc)
         except ProviderError as exc:
             outcome, error = Outcome.PROVIDER_ERROR, f"{exc.kind.value}: {exc}"
+        except StoreError as exc:  # a full disk: the run cannot be recorded, so it stops
+            log.error("run %d stopped: %s", self.run_id, exc)
+            outcome, error = Outcome.STORE_ERROR, str(exc)
         except Exception as exc:  # a fault in the harness or the host: recorded, not raised
             log.exception("run %d stopped by an internal error", self.run_id)
             outcome, error = Outcome.CANCELLED, f"internal error: {type(exc).__name__}: {exc}"
@@ -344,6 +347,8 @@ def _record_end(store: Store, observer: RunObserver, info: RunInfo, result: RunR
     """The run row and the observer learn the result; neither failing hides it."""
     try:
         store.finish_run(info.run_id, result.end)
+    except StoreError as exc:
+        log.error("could not record the end of run %d: %s", info.run_id, exc)
     except Exception:
         log.exception("could not record the end of run %d", info.run_id)
     try:

@@ -10,7 +10,13 @@ descriptor (``--seccomp FD``); the program is built with libseccomp, through ``p
 Refused with ``EPERM`` (seccomp sees numbers, not the address a ``connect()`` points to, so
 the rule is on what makes a socket, which is all a connection starts from):
 
-- ``socket(AF_UNIX, …)``: every connect to, or send to, a named Unix socket needs one;
+- ``socket()`` of every family but ``AF_INET`` and ``AF_INET6`` (which reach only the
+  sandbox's own network namespace: loopback) and ``AF_NETLINK`` with ``NETLINK_ROUTE``
+  (the namespace's own addresses and routes: glibc's ``getaddrinfo`` asks them). So
+  ``AF_UNIX`` (every connect to, or send to, a named Unix socket needs one), ``AF_VSOCK``
+  (the hypervisor and other VMs: not namespaced), ``AF_PACKET``, ``AF_BLUETOOTH``,
+  ``AF_CAN``, ``AF_XDP``, the other netlink protocols (audit, uevents: not all of them
+  are namespaced) and every family a newer kernel adds are refused (issue 30, item 11);
 - ``socketpair(AF_UNIX, SOCK_DGRAM, …)``: one end of an unnamed datagram pair can still
   ``sendto()`` a named socket. Stream and seqpacket pairs stay (asyncio's self-pipe,
   ``multiprocessing.Pipe``): they are connected to each other and reach nothing else;
@@ -30,6 +36,12 @@ import socket
 import tempfile
 
 _INT_MASK = 0xFFFF_FFFF  # an int argument: the low 32 bits of its register
+# socket()'s families below this are refused one by one unless allowed; above it the kernel
+# knows none (AF_MAX is 46 in Linux 6.x) — refused as a range, whatever the kernel adds.
+_FAMILIES = 64
+_ALLOWED = frozenset({socket.AF_INET, socket.AF_INET6})
+_AF_NETLINK = 16
+_NETLINK_ROUTE = 0
 _SOCK_TYPE_MASK = 0xF  # the type bits of socket()'s second argument, without the flags
 
 
@@ -50,9 +62,9 @@ def _compiled() -> bytes | str:
         # The kernel reads these arguments as ints: the upper 32 bits of the register are
         # ignored by the call, so they must be by the comparison too (a plain EQ on 64 bits
         # lets socket(0x1_00000001, …) through as AF_UNIX).
+        _refuse_families(sc, program, refuse)
         unix = sc.Arg(0, sc.MASKED_EQ, _INT_MASK, socket.AF_UNIX)
         dgram = sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, socket.SOCK_DGRAM)
-        program.add_rule(refuse, "socket", unix)
         program.add_rule(refuse, "socketpair", unix, dgram)
         program.add_rule(refuse, "io_uring_setup")
         with tempfile.TemporaryFile() as out:
@@ -61,6 +73,24 @@ def _compiled() -> bytes | str:
             return out.read()
     except OSError as exc:
         return f"libseccomp could not build the filter ({exc})"
+
+
+def _refuse_families(sc: object, program: object, refuse: object) -> None:
+    """``socket()`` of any family but ``_ALLOWED`` (netlink: route only), and
+    ``socketpair()`` of any family but ``AF_UNIX`` (no other makes pairs today)."""
+    add, arg = program.add_rule, sc.Arg  # type: ignore[attr-defined]
+    masked, ne = sc.MASKED_EQ, sc.NE  # type: ignore[attr-defined]
+    for family in range(_FAMILIES):
+        if family == _AF_NETLINK:
+            add(refuse, "socket", arg(0, masked, _INT_MASK, family), arg(2, ne, _NETLINK_ROUTE))
+        elif family not in _ALLOWED:
+            add(refuse, "socket", arg(0, masked, _INT_MASK, family))
+        if family != socket.AF_UNIX:
+            add(refuse, "socketpair", arg(0, masked, _INT_MASK, family))
+    # Past the known range: any of the int's bits from _FAMILIES up set (the upper 32 bits
+    # of the register are not the kernel's: not compared)
+    for bit in range(_FAMILIES.bit_length() - 1, 32):
+        add(refuse, "socket", arg(0, masked, 1 << bit, 1 << bit))
 
 
 def unix_socket_filter() -> bytes:

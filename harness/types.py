@@ -379,6 +379,7 @@ class Outcome(StrEnum):
     PROVIDER_ERROR = "provider_error"
     VERIFICATION_FAILED = "verification_failed"
     INTERRUPTED = "interrupted"  # the process running it died (set when a store is next opened)
+    STORE_ERROR = "store_error"  # the store could not be written (a full disk): error says why
 
     @property
     def ok(self) -> bool:

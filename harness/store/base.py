@@ -57,6 +57,19 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# SQLite's words when the disk says no: SQLITE_FULL, SQLITE_IOERR.
+_WRITE_FAILURES = ("database or disk is full", "disk i/o error")
+
+
+def write_error(path: Path, exc: sqlite3.OperationalError) -> StoreError | None:
+    """A ``StoreError`` naming the store when ``exc`` is a full disk or an I/O error (a run
+    ends ``store_error`` with it, never as an internal error); None for anything else."""
+    said = str(exc)
+    if not any(words in said.lower() for words in _WRITE_FAILURES):
+        return None
+    return StoreError(f"the store at {path} could not be written: {said}; free some space")
+
+
 def locked_error(path: Path, exc: sqlite3.OperationalError) -> StoreError | None:
     """The error to report when ``exc`` says another process holds the store locked."""
     said = str(exc).lower()
@@ -134,7 +147,13 @@ class Database:
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error:
+                if self.conn.in_transaction:  # a failed COMMIT (a full disk) leaves it open
+                    with contextlib.suppress(sqlite3.Error):
+                        self.conn.execute("ROLLBACK")
+                raise
 
     def rows(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
         with self.lock, self.busy():
@@ -159,10 +178,10 @@ class Database:
         try:
             yield
         except sqlite3.OperationalError as exc:
-            locked = locked_error(self.path, exc)
-            if locked is None:
+            failed = locked_error(self.path, exc) or write_error(self.path, exc)
+            if failed is None:
                 raise
-            raise locked from exc
+            raise failed from exc
 
     def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: it moves when another connection commits."""
