@@ -36,6 +36,7 @@ from harness import __version__
 from harness.pricing import Pricer
 from harness.redact import redact, register
 from harness.telemetry.config import TelemetryConfig
+from harness.telemetry.session import BoundedSession
 from harness.telemetry.spans import SpanObserver
 
 log = logging.getLogger(__name__)
@@ -180,7 +181,10 @@ class Telemetry:
             register(credential)
         _quiet_sdk_loggers(tally)
         exporter = OTLPSpanExporter(
-            endpoint=config.endpoint, headers=dict(config.headers), timeout=config.timeout_s
+            endpoint=config.endpoint,
+            headers=dict(config.headers),
+            timeout=config.timeout_s,
+            session=BoundedSession(),  # a hostile collector's answer costs a few KB
         )
         batch = BatchSpanProcessor(
             _Counting(exporter, tally),

@@ -142,6 +142,9 @@ def test_two_checkouts_share_notes_and_a_password_never_shows(
     assert table.code == 0 and note["author"] in table.stdout, table.stdout
     secret = "hunter2-secret"
     bad = f"postgresql://someone:{secret}@/nodb?host={tmp_path}/no-such-socket-dir"
-    failed = harness("memory", "list", "--store", bad)
+    failed = harness("memory", "list", HARNESS_STORE=bad)  # on a command line it is refused
     assert failed.code == 2 and failed.stderr.count("\n") == 1, failed.stderr
     assert secret not in failed.stderr + failed.stdout and "***" in failed.stderr
+    refused = harness("memory", "list", "--store", bad)
+    assert refused.code == 2 and "HARNESS_STORE" in refused.stderr
+    assert secret not in refused.stderr + refused.stdout
