@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any]] | dict[str, Any]:
     if (params.run_id is None) == (params.conversation_id is None):
         raise InvalidParams("give either `runId` or `conversationId`")
-    for given, name in ((params.after, "after"), (params.limit, "limit")):
-        if given is not None and params.run_id is None:
+    for value, name in ((params.after, "after"), (params.limit, "limit")):
+        if value is not None and params.run_id is None:
             raise InvalidParams(f"`{name}` goes with `runId` (seq counts per run)")
     store = host.store()
     roots, given = host.folder_roots(), params.workspace_folder
