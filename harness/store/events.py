@@ -29,15 +29,16 @@ def insert_run_event(conn: Connection, run_id: int, step: int, event: Mapping[st
 
 
 def select_run_events(
-    conn: Connection, run_ids: Sequence[int], after: int | None = None
+    conn: Connection, run_ids: Sequence[int], after: int | None = None, limit: int = -1
 ) -> list[dict[str, Any]]:
     """The events of ``run_ids`` (in that order), each run's in ``seq`` order; ``after``:
-    only those whose ``seq`` is greater."""
+    only those whose ``seq`` is greater; ``limit``: at most that many per run (-1: all)."""
     out: list[dict[str, Any]] = []
     for run_id in run_ids:
         rows = conn.execute(
-            "SELECT detail FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq",
-            (run_id, -1 if after is None else after),
+            "SELECT detail FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq"
+            + (" LIMIT ?" if limit >= 0 else ""),
+            (run_id, -1 if after is None else after, *((limit,) if limit >= 0 else ())),
         ).fetchall()
         out += [json.loads(row[0]) for row in rows]
     return out

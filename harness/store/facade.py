@@ -180,10 +180,13 @@ class Store(Closing):
         with self._db.transaction() as conn:
             insert_run_event(conn, run_id, step, event)
 
-    def run_events(self, run_ids: Sequence[int], after: int | None = None) -> list[dict[str, Any]]:
-        """The stored events of ``run_ids``, in order; ``after``: those past that ``seq``."""
+    def run_events(
+        self, run_ids: Sequence[int], after: int | None = None, limit: int = -1
+    ) -> list[dict[str, Any]]:
+        """The stored events of ``run_ids``, in order; ``after``: those past that ``seq``;
+        ``limit``: at most that many per run (-1: all)."""
         with self._db.reading() as conn:
-            return select_run_events(conn, run_ids, after)
+            return select_run_events(conn, run_ids, after, limit)
 
     def announce_write(
         self, run_id: int, step: int, path: str, before: bytes | None, after: bytes

@@ -8,8 +8,9 @@ modules (and pydantic, the store, the loop behind them) load only when first use
 keeps the server's start fast.
 
 The adapter takes the raw arguments (pygls would otherwise structure them by annotation and
-ignore defaults), validates them, runs the function and turns any failure into a JSON-RPC
-error with a clear message (``server.lsp.errors``). A command never takes the server down.
+ignore defaults), validates them, runs the function (a store read in a worker thread,
+``OFF_LOOP``) and turns any failure into a JSON-RPC error with a clear message
+(``server.lsp.errors``). A command never takes the server down.
 """
 
 from __future__ import annotations
@@ -56,6 +57,23 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.run.events": "server.lsp.events",
     "harness.trust": "server.lsp.trust",
 }
+
+OFF_LOOP = frozenset(
+    {
+        "harness.status",
+        "harness.conversations",
+        "harness.run.events",
+        "harness.run.changes",
+        "harness.trace.runs",
+        "harness.trace.run",
+        "harness.trace.step",
+        "harness.memory.list",
+        "harness.memory.get",
+    }
+)
+"""The commands that only read the store (and notify nobody): run in a worker thread, so a
+slow query — a store of a million runs — never holds up the event loop, and with it
+approvals, progress and Stop (issue 30)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +145,10 @@ async def execute(host: CommandHost, name: str, arguments: tuple[Any, ...]) -> A
     try:
         cmd = command(name)
         params = parse_params(cmd.params, arguments)
-        result = cmd.run(host, params)
+        if name in OFF_LOOP:
+            result = await asyncio.to_thread(cmd.run, host, params)
+        else:
+            result = cmd.run(host, params)
         if inspect.isawaitable(result):
             result = await result
         return result

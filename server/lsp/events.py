@@ -3,9 +3,11 @@ back from the store — what a client that did not watch the run live draws (§7
 live ones go out as ``harness/runEvent`` (``server.lsp.run_manager``); these are the same, the
 words of a step in one ``text`` (``harness.events``).
 
-``after`` (a ``seq``) goes with ``runId``: seq counts per run. An unknown run is NotFound; a
-run outside the client's folders is refused (Conflict) unless ``workspaceFolder`` names its
-folder (issue 30).
+``after`` (a ``seq``) goes with ``runId``: seq counts per run. With ``limit`` (and ``runId``)
+the answer is one page, ``{"events", "next"}``: ``next`` is the ``after`` of the next page,
+null at the end (issue 30: a long run's events are not one answer of tens of MB). An unknown
+run is NotFound; a run outside the client's folders is refused (Conflict) unless
+``workspaceFolder`` names its folder (issue 30).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
-def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any]]:
+def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any]] | dict[str, Any]:
     if (params.run_id is None) == (params.conversation_id is None):
         raise InvalidParams("give either `runId` or `conversationId`")
-    if params.after is not None and params.run_id is None:
-        raise InvalidParams("`after` goes with `runId` (seq counts per run)")
+    for value, name in ((params.after, "after"), (params.limit, "limit")):
+        if value is not None and params.run_id is None:
+            raise InvalidParams(f"`{name}` goes with `runId` (seq counts per run)")
     store = host.store()
     roots, given = host.folder_roots(), params.workspace_folder
     if params.run_id is not None:
@@ -34,6 +37,10 @@ def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any
         if row is None:
             raise NotFound(f"no run {params.run_id} in the store {store.path}")
         check_read_scope([(row.run_id, row.workspace)], roots, given)
+        if params.limit is not None:
+            return _page(
+                store.run_events([params.run_id], params.after, params.limit + 1), params.limit
+            )
         return stored_events(store, [params.run_id], params.after)
     assert params.conversation_id is not None
     runs = store.conversation_runs(params.conversation_id)  # its turns, in order
@@ -41,6 +48,14 @@ def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any
         raise NotFound(f"no conversation {params.conversation_id} in the store {store.path}")
     check_read_scope([(run.run_id, run.workspace) for run in runs], roots, given)
     return stored_events(store, [run.run_id for run in runs])
+
+
+def _page(events: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    """One page: at most ``limit`` events, and ``next`` — the ``after`` of the next page, or
+    None when this is the last (one more than ``limit`` was asked to tell)."""
+    shown = events[:limit]
+    more = len(events) > limit
+    return {"events": shown, "next": shown[-1]["seq"] if more and shown else None}
 
 
 COMMANDS: list[Command[Any]] = [Command("harness.run.events", RunEventsParams, run_events)]

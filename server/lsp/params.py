@@ -167,6 +167,7 @@ class RunEventsParams(Params):
     run_id: RunId | None = None
     conversation_id: RunId | None = None
     after: Annotated[int, Field(ge=0, le=MAX_SQL_INT)] | None = None
+    limit: Annotated[int, Field(ge=1, le=10_000)] | None = None  # paged: {events, next}
     workspace_folder: Folder | None = None  # needed for a run outside the client's folders
 
 

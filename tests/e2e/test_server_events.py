@@ -103,11 +103,26 @@ async def test_events_stream_live_and_read_back_the_same(
     assert await bare.command("harness.run.events", {"conversationId": run_id}) == merged
     tail = await bare.command("harness.run.events", {"runId": run_id, "after": merged[-3]["seq"]})
     assert tail == merged[-2:]
+    # Paged (issue 30): `limit` events a page, `next` the `after` of the next, null at the end.
+    pages, after = [], None
+    while True:
+        asked: dict[str, int] = {"runId": run_id, "limit": 2}
+        if after is not None:
+            asked["after"] = after
+        page = await bare.command("harness.run.events", asked)
+        assert len(page["events"]) <= 2
+        pages += page["events"]
+        after = page["next"]
+        if after is None:
+            break
+    assert pages == merged and len(merged) > 2
 
     for bad, words_ in [
         ({}, "either `runId` or `conversationId`"),
         ({"runId": run_id, "conversationId": run_id}, "either `runId` or `conversationId`"),
         ({"conversationId": run_id, "after": 1}, "`after` goes with `runId`"),
+        ({"conversationId": run_id, "limit": 5}, "`limit` goes with `runId`"),
+        ({"runId": run_id, "limit": 0}, "limit"),
         ({"runId": 999}, "no run 999"),
         ({"runId": "1"}, "runId"),
     ]:

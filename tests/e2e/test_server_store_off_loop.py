@@ -1,0 +1,52 @@
+"""The server never waits on the store (issue 30, finding 13: "with 1M runs
+``harness.conversations`` took 1.7–5.2 s …; a ``harness.status`` (and approvals, progress,
+Stop) waited behind them").
+
+A real SQLite store with many runs (one conversation each), built with one ``INSERT …
+SELECT`` over a recursive CTE, so listing every conversation takes a while; Stop
+(``harness.cancel``) sent just after it is answered first — the store read runs in a worker
+thread, not on the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.store import Store
+from tests.e2e.lsp import HarnessClient
+
+RUNS = 100_000
+
+
+@pytest.fixture(name="store")
+def big_store(tmp_path: Path) -> Path:
+    path = tmp_path / "store" / "harness.db"
+    path.parent.mkdir()
+    Store(path).close()  # created and migrated by the product
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+            " INSERT INTO runs (id, goal, workspace, provider, model, contract, outcome,"
+            " spent_tokens, started_at, finished_at, conversation_id, turn)"
+            " SELECT i, 'goal ' || i, '/elsewhere/' || (i % 97), 'scripted', 'm', '{}', 'success',"
+            " i, '2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z', i, 1 FROM n",
+            (RUNS,),
+        )
+    return path
+
+
+async def test_stop_is_answered_while_a_slow_store_read_runs(client: HarnessClient) -> None:
+    async def timed(name: str, *args: object) -> float:
+        await client.command(name, *args)
+        return time.monotonic()
+
+    # Sent in this order on the one stream: the listing first, Stop just after it.
+    listed, stopped = await asyncio.gather(
+        timed("harness.conversations", {"workspaceFolder": "*", "limit": 10_000}),
+        timed("harness.cancel", {"runId": 1}),
+    )
+    assert stopped < listed, "Stop waited behind the store read"
