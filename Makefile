@@ -41,6 +41,7 @@ lint: $(DEV_STAMP) nvim-lint ## ruff (lint + format check), the import, size and
 	$(BIN)/python tools/check_imports.py
 	$(BIN)/python tools/check_size.py
 	$(BIN)/python tools/check_startup.py
+	$(BIN)/python tools/check_ts_cycles.py
 	$(BIN)/mypy
 
 typecheck: $(DEV_STAMP) ## mypy strict on harness and server
@@ -58,8 +59,12 @@ test: lint system-deps vscode-check vscode-deps ## Lint, the whole test suite (u
 	  then echo "harness demo: ok (exit 0, chart written)"; \
 	  else cat "$$tmp/demo.log"; echo "make test: harness demo failed" >&2; exit 1; fi
 
+# Tests whose rule a small N proves in `make test`; HARNESS_SOAK=1 runs them at full scale.
+SOAK_SCALE := tests/harness/test_loop.py::test_a_turn_of_many_calls_runs_32_and_answers_the_rest \
+	tests/e2e/test_cli_demo.py::test_a_long_demo_raises_the_bounded_budget_and_says_so
+
 soak: $(DEV_STAMP) system-deps ## The standing reliability suite (tests/reliability) with larger counts (HARNESS_SOAK=1)
-	HARNESS_SOAK=1 $(BIN)/pytest tests/reliability --timeout=1800 $(PYTEST_ARGS)
+	HARNESS_SOAK=1 $(BIN)/pytest tests/reliability $(SOAK_SCALE) --timeout=1800 $(PYTEST_ARGS)
 	$(BIN)/python tools/reliability_report.py
 
 bench: $(DEV_STAMP) ## Benchmarks (tests/bench); numbers go to docs/MEASUREMENTS.md

@@ -3,6 +3,7 @@
 - ``harness`` never imports ``server``, ``pygls``, ``lsprotocol`` or ``acp`` (the Agent
   Client Protocol package), and in ``server`` only ``server/acp`` imports ``acp``;
 - context, memory, store, policy, ledger and workspace never import the provider or httpx;
+- ``harness.demo`` never imports ``harness.cli`` (the command line is above it);
 - no import cycles among the modules of ``harness`` and ``server``, counting every import
   in a file: at the top, inside functions (lazy imports) and under ``TYPE_CHECKING``.
 
@@ -24,6 +25,7 @@ FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol", "acp")
 ACP_FRONT = ("server", "acp")  # the one package that speaks ACP (§13)
 PROVIDER_FREE = ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
 PROVIDER_MODULES = ("harness.provider", "httpx", "httpx_sse")
+CLI_FREE = ("demo",)  # below the command line: the command line imports them, never back
 
 Edge = tuple[str, int]  # (imported module, line)
 
@@ -93,6 +95,8 @@ def violations(root: Path = ROOT) -> list[str]:
             if _matches(module, FORBIDDEN_EVERYWHERE):
                 problems.append(f"{rel}:{line}: harness must not import {module}")
             if provider_free and _matches(module, PROVIDER_MODULES):
+                problems.append(f"{rel}:{line}: {parts[1]} must not import {module}")
+            if len(parts) > 1 and parts[1] in CLI_FREE and _matches(module, ("harness.cli",)):
                 problems.append(f"{rel}:{line}: {parts[1]} must not import {module}")
     for path in sorted((root / "server").rglob("*.py")):
         rel = path.relative_to(root)

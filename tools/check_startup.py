@@ -117,6 +117,8 @@ def main(argv: list[str]) -> int:
         for path in PATHS:
             spent = sorted(cpu_seconds(path.code) for _ in range(3))[1]
             print(f"{path.name}: {spent:.3f} s CPU ({spent / floor:.1f}x `python -c pass`)")
+    if not failed:
+        print(f"start-up contract: ok ({len(PATHS)} start paths)")
     return 1 if failed else 0
 
 

@@ -62,14 +62,15 @@ def _acp_initialize() -> bytes:
 def answered_cpu(argv: list[str], request: bytes, env: dict[str, str]) -> float:
     """CPU of a server from its start to the first bytes of its answer to ``request``."""
     pipe = subprocess.PIPE
-    child = subprocess.Popen(argv, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL, env=env)
-    assert child.stdin is not None and child.stdout is not None
-    child.stdin.write(request)
-    child.stdin.flush()
-    first = child.stdout.read1(65536)
-    spent = _proc_cpu(child.pid)
-    child.kill()
-    child.wait()
+    with subprocess.Popen(
+        argv, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL, env=env
+    ) as child:  # the pipes are closed and the child reaped on the way out
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(request)
+        child.stdin.flush()
+        first = child.stdout.read1(65536)
+        spent = _proc_cpu(child.pid)
+        child.kill()
     if b'"id":1' not in first.replace(b" ", b"") and b"Content-Length" not in first:
         raise RuntimeError(f"{argv[0]}: no initialize answer: {first[:200]!r}")
     return spent

@@ -20,6 +20,7 @@ import shlex
 import shutil
 import sys
 import textwrap
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,9 @@ from harness.defaults import DEFAULT_TOKEN_BUDGET
 from harness.escape import printable
 
 if TYPE_CHECKING:  # the demo's machinery loads when it runs, not to parse the arguments
+    from rich.console import Console
+
+    from harness.cli.summary import RunTally
     from harness.demo.conversation import Turn
     from harness.demo.driver import ScenarioResult
     from harness.store import Store
@@ -147,7 +151,7 @@ async def _first_contact(out: Path, steps: int) -> int:
 
     from harness.context import shared_prefix_chars
     from harness.demo import session
-    from harness.demo.conversation import FIRST, FOLLOW_UP, SECOND, run_turn
+    from harness.demo.conversation import FIRST, FOLLOW_UP, SECOND
     from harness.demo.driver import DEMO, run_scenario
     from harness.store import Store
 
@@ -160,22 +164,11 @@ async def _first_contact(out: Path, steps: int) -> int:
     say()
     say(f"You: {session.GOAL}")
     where = f"workspace {shown(project)}"
-    first = await run_turn(
-        project, store, live, session.GOAL, FIRST, user_saves=True, workspace=where
-    )
-    _ended(say, first)
+    shows = partial(_turn, say, project=project, store=store, live=live, where=where)
+    first = await shows(session.GOAL, FIRST, user_saves=True)
     say()
     say(f"You: {FOLLOW_UP}")
-    second = await run_turn(
-        project,
-        store,
-        live,
-        FOLLOW_UP,
-        SECOND,
-        workspace=where,
-        conversation_id=first.result.run_id,
-    )
-    _ended(say, second)
+    second = await shows(FOLLOW_UP, SECOND, conversation_id=first.result.run_id)
     before, after = first.requests[-1], second.requests[0]
     shared = shared_prefix_chars(before.texts(), after.texts())
     kept = sum(map(len, before.texts())) - len(before.trailer)
@@ -214,13 +207,34 @@ async def _recalled(say: Printer, out: Path, store: Store, project: Path) -> Non
         say("  " + line, indent="    ")
 
 
-def _ended(say: Printer, turn: Turn) -> None:
+async def _turn(
+    say: Printer,
+    goal: str,
+    turns: list[dict[str, Any]],
+    *,
+    project: Path,
+    store: Store,
+    live: Console,
+    where: str,
+    **options: Any,
+) -> Turn:
+    """One turn of the conversation in ``harness run``'s live view, then its end."""
+    from harness.cli.progress import TerminalObserver
+    from harness.demo.conversation import run_turn
+
+    view = TerminalObserver(live, workspace=where, model="a scripted model", fit=True)
+    turn = await run_turn(project, store, goal, turns, view=view, on_event=view.event, **options)
+    _ended(say, turn, view.tally)
+    return turn
+
+
+def _ended(say: Printer, turn: Turn, tally: RunTally) -> None:
     """A turn's end: its last words, the files changed, the final line, then the diff."""
     from harness.cli.summary import end_lines
     from harness.cli.table import cut
     from harness.demo.conversation import diff_lines
 
-    for line in end_lines(turn.result, turn.tally, turn.changes):
+    for line in end_lines(turn.result, tally, turn.changes):
         say(line.plain, indent="  ")
     for line in diff_lines(turn.changes):
         say.raw(cut(line.plain, say.columns))

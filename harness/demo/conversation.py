@@ -13,19 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.text import Text
 
 from harness.changes import RunChanges, run_changes
-from harness.cli.progress import TerminalObserver
-from harness.cli.summary import RunTally
 from harness.contract import ContractOverrides, Verification
 from harness.demo import session
 from harness.demo.driver import User
 from harness.escape import printable
+from harness.events import EventSink
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.report import RunResult
+from harness.report import RunObserver, RunResult
 from harness.session import build_contract, open_session
 from harness.store import Store
 from harness.types import Request
@@ -100,28 +98,27 @@ class Turn:
     result: RunResult
     changes: RunChanges | None
     requests: list[Request]
-    tally: RunTally  # what the live view counted: for the end's lines
 
 
 async def run_turn(
     root: Path,
     store: Store,
-    console: Console,
     goal: str,
     turns: list[dict[str, Any]],
     *,
+    view: RunObserver,
+    on_event: EventSink,
     user_saves: bool = False,
-    workspace: str = "",
     conversation_id: int | None = None,
 ) -> Turn:
-    """One run of the conversation in the live view on ``console`` (its end is the
-    caller's to print: ``end_lines``, ``diff_lines``);
+    """One run of the conversation, shown by the caller's live view (``view`` and
+    ``on_event``: the command line's ``TerminalObserver``; its end is the caller's to
+    print: ``end_lines``, ``diff_lines``);
     ``user_saves``: "the user" saves ``lexer.py`` while the model thinks about turn 3;
     ``conversation_id``: the run follows up that conversation."""
     edits = {USER_SAVES_BEFORE: (session.DISK_EDIT_PATH, session.user_edit)} if user_saves else {}
     user = User(root, edits)
     provider = ScriptedProvider(turns, before_turn=user.turn)
-    view = TerminalObserver(console, workspace=workspace, model="a scripted model", fit=True)
     overrides = ContractOverrides(
         verification=Verification.command(session.TEST_ARGV), max_steps=len(turns) + 2
     )
@@ -132,12 +129,12 @@ async def run_turn(
         approver=YesApprover(),  # the demo approves its own scripted commands
         policy=Policy.load(root, user_config=None),
         observer=view,
-        on_event=view.event,
+        on_event=on_event,
         conversation_id=conversation_id,
     )
     user.notify = started.run.notify_changed  # as the editor's didSave would tell it
     result = await started.execute()
-    return Turn(result, run_changes(store, result.run_id), provider.requests, view.tally)
+    return Turn(result, run_changes(store, result.run_id), provider.requests)
 
 
 def diff_lines(changes: RunChanges | None) -> list[Text]:

@@ -4,6 +4,7 @@ cancellation, verification, staleness caused by the agent's own commands."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -492,14 +493,18 @@ async def test_each_step_reports_the_prefix_it_shares_with_the_previous_request(
     }
 
 
-async def test_a_turn_of_100_000_calls_runs_32_and_answers_the_rest(
-    ws: Path, tmp_path: Path
-) -> None:
+# 1,000 calls prove the rule; the scale of issue 11 (100,000: 67 s and 547 MB before the
+# fix) runs under ``make soak`` (HARNESS_SOAK=1).
+MANY_CALLS = 100_000 if os.environ.get("HARNESS_SOAK") == "1" else 1_000
+
+
+async def test_a_turn_of_many_calls_runs_32_and_answers_the_rest(ws: Path, tmp_path: Path) -> None:
     """Issue 11: 100,000 ``remember`` calls in one turn took 67 s and 547 MB. At most 32 run
     (§6.1); every other call is answered "not run" and the run goes on."""
-    calls = [call("remember", key=f"k{i}", value=f"note {i}") for i in range(100_000)]
+    n = MANY_CALLS
+    calls = [call("remember", key=f"k{i}", value=f"note {i}") for i in range(n)]
     provider = ScriptedProvider([turn(*calls), {"content": "ok"}])
-    # the scripted model's usage counts the 100,000 calls it "wrote": give it the budget
+    # the scripted model's usage counts the calls it "wrote": give it the budget
     contract = TaskContract.workspace("remember", ws).with_token_budget(10**9)
     run = await make_run(ws, tmp_path, provider, contract=contract)
     result = await run.execute()
@@ -508,11 +513,11 @@ async def test_a_turn_of_100_000_calls_runs_32_and_answers_the_rest(
     assert sorted(n.key for n in notes) == sorted(f"k{i}" for i in range(32))
     detail = run.store.step_detail(run.run_id, 1)
     assert detail is not None
-    assert detail.result.count("error: not run: this turn made 100,000 tool calls") == 99_968
+    assert detail.result.count(f"error: not run: this turn made {n:,} tool calls") == n - 32
     [step1, _] = run.store.run_steps(run.run_id)
-    assert step1.decision.endswith("(+99,968 not run)") and step1.decision.count(";") == 32
+    assert step1.decision.endswith(f"(+{n - 32:,} not run)") and step1.decision.count(";") == 32
     second = provider.requests[1]
-    assert "not run: this turn made 100,000 tool calls" in second.user
+    assert f"not run: this turn made {n:,} tool calls" in second.user
     assert second.chars < 24_000 * 4 * 2, "the next request stays within its ceiling"
 
 

@@ -6,12 +6,17 @@
  */
 import * as vscode from "vscode";
 import type { Middleware } from "vscode-languageclient/node";
-import type { HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
 import { plainText } from "./plainText";
 import { Cmd } from "./protocol";
 
-export async function trustFolder(client: HarnessClient): Promise<void> {
+/** What trusting needs of the client: one server command (not `HarnessClient` itself, which
+ * imports this module for `serverCommandGuard`: no import cycle, tools/check_ts_cycles.py). */
+export interface CommandRunner {
+  command<T>(name: string, args?: object): Promise<T>;
+}
+
+export async function trustFolder(client: CommandRunner): Promise<void> {
   const folder = await pickFolder("Trust which folder?");
   if (!folder) return;
   if (!vscode.workspace.isTrusted) {
