@@ -41,7 +41,7 @@ class ContextBudget(_Frozen):
 
     max_tokens: int = Field(default=DEFAULT_CONTEXT_MAX_TOKENS, ge=1)
     share: float = Field(default=DEFAULT_CONTEXT_SHARE, gt=0.0, le=1.0)
-    low_water: float = Field(default=0.6, gt=0.0, le=1.0)
+    low_water: float = Field(default=0.3, gt=0.0, le=1.0)  # measured: issue 34
     # seconds idle after which the provider's prompt cache is taken as expired (a request
     # then slides for free, §3 rule 5); None: the provider's default (harness.assembly)
     cache_idle_seconds: float | None = Field(default=None, gt=0.0)
