@@ -34,6 +34,7 @@ from harness.context import (
     RunFrame,
     Wire,
 )
+from harness.context.append_meter import AppendMeter
 from harness.context.snapshot import Snapshot, dump
 from harness.contract import TaskContract
 from harness.ledger import Ledger
@@ -89,6 +90,9 @@ class Assembler(Protocol):
 
     def cache_of(self, provider: str) -> None: ...
 
+    @property
+    def vs_append(self) -> float | None: ...
+
 
 class _Assembler:
     """What both assemblers share: the frame, the memory block, the trailer, the events."""
@@ -123,6 +127,11 @@ class _Assembler:
 
     def cache_of(self, provider: str) -> None:
         """The requests go to ``provider`` (its prompt cache's idle limit, §3 rule 5)."""
+
+    @property
+    def vs_append(self) -> float | None:
+        """The run's cache-priced cost so far against appending's (None: not measured)."""
+        return None
 
     def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
         raise NotImplementedError
@@ -201,6 +210,11 @@ class BoundedAssembler(_Assembler):
         self.gate = gate
         low_water = contract.context_budget.low_water
         self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water)
+        self.meter = AppendMeter(self.ledger, self.frame)
+
+    @property
+    def vs_append(self) -> float | None:
+        return self.meter.ratio
 
     def cache_of(self, provider: str) -> None:
         setting = self.contract.context_budget.cache_idle_seconds
@@ -211,6 +225,7 @@ class BoundedAssembler(_Assembler):
 
     def commit(self, turn: Turn) -> None:
         super().commit(turn)
+        self.meter.sent(turn.emission)
         self.sent_at = self.clock()
 
     def continue_from(self, snapshot: Snapshot, turn: int, user_text: str) -> None:
@@ -223,6 +238,7 @@ class BoundedAssembler(_Assembler):
         low_water = self.contract.context_budget.low_water
         self.engine = BoundedContext(self.ledger, self.frame, low_water=low_water)
         self.engine.resume(snapshot.state)
+        self.meter = AppendMeter(self.ledger, self.frame)
         self.sent_at = snapshot.sent_at
         self.ledger.add_user(0, user_text)
 

@@ -248,7 +248,10 @@ class Run:
         # The run's summary: the model's last words, the observation its last turn left.
         self._last_words = done.reply.content if done.reply.content.strip() else None
         summary, usd, cached = step_summary(self.info, done), self.cost.usd, self.cost.cached_usd
-        self.last_summary = replace(summary, cost_usd=usd, cached_cost_usd=cached)
+        vs = self.assembler.vs_append
+        self.last_summary = replace(
+            summary, cost_usd=usd, cached_cost_usd=cached, context_vs_append=vs
+        )
         self.observer.step_finished(self.info, self.last_summary)
 
 

@@ -76,6 +76,9 @@ class StepSummary:
     # and the part of them paid for prompt tokens read from the provider's cache (§11).
     cost_usd: float | None = None
     cached_cost_usd: float | None = None
+    # The run's requests so far, cache-priced, over what appending every result would have
+    # cost (harness.context.append_meter); None: not measured (the baseline assembly).
+    context_vs_append: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the §7 ``harness/budget`` object."""

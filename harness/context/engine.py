@@ -36,7 +36,7 @@ class BoundedContext(Sender[State]):
         ledger: Ledger,
         frame: RunFrame,
         *,
-        low_water: float = 0.6,
+        low_water: float = 0.3,
     ) -> None:
         if not 0.0 < low_water <= 1.0:
             raise ValueError(f"low_water must be in (0, 1], not {low_water}")

@@ -14,7 +14,7 @@ from harness.context.frame import RunFrame, Sender
 from harness.context.memory_block import MemorySource
 from harness.context.outcome import Refresher
 from harness.context.pairing import pair
-from harness.ledger import MESSAGE, Ledger
+from harness.ledger import MESSAGE, Ledger, Observation
 
 
 @dataclass
@@ -22,13 +22,17 @@ class _Sent:
     entries: list[Entry] = field(default_factory=list)
     memory: str | None = None
     texts: tuple[str, ...] = ()
+    seen: int = 0  # ledger items taken (with ``own_only``, more than the entries)
 
 
 class NaiveContext(Sender[_Sent]):
     naive = True
 
-    def __init__(self, ledger: Ledger, frame: RunFrame) -> None:
+    def __init__(self, ledger: Ledger, frame: RunFrame, *, own_only: bool = False) -> None:
+        """``own_only``: leave out the items a bounded assembler appended to the same ledger
+        (its refresh entries) — the baseline measured beside a bounded run."""
         super().__init__(ledger, frame, _Sent())
+        self.own_only = own_only
 
     def assemble(
         self,
@@ -45,17 +49,19 @@ class NaiveContext(Sender[_Sent]):
         memory_text = old.memory
         if memory_text is None:
             memory_text = memory() if callable(memory) else memory
-        entries = (*old.entries, *self._new_entries(len(old.entries)))
+        new = self.ledger.since(old.seen)
+        entries = (*old.entries, *self._new_entries(new))
         emission = self._emission(
             step, effective_tokens, trailer, memory_text, chosen=chosen, entries=entries
         )
-        return self._pend(emission, _Sent(list(entries), memory_text, emission.texts))
+        sent = _Sent(list(entries), memory_text, emission.texts, old.seen + len(new))
+        return self._pend(emission, sent)
 
-    def _new_entries(self, start: int) -> list[Entry]:
-        """Every ledger item from ``start`` on, whole: results, and turns with the calls
-        that have their answers."""
-        new = self.ledger.since(start)
+    def _new_entries(self, new: list[Observation]) -> list[Entry]:
+        """The new ledger items, whole: results, and turns with the calls that have their
+        answers."""
         pairing = pair(new)
+        keep = [obs for obs in new if not (self.own_only and obs.reread_of is not None)]
         return [
             Entry(
                 obs.seq,
@@ -66,7 +72,7 @@ class NaiveContext(Sender[_Sent]):
                 pairing.calls.get(obs.seq, ()) if obs.kind == MESSAGE else (),
                 pairing.answers.get(obs.seq),
             )
-            for obs in new
+            for obs in keep
         ]
 
     def commit(self, emission: Emission) -> None:

@@ -103,14 +103,14 @@ def test_context_flags_reach_the_contract(tmp_path: Path) -> None:
     turns = script(tmp_path / "t.json", {"content": "ok"})
     store = tmp_path / "s.db"
     out = harness(
-        "run", "x", "--script", turns, "-w", ws, "--store", store, "--context-low-water", "0.3",
+        "run", "x", "--script", turns, "-w", ws, "--store", store, "--context-low-water", "0.45",
         "--context-wire", "flat", "--context-share", "0.4",
     )  # fmt: skip
     assert out.code == 0, out.stderr
     (stored,) = sqlite3.connect(store).execute("SELECT contract FROM runs").fetchone()
     contract = json.loads(stored)
     assert contract["context_wire"] == "flat"
-    assert contract["context_budget"]["low_water"] == 0.3
+    assert contract["context_budget"]["low_water"] == 0.45
     assert contract["context_budget"]["share"] == 0.4
 
 

@@ -358,7 +358,7 @@ async def test_context_overflow_retries_once_with_half_the_budget(ws: Path, tmp_
         turn(call("grep", pattern="zzz")),
         {"content": "ok"},
     ]
-    limit = 13_200  # the provider's window: above a full 9k-token request, below a 4.5k one + the system prompt
+    limit = 13_800  # the provider's window: above a full 9k-token request, below a 4.5k one + the system prompt
     provider = Overflowing(limit=limit, turns=turns)
     contract = TaskContract.workspace("x", ws).with_context_budget(ContextBudget(max_tokens=9_000))
     run = await make_run(ws, tmp_path, provider, contract=contract)
@@ -490,7 +490,10 @@ async def test_each_step_reports_the_prefix_it_shares_with_the_previous_request(
         "prefixChars",
         "costUsd",  # null: the scripted provider has no price
         "cachedCostUsd",
+        "contextVsAppend",
     }
+    # nothing slid, nothing was refreshed or capped: the bounded requests are appending's
+    assert [s.context_vs_append for s in rec.summaries] == [1.0] * 4
 
 
 # 1,000 calls prove the rule; the scale of issue 11 (100,000: 67 s and 547 MB before the
