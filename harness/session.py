@@ -15,6 +15,7 @@ can print it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -63,6 +64,7 @@ from harness.types import (
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
+    from harness.semantic import SemanticPort
     from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
@@ -140,6 +142,7 @@ async def open_session(
     telemetry: Telemetry | None = None,
     context: Sequence[Attachment] | None = None,
     on_event: EventSink | None = None,
+    semantic: SemanticPort | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is good). ``provider``: a configuration (its key read from ``environ``) or
@@ -147,7 +150,9 @@ async def open_session(
     ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` the editor's verdict.
     ``prices`` over ``prices.toml`` (§11); ``conversation_id``: the next turn of that
     conversation, ``context`` what the user attached (§11); ``telemetry`` the export (§12);
-    ``on_event`` each §11 event as it happens. Raises ``ConfigError`` before the run row."""
+    ``on_event`` each §11 event as it happens; ``semantic`` the language servers behind the
+    semantic tools (§14: the caller owns and closes it; None: no semantic tools). Raises
+    ``ConfigError`` before the run row."""
     env = os.environ if environ is None else environ
     workspace, contract, policy = _placed(contract, policy, editor_policy, client_trusted)
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
@@ -162,6 +167,7 @@ async def open_session(
         watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
+        toolbox = _with_semantic(toolbox, semantic)
         toolbox.warnings = warnings
         assembler = _context(assembly, contract, toolbox, previous, context or ())
         run = Run(
@@ -318,6 +324,14 @@ def _toolbox(
         exec_config=gate.policy.exec_config,
         announce=store.announce_write,
     )
+
+
+def _with_semantic(toolbox: Toolbox, semantic: SemanticPort | None) -> Toolbox:
+    """The toolbox with the semantic tools of §14 and their port, when there is one."""
+    if semantic is None:
+        return toolbox
+    tools = {**toolbox.tools, **all_tools(semantic=True)}
+    return dataclasses.replace(toolbox, tools=tools, semantic=semantic)
 
 
 def _sandbox_warnings(config: ExecConfig) -> tuple[str, ...]:

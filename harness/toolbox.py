@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from harness.instructions import FolderInstructions
     from harness.memory import RunMemory
     from harness.policy import Gate
+    from harness.semantic import SemanticPort
     from harness.workspace import Workspace
 
 MAX_CALLS_PER_TURN = 32  # §6.1: the rest of a turn's calls are answered "not run"
@@ -61,6 +62,7 @@ class Toolbox:
     instructions: FolderInstructions | None = None  # the folders' AGENTS.md, appended (§12)
     # What the user is told once, when the run starts: ignored policy rules, no sandbox.
     warnings: tuple[str, ...] = ()
+    semantic: SemanticPort | None = None  # the run's language servers (§14)
     schemas: tuple[ToolSchema, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -80,6 +82,7 @@ class Toolbox:
             before_write=(
                 functools.partial(self.announce, run_id, step) if self.announce else None
             ),
+            semantic=self.semantic,
         )
 
     async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult:
