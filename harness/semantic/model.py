@@ -120,9 +120,10 @@ class SemanticPort(Protocol):
         """The answer, or ``SemanticUnavailable`` saying why not."""
         ...
 
-    async def diagnostics_now(self, paths: tuple[str, ...], wait_ms: int) -> tuple[Diagnostic, ...]:
-        """The current errors and warnings of ``paths`` after the files changed, waiting
-        at most ``wait_ms`` for the servers to publish (§14: diagnostics after edits)."""
+    async def diagnostics(self, path: str, text: str, wait_ms: int) -> tuple[Diagnostic, ...]:
+        """The diagnostics of ``path`` holding ``text`` (as the harness read it), waiting
+        at most ``wait_ms`` for a server that pushes them; () when no server is configured
+        for the file."""
         ...
 
     def servers(self) -> tuple[str, ...]:
@@ -142,7 +143,7 @@ class NoSemantics:
     async def answer(self, query: Query) -> Answer:
         raise SemanticUnavailable(self.reason)
 
-    async def diagnostics_now(self, paths: tuple[str, ...], wait_ms: int) -> tuple[Diagnostic, ...]:
+    async def diagnostics(self, path: str, text: str, wait_ms: int) -> tuple[Diagnostic, ...]:
         return ()
 
     def servers(self) -> tuple[str, ...]:
