@@ -29,6 +29,7 @@ from harness.cli.args import (
 )
 from harness.cli.output import console
 from harness.cli.progress import TerminalObserver
+from harness.cli.semantic import headless
 from harness.cli.summary import end_lines
 from harness.contract import (
     DEFAULT_CONTEXT_MAX_TOKENS,
@@ -306,6 +307,7 @@ async def execute(
         return opened[-1]
 
     observer = TerminalObserver(console(stderr=True), workspace=where.describe())
+    semantic = headless(contract.root)
     try:
         if getattr(args, "continue_run", None) is not None:
             conversation = _conversation(args, store(), contract.root)
@@ -322,6 +324,7 @@ async def execute(
             memory=not args.no_memory,
             telemetry=telemetry,
             on_event=observer.event,
+            semantic=semantic,
         )
         observer.model = _model_words(session)
         result = await _watched(
@@ -329,6 +332,7 @@ async def execute(
         )
         changes = None if args.json else _changes(opened[0], result)
     finally:
+        await semantic.close()
         for s in opened:
             s.close()
     if not args.json:

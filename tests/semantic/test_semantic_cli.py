@@ -1,0 +1,50 @@
+"""The semantic tools through the real command line (§14): ``harness run`` with a scripted
+model calling them, answered by the real ``jedi-language-server`` the harness starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.scripted_cli import scripted_run
+from tests.support.scripted_turns import call, turn
+
+A = "def total(items):\n    return sum(items)\n\n\nprint(total([1, 2]))\n"
+B = "from a import total\n\nx = total([3])  # total\n"
+
+
+def _ws(tmp: Path) -> Path:
+    ws = tmp / "ws"
+    ws.mkdir()
+    (ws / "a.py").write_text(A)
+    (ws / "b.py").write_text(B)
+    return ws
+
+
+def test_rename_and_references_through_the_cli(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    run = scripted_run(
+        ws,
+        tmp_path,
+        [
+            turn(call("references", symbol="total", path="a.py", line_content="def total(")),
+            turn(
+                call(
+                    "rename_symbol",
+                    symbol="total",
+                    new_name="sum_items",
+                    path="a.py",
+                    line_content="def total(items):",
+                )
+            ),  # fmt: skip
+            {"content": "done"},
+        ],
+        "--yes",
+    )
+    refs = run.result(1)
+    assert refs.splitlines()[0] == "[references total (a.py)]"
+    assert "a.py:1: def total(items):  (definition)" in refs
+    assert "b.py:3: x = total([3])  # total" in refs
+    renamed = run.result(2)
+    assert renamed.startswith("[renamed total → sum_items] 4 places in 2 files"), renamed
+    assert (ws / "b.py").read_text() == "from a import sum_items\n\nx = sum_items([3])  # total\n"
+    assert (ws / "a.py").read_text() == A.replace("total", "sum_items")
