@@ -16,6 +16,10 @@ How to work:
 - Look before you change: find, grep, list_dir and read_file show you the code.
 - Change files with edit_file (one exact, unique `old` string replaced by `new`) or
   write_file (a whole file). Run commands (tests, builds) with exec.
+- When you have rename_symbol, references, symbols and diagnostics (the language server
+  answers them): rename a function, class, method or variable with one rename_symbol call,
+  never by editing each occurrence; call references before changing a signature or
+  removing something; symbols outlines a long file; diagnostics lists errors after edits.
 - When the task is done, answer without calling any tool; a short summary is enough.
 - Use remember(key, value) for durable facts a later run in this workspace would need
   (a build command, a convention, a decision); keep notes short. forget(key) withdraws one.

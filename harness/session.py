@@ -148,11 +148,9 @@ async def open_session(
     configuration is good). ``provider``: a configuration (its key read from ``environ``) or
     a provider made (the session closes it). ``policy``: by default the user's config,
     ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` the editor's verdict.
-    ``prices`` over ``prices.toml`` (§11); ``conversation_id``: the next turn of that
-    conversation, ``context`` what the user attached (§11); ``telemetry`` the export (§12);
-    ``on_event`` each §11 event as it happens; ``semantic`` the language servers behind the
-    semantic tools (§14: the caller owns and closes it; None: no semantic tools). Raises
-    ``ConfigError`` before the run row."""
+    ``prices`` over ``prices.toml``, ``conversation_id`` the next turn of that conversation,
+    ``context`` what the user attached (§11); ``telemetry`` the export (§12); ``on_event``
+    each §11 event; ``semantic`` the caller's language servers (§14). Raises ConfigError."""
     env = os.environ if environ is None else environ
     workspace, contract, policy = _placed(contract, policy, editor_policy, client_trusted)
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
@@ -167,8 +165,7 @@ async def open_session(
         watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
-        toolbox = _with_semantic(toolbox, semantic)
-        toolbox.warnings = warnings
+        toolbox = dataclasses.replace(toolbox.with_semantic(semantic), warnings=warnings)
         assembler = _context(assembly, contract, toolbox, previous, context or ())
         run = Run(
             contract,
@@ -324,14 +321,6 @@ def _toolbox(
         exec_config=gate.policy.exec_config,
         announce=store.announce_write,
     )
-
-
-def _with_semantic(toolbox: Toolbox, semantic: SemanticPort | None) -> Toolbox:
-    """The toolbox with the semantic tools of §14 and their port, when there is one."""
-    if semantic is None:
-        return toolbox
-    tools = {**toolbox.tools, **all_tools(semantic=True)}
-    return dataclasses.replace(toolbox, tools=tools, semantic=semantic)
 
 
 def _sandbox_warnings(config: ExecConfig) -> tuple[str, ...]:

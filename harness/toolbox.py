@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.ledger import Cause, Ledger
-from harness.tools import dispatch, tool_schemas
+from harness.tools import all_tools, dispatch, tool_schemas
 from harness.tools.base import Tool, ToolContext, declaration, header, label_of
 from harness.types import (
     DocumentGuard,
@@ -67,6 +67,13 @@ class Toolbox:
 
     def __post_init__(self) -> None:
         self.schemas = tool_schemas(self.tools)
+
+    def with_semantic(self, port: SemanticPort | None) -> Toolbox:
+        """This toolbox with the semantic tools of §14 answered by ``port`` (None: as is)."""
+        if port is None:
+            return self
+        tools = {**self.tools, **all_tools(semantic=True)}
+        return dataclasses.replace(self, tools=tools, semantic=port)
 
     def context(self, run_id: int, step: int, read_limit_chars: int) -> ToolContext:
         return ToolContext(

@@ -42,6 +42,9 @@ class HeadlessSemantics:
         self._failures: dict[str, int] = {}
         self._lock = asyncio.Lock()
 
+    def after_edit_wait_ms(self) -> int | None:
+        return self.config.wait_ms if self.config.after_edit == "turn" else None
+
     def servers(self) -> tuple[str, ...]:
         return tuple(
             f"{name}: {r.spec.program} ({r.how})" for name, r in self._running.items() if r.alive

@@ -35,6 +35,9 @@ class LazyHeadless:
     async def diagnostics(self, path: str, text: str, wait_ms: int) -> tuple[Diagnostic, ...]:
         return await self._backend().diagnostics(path, text, wait_ms)
 
+    def after_edit_wait_ms(self) -> int | None:
+        return self.config.wait_ms if self.config.after_edit == "turn" else None
+
     def servers(self) -> tuple[str, ...]:
         return self._port.servers() if self._port is not None else ()
 

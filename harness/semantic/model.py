@@ -130,6 +130,11 @@ class SemanticPort(Protocol):
         """The language servers running now (for ``harness.status``)."""
         ...
 
+    def after_edit_wait_ms(self) -> int | None:
+        """How long to wait for diagnostics after a turn that wrote files (§14,
+        ``diagnosticsWaitMs``); None: ``diagnosticsAfterEdit = "off"``."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -148,6 +153,9 @@ class NoSemantics:
 
     def servers(self) -> tuple[str, ...]:
         return self._none
+
+    def after_edit_wait_ms(self) -> int | None:
+        return None
 
     async def close(self) -> None:
         return None
