@@ -190,7 +190,8 @@ class RenameSymbol(
             return _traced(failure(self.name, target, message, policy=exc.policy), answer)
         counts = {w.path: _places(w.before, w.after, args.new_name) for w in written}
         places = sum(counts.values())
-        head = f"[renamed {target}] {places:,} places in {len(written):,} files"
+        files = f"{len(written):,} file{'' if len(written) == 1 else 's'}"
+        head = f"[renamed {target}] {places:,} place{'' if places == 1 else 's'} in {files}"
         text = "\n".join([head, *rename_rows(counts)])
         return _traced(
             ToolResult(self.name, target, text, writes=tuple(written), policy=policy), answer

@@ -35,7 +35,7 @@ def test_rename_and_references_through_the_cli(tmp_path: Path) -> None:
                     path="a.py",
                     line_content="def total(items):",
                 )
-            ),  # fmt: skip
+            ),
             {"content": "done"},
         ],
         "--yes",
