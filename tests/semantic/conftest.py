@@ -18,8 +18,8 @@ from tests.support.tool_env import ToolEnv, make_tool_env
 FAKE = str(Path(__file__).resolve().parent.parent / "support" / "fake_langserver.py")
 
 
-def fake_server(mode: str, timeout_ms: int = 30_000) -> SemanticConfig:
-    spec = LanguageServer("fake", (sys.executable, FAKE, mode), (".fake",))
+def fake_server(mode: str, timeout_ms: int = 30_000, *more: str) -> SemanticConfig:
+    spec = LanguageServer("fake", (sys.executable, FAKE, mode, *more), (".fake",))
     return SemanticConfig((spec,), timeout_ms=timeout_ms)
 
 

@@ -1,7 +1,8 @@
 """A misbehaving language server for the semantic back end's bad-input tests (a real pygls
 server over stdio, started by the harness like any other): ``hang`` never answers
 references, ``crash`` exits when asked, ``outside`` answers with places outside the
-workspace, ``env`` names in its one symbol the variables it got that look like keys."""
+workspace, ``env SECRET`` names in its one symbol the variables it got that look like keys or
+hold SECRET."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def rename(params: lsp.RenameParams) -> lsp.WorkspaceEdit:
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def symbols(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    secret = os.environ.get("FAKE_PROBE", "")
+    secret = sys.argv[2] if len(sys.argv) > 2 else ""
     leaked = sorted(k for k, v in os.environ.items() if "KEY" in k or (secret and secret in v))
     where = lsp.Range(lsp.Position(0, 0), lsp.Position(0, 1))
     name = "env:" + (",".join(leaked) or "clean")
