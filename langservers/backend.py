@@ -120,10 +120,14 @@ class HeadlessSemantics:
                     lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
                 )
 
-    def _open(self, running: Running, uri: str, text: str) -> None:
+    def _open(self, running: Running, uri: str, text: str) -> int:
+        """Open the document at a version of its own (so the diagnostics published for it
+        are told from those of an earlier opening); returns the version."""
         running.diagnostics.pop(uri, None)
-        item = lsp.TextDocumentItem(uri, running.spec.name, 1, text)
+        running.version += 1
+        item = lsp.TextDocumentItem(uri, running.spec.name, running.version, text)
         running.client.text_document_did_open(lsp.DidOpenTextDocumentParams(item))
+        return running.version
 
     async def _ask(self, running: Running, query: Query, uri: str) -> Answer:
         self._open(running, uri, query.text)
@@ -162,13 +166,14 @@ class HeadlessSemantics:
             return ()
         running = await self._server(spec)
         uri = (self.root / path).as_uri()
-        self._open(running, uri, text)
+        version = self._open(running, uri, text)
+
+        def arrived() -> bool:
+            return running.diagnostics.get(uri, (None, []))[0] == version
+
         try:
             async with running.published:
-                await asyncio.wait_for(
-                    running.published.wait_for(lambda: uri in running.diagnostics),
-                    wait_ms / 1000,
-                )
+                await asyncio.wait_for(running.published.wait_for(arrived), wait_ms / 1000)
         except TimeoutError:
             pass
         finally:
@@ -176,7 +181,8 @@ class HeadlessSemantics:
                 running.client.text_document_did_close(
                     lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
                 )
-        return convert.diagnostics(path, running.diagnostics.get(uri, []))
+        said, found = running.diagnostics.get(uri, (None, []))
+        return convert.diagnostics(path, found if said in (version, None) else [])
 
 
 def _with(base: Answer, **fields: Any) -> Answer:

@@ -86,7 +86,9 @@ class Running:
         self.client = _Client()
         self.encoding = "utf-16"
         self.how = ""
-        self.diagnostics: dict[str, list[lsp.Diagnostic]] = {}
+        # uri -> (the document version they are for, None: unsaid; the diagnostics)
+        self.diagnostics: dict[str, tuple[int | None, list[lsp.Diagnostic]]] = {}
+        self.version = 0  # every document opened gets a new version number
         self.published = asyncio.Condition()
         self._stderr = bytearray()
         self._drainer: asyncio.Future[None] | None = None
@@ -97,7 +99,7 @@ class Running:
 
         @c.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
         async def _published(params: lsp.PublishDiagnosticsParams) -> None:
-            self.diagnostics[params.uri] = list(params.diagnostics)
+            self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
             async with self.published:
                 self.published.notify_all()
 

@@ -48,3 +48,26 @@ def test_rename_and_references_through_the_cli(tmp_path: Path) -> None:
     assert renamed.startswith("[renamed total → sum_items] 4 places in 2 files"), renamed
     assert (ws / "b.py").read_text() == "from a import sum_items\n\nx = sum_items([3])  # total\n"
     assert (ws / "a.py").read_text() == A.replace("total", "sum_items")
+
+
+def test_diagnostics_once_after_a_turn_that_broke_the_syntax(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    (tmp_path / "config" / "harness").mkdir(parents=True)
+    (tmp_path / "config" / "harness" / "policy.toml").write_text(
+        "[semantic]\ndiagnosticsWaitMs = 20000\n"
+    )
+    run = scripted_run(
+        ws,
+        tmp_path,
+        [
+            turn(call("read_file", path="b.py")),
+            turn(call("edit_file", path="a.py", old="def total(items):", new="def total(items:")),
+            turn(call("read_file", path="b.py")),
+            {"content": "done"},
+        ],
+        "--yes",
+    )
+    assert "[diagnostics]" not in run.prompt_text(2)  # a turn that wrote nothing adds none
+    entry = "[diagnostics] (after the writes at step 2)\na.py:1:1 error compile: SyntaxError"
+    assert entry in run.prompt_text(3), run.prompt_text(3)
+    assert run.prompt_text(4).count("[diagnostics]") == 1  # once, not again per turn
