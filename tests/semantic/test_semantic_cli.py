@@ -3,9 +3,10 @@ model calling them, answered by the real ``jedi-language-server`` the harness st
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
-from tests.support.scripted_cli import scripted_run
+from tests.support.scripted_cli import _env, scripted_run
 from tests.support.scripted_turns import call, turn
 
 A = "def total(items):\n    return sum(items)\n\n\nprint(total([1, 2]))\n"
@@ -71,3 +72,41 @@ def test_diagnostics_once_after_a_turn_that_broke_the_syntax(tmp_path: Path) -> 
     entry = "[diagnostics] (after the writes at step 2)\na.py:1:1 error compile: SyntaxError"
     assert entry in run.prompt_text(3), run.prompt_text(3)
     assert run.prompt_text(4).count("[diagnostics]") == 1  # once, not again per turn
+
+
+def test_harness_revert_undoes_a_rename(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    run = scripted_run(
+        ws,
+        tmp_path,
+        [
+            turn(
+                call(
+                    "rename_symbol",
+                    symbol="total",
+                    new_name="sum_items",
+                    path="b.py",
+                    line_content="x = total([3])",
+                )
+            ),
+            {"content": "done"},
+        ],
+        "--yes",
+    )
+    assert (ws / "a.py").read_text() != A
+    done = subprocess.run(
+        [run.python, "-m", "harness", "revert", "1", "--store", str(run.store), "--json"],
+        capture_output=True, text=True, env=_env(tmp_path), timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (ws / "a.py").read_text() == A
+    assert (ws / "b.py").read_text() == B
+
+
+def test_an_unchanged_references_answer_again_is_a_pointer(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    again = call("references", symbol="total", path="a.py", line_content="def total(")
+    run = scripted_run(ws, tmp_path, [turn(again), turn(again), {"content": "done"}], "--yes")
+    prompt = run.prompt_text(3)
+    assert prompt.count("b.py:3: x = total([3])  # total") == 1, prompt
+    assert "[references total (a.py)] (unchanged since the references at step 1" in prompt
