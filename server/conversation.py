@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from harness.contract import TaskContract
 from harness.conversation import Attachment
@@ -41,6 +41,9 @@ from harness.store import Store
 from harness.telemetry.export import Telemetry
 from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
 from harness.watch import Watcher
+
+if TYPE_CHECKING:
+    from server.semantic import SemanticPorts
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +83,7 @@ class Backend:
     environ: Mapping[str, str] = field(default_factory=dict)
     telemetry: Telemetry | None = None
     prices: Mapping[str, ModelPrices] | None = None
+    semantic: SemanticPorts | None = None  # the headless language servers (§14); None: none
 
     def opened_store(self) -> Store:
         return self.store if isinstance(self.store, Store) else self.store()
@@ -118,6 +122,7 @@ async def open_turn(turn: Turn, backend: Backend) -> Session:
         telemetry=backend.telemetry,
         context=turn.context,
         on_event=turn.on_event,
+        semantic=backend.semantic.port(turn.contract.root) if backend.semantic else None,
     )
 
 
