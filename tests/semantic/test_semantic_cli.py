@@ -42,6 +42,8 @@ def test_rename_and_references_through_the_cli(tmp_path: Path) -> None:
         "--yes",
     )
     refs = run.result(1)
+    answered = {"backend": "server", "server": "jedi-language-server"}
+    assert {"kind": "semantic", "detail": answered} in run.step(1)["events"]
     assert refs.splitlines()[0] == "[references total (a.py)]"
     assert "a.py:1: def total(items):  (definition)" in refs
     assert "b.py:3: x = total([3])  # total" in refs
