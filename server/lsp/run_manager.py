@@ -226,6 +226,9 @@ class RunManager:
     def is_active(self, run_id: int) -> bool:
         return run_id in self._active
 
+    def language_servers(self) -> list[str]:
+        return list(self.semantic.servers())
+
     def status(self) -> list[dict[str, Any]]:
         return [active.to_json() for active in self._active.values()]
 
