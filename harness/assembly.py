@@ -39,7 +39,7 @@ from harness.context.snapshot import Snapshot, dump
 from harness.contract import TaskContract
 from harness.ledger import Ledger
 from harness.memory import MemoryBlock
-from harness.prompts import SYSTEM_PROMPT, frame, trailer
+from harness.prompts import frame, system_prompt, trailer
 from harness.reread import make_refresher
 from harness.types import Request, ToolSchema, TraceEvent
 
@@ -109,7 +109,7 @@ class _Assembler:
         self.memory = memory
         self.ledger = Ledger()
         self.frame = RunFrame(
-            SYSTEM_PROMPT,
+            system_prompt(s.name for s in schemas),
             frame(contract, attached, instructions),
             tools=schemas,
             schema_chars=len(json.dumps([s.parameters for s in schemas])),

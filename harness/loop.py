@@ -25,6 +25,7 @@ from harness.errors import ContextOverflowError, ProviderError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
+from harness.semantic.after import after_turn
 from harness.steps import StepDone, step_record, step_summary
 from harness.store import Store
 from harness.store.base import now_iso
@@ -221,6 +222,7 @@ class Run:
             self.calls = self.calls.counted(result)
             self.observer.tool_finished(self.info, ctx.step, call, result)
         await _folder_instructions(self, calls[:MAX_CALLS_PER_TURN], ctx, taken)
+        await _diagnostics_after(self, ctx, taken)
         if len(calls) > MAX_CALLS_PER_TURN:  # each answered in the store, once to the model
             for call in calls[MAX_CALLS_PER_TURN:]:
                 taken.results.append(skipped := not_run(call, len(calls)))
@@ -304,6 +306,20 @@ class _Taken:
     def add(self, result: ToolResult, observation: Observation) -> None:
         self.results.append(result)
         self.observed.append(observation)
+
+
+async def _diagnostics_after(run: Run, ctx: ToolContext, taken: _Taken) -> None:
+    """After a turn that wrote files: what its writes broke, once (§14)."""
+    port = run.toolbox.semantic
+    if port is None:
+        return
+    writes = [w for r in taken.results for w in r.writes]
+    box, wait = run.toolbox, port.after_edit_wait_ms()
+    entry = await after_turn(
+        port, box.workspace, box.gate, writes=writes, step=ctx.step, wait_ms=wait
+    )
+    if entry is not None:
+        taken.observed.append(run._observe(ctx.step, entry))
 
 
 async def _folder_instructions(

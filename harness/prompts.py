@@ -5,6 +5,7 @@ trailer that ends every request."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 
 from harness.contract import TaskContract
 
@@ -57,6 +58,25 @@ How your context is built (each request is assembled under a budget):
 - Refusals (policy, containment, unsaved editor changes) are final for that call: do not
   try to work around them.
 """
+
+
+# Told when the run has the semantic tools of §14: a tool a model is not told to prefer is
+# a tool it does not use.
+SEMANTIC_ADVICE = """\
+- The language server answers rename_symbol, references, symbols and diagnostics: rename
+  a function, class, method or variable with one rename_symbol call, never by editing each
+  occurrence; call references before changing a signature or removing something; symbols
+  outlines a long file; diagnostics lists errors after edits.
+"""
+_ADVICE_AFTER = "  write_file (a whole file). Run commands (tests, builds) with exec.\n"
+
+
+def system_prompt(tools: Iterable[str]) -> str:
+    """The run's system prompt: ``SYSTEM_PROMPT``, with the semantic advice when the run
+    has ``rename_symbol``."""
+    if "rename_symbol" not in set(tools):
+        return SYSTEM_PROMPT
+    return SYSTEM_PROMPT.replace(_ADVICE_AFTER, _ADVICE_AFTER + SEMANTIC_ADVICE, 1)
 
 
 def criterion(contract: TaskContract) -> str:

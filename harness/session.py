@@ -15,6 +15,7 @@ can print it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -63,6 +64,7 @@ from harness.types import (
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
+    from harness.semantic import SemanticPort
     from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
@@ -140,14 +142,15 @@ async def open_session(
     telemetry: Telemetry | None = None,
     context: Sequence[Attachment] | None = None,
     on_event: EventSink | None = None,
+    semantic: SemanticPort | None = None,
 ) -> Session:
     """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
     configuration is good). ``provider``: a configuration (its key read from ``environ``) or
     a provider made (the session closes it). ``policy``: by default the user's config,
     ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` the editor's verdict.
-    ``prices`` over ``prices.toml`` (§11); ``conversation_id``: the next turn of that
-    conversation, ``context`` what the user attached (§11); ``telemetry`` the export (§12);
-    ``on_event`` each §11 event as it happens. Raises ``ConfigError`` before the run row."""
+    ``prices`` over ``prices.toml``, ``conversation_id`` the next turn of that conversation,
+    ``context`` what the user attached (§11); ``telemetry`` the export (§12); ``on_event``
+    each §11 event; ``semantic`` the caller's language servers (§14). Raises ConfigError."""
     env = os.environ if environ is None else environ
     workspace, contract, policy = _placed(contract, policy, editor_policy, client_trusted)
     warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
@@ -162,7 +165,7 @@ async def open_session(
         watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
-        toolbox.warnings = warnings
+        toolbox = dataclasses.replace(toolbox.with_semantic(semantic), warnings=warnings)
         assembler = _context(assembly, contract, toolbox, previous, context or ())
         assembler.cache_of(model.name)
         run = Run(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.ledger import Cause, Ledger
-from harness.tools import dispatch, tool_schemas
+from harness.tools import all_tools, dispatch, tool_schemas
 from harness.tools.base import Tool, ToolContext, declaration, header, label_of
 from harness.types import (
     DocumentGuard,
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from harness.instructions import FolderInstructions
     from harness.memory import RunMemory
     from harness.policy import Gate
+    from harness.semantic import SemanticPort
     from harness.workspace import Workspace
 
 MAX_CALLS_PER_TURN = 32  # §6.1: the rest of a turn's calls are answered "not run"
@@ -61,10 +62,18 @@ class Toolbox:
     instructions: FolderInstructions | None = None  # the folders' AGENTS.md, appended (§12)
     # What the user is told once, when the run starts: ignored policy rules, no sandbox.
     warnings: tuple[str, ...] = ()
+    semantic: SemanticPort | None = None  # the run's language servers (§14)
     schemas: tuple[ToolSchema, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         self.schemas = tool_schemas(self.tools)
+
+    def with_semantic(self, port: SemanticPort | None) -> Toolbox:
+        """This toolbox with the semantic tools of §14 answered by ``port`` (None: as is)."""
+        if port is None:
+            return self
+        tools = {**self.tools, **all_tools(semantic=True)}
+        return dataclasses.replace(self, tools=tools, semantic=port)
 
     def context(self, run_id: int, step: int, read_limit_chars: int) -> ToolContext:
         return ToolContext(
@@ -80,6 +89,7 @@ class Toolbox:
             before_write=(
                 functools.partial(self.announce, run_id, step) if self.announce else None
             ),
+            semantic=self.semantic,
         )
 
     async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult:

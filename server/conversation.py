@@ -43,6 +43,9 @@ if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `
     from harness.session import Session
     from harness.telemetry.export import Telemetry
 
+if TYPE_CHECKING:
+    from server.semantic import SemanticPorts
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -81,6 +84,7 @@ class Backend:
     environ: Mapping[str, str] = field(default_factory=dict)
     telemetry: Telemetry | None = None
     prices: Mapping[str, ModelPrices] | None = None
+    semantic: SemanticPorts | None = None  # the headless language servers (§14); None: none
 
     def opened_store(self) -> Store:
         return self.store if isinstance(self.store, Store) else self.store()
@@ -121,6 +125,7 @@ async def open_turn(turn: Turn, backend: Backend) -> Session:
         telemetry=backend.telemetry,
         context=turn.context,
         on_event=turn.on_event,
+        semantic=backend.semantic.port(turn.contract.root) if backend.semantic else None,
     )
 
 

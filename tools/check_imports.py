@@ -2,6 +2,9 @@
 
 - ``harness`` never imports ``server``, ``pygls``, ``lsprotocol`` or ``acp`` (the Agent
   Client Protocol package), and in ``server`` only ``server/acp`` imports ``acp``;
+- ``langservers`` (the headless semantic back end, §14: pygls's LSP client) never imports
+  ``server`` or ``acp``, and in ``harness`` only the command line (``harness/cli``) imports
+  it — the loop, the tools, the ledger and the policy see only ``harness.semantic``'s port;
 - context, memory, store, policy, ledger and workspace never import the provider or httpx;
 - ``harness.demo`` never imports ``harness.cli`` (the command line is above it);
 - no import cycles among the modules of ``harness`` and ``server``, counting every import
@@ -20,7 +23,9 @@ from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("harness", "server")
+PACKAGES = ("harness", "server", "langservers")
+SEMANTIC_BACKEND = ("langservers",)
+CLI_FRONT = ("harness", "cli")  # the one part of harness that may start language servers
 FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol", "acp")
 ACP_FRONT = ("server", "acp")  # the one package that speaks ACP (§13)
 PROVIDER_FREE = ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
@@ -94,10 +99,17 @@ def violations(root: Path = ROOT) -> list[str]:
         for line, module in dict.fromkeys(imported_modules(path)):
             if _matches(module, FORBIDDEN_EVERYWHERE):
                 problems.append(f"{rel}:{line}: harness must not import {module}")
+            if _matches(module, SEMANTIC_BACKEND) and rel.parts[:2] != CLI_FRONT:
+                problems.append(f"{rel}:{line}: only harness/cli may import {module}")
             if provider_free and _matches(module, PROVIDER_MODULES):
                 problems.append(f"{rel}:{line}: {parts[1]} must not import {module}")
             if len(parts) > 1 and parts[1] in CLI_FREE and _matches(module, ("harness.cli",)):
                 problems.append(f"{rel}:{line}: {parts[1]} must not import {module}")
+    for path in sorted((root / "langservers").rglob("*.py")):
+        rel = path.relative_to(root)
+        for line, module in dict.fromkeys(imported_modules(path)):
+            if _matches(module, ("server", "acp")):
+                problems.append(f"{rel}:{line}: langservers must not import {module}")
     for path in sorted((root / "server").rglob("*.py")):
         rel = path.relative_to(root)
         if rel.parts[:2] == ACP_FRONT:

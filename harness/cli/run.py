@@ -303,6 +303,7 @@ async def execute(
     from harness.cli.approve import default_approver
     from harness.cli.output import console
     from harness.cli.progress import TerminalObserver
+    from harness.cli.semantic import headless
     from harness.session import open_session
 
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
@@ -313,6 +314,7 @@ async def execute(
         return opened[-1]
 
     observer = TerminalObserver(console(stderr=True), workspace=where.describe())
+    semantic = headless(contract.root)
     try:
         if getattr(args, "continue_run", None) is not None:
             conversation = _conversation(args, store(), contract.root)
@@ -329,6 +331,7 @@ async def execute(
             memory=not args.no_memory,
             telemetry=telemetry,
             on_event=observer.event,
+            semantic=semantic,
         )
         observer.model = _model_words(session)
         result = await _watched(
@@ -336,6 +339,7 @@ async def execute(
         )
         changes = None if args.json else _changes(opened[0], result)
     finally:
+        await semantic.close()
         for s in opened:
             s.close()
     if not args.json:

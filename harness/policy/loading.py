@@ -47,6 +47,8 @@ USER_LAYER = "user"
 WORKSPACE_LAYER = "workspace"
 EDITOR_LAYER = "editor"
 EDITOR_SOURCE = "editor settings (policy)"
+LANGUAGES_KEY = "languages"  # the user config's [languages.NAME] (harness.semantic.config)
+SEMANTIC_KEY = "semantic"  # the user config's [semantic] settings (harness.semantic.config)
 TELEMETRY_KEY = "telemetry"  # the user config's [telemetry] table (harness.telemetry reads it)
 
 _SANDBOX_RANK = {SandboxMode.OFF: 0, SandboxMode.AUTO: 1, SandboxMode.REQUIRED: 2}
@@ -118,6 +120,13 @@ def parse_layer(
             f"{source}: `{TRUSTED_KEY}` is read only from the user config "
             f"({default_user_config()}); a policy file cannot trust folders"
         )
+    for key in (LANGUAGES_KEY, SEMANTIC_KEY):
+        if key in data:
+            raise ConfigError(
+                f"{source}: `[{key}]` is read only from the user config "
+                f"({default_user_config()}); a policy file cannot choose the language "
+                "servers the harness starts"
+            )
     if TELEMETRY_KEY in data:
         raise ConfigError(
             f"{source}: `[{TELEMETRY_KEY}]` is read only from the user config "
@@ -337,6 +346,8 @@ def _read_user_config(path: Path) -> tuple[LayerConfig, tuple[Path, ...]]:
     trusted = parse_trusted(data.pop(TRUSTED_KEY), source) if TRUSTED_KEY in data else ()
     data.pop(TELEMETRY_KEY, None)  # harness.telemetry's, not a policy table
     data.pop(ALLOW_HOME_KEY, None)  # harness.policy.home's (home_allowed)
+    data.pop(LANGUAGES_KEY, None)  # harness.semantic.config's (§14)
+    data.pop(SEMANTIC_KEY, None)
     return parse_layer(data, source, name=USER_LAYER), trusted
 
 

@@ -27,6 +27,7 @@ from harness.tools.base import (
 from harness.tools.exec import Exec
 from harness.tools.files import EditFile, ReadFile, WriteFile
 from harness.tools.search import Find, Grep, ListDir
+from harness.tools.semantic import SEMANTIC_TOOLS
 from harness.types import ToolCall, ToolResult, ToolSchema
 
 log = logging.getLogger(__name__)
@@ -34,11 +35,13 @@ log = logging.getLogger(__name__)
 _CORE_TOOLS: tuple[type[Tool], ...] = (ReadFile, Grep, Find, ListDir, WriteFile, EditFile, Exec)
 
 
-def all_tools() -> dict[str, Tool]:
-    """Fresh instances of every tool, by name: the seven of §6.1, then the memory tools."""
+def all_tools(*, semantic: bool = False) -> dict[str, Tool]:
+    """Fresh instances of every tool, by name: the seven of §6.1, then the memory tools,
+    then (for a run with a semantic back end) the four semantic tools of §14."""
     from harness.tools.memory import MEMORY_TOOLS
 
-    return {cls.name: cls() for cls in (*_CORE_TOOLS, *MEMORY_TOOLS)}
+    extra = SEMANTIC_TOOLS if semantic else ()
+    return {cls.name: cls() for cls in (*_CORE_TOOLS, *MEMORY_TOOLS, *extra)}
 
 
 def tool_schemas(tools: Mapping[str, Tool]) -> tuple[ToolSchema, ...]:

@@ -78,6 +78,7 @@ class ToolContext:
     # the disk; the store commits an intent row so a crash never leaves a write that revert
     # cannot undo (§5). If it raises, the write does not happen.
     before_write: Callable[[str, bytes | None, bytes], None] | None = None
+    semantic: Any = None  # harness.semantic.SemanticPort: the run's language servers (§14)
 
 
 class Tool(Protocol):

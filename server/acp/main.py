@@ -22,11 +22,12 @@ from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook
 from server.acp.wire import serve_stdio
 from server.conversation import Backend
+from server.semantic import SemanticPorts
 
 SESSIONS_FILE = "acp-sessions.json"
 
 
-async def _until_the_client_goes(agent: HarnessAgent) -> None:
+async def _until_the_client_goes(agent: HarnessAgent, ports: SemanticPorts) -> None:
     """Serve until the client closes our input; then every run still going is cancelled
     (recorded as such), and the process ends once they have stopped. The methods
     ``HarnessAgent`` leaves out (unstable ones: list, fork, resume, modes) are answered
@@ -36,6 +37,7 @@ async def _until_the_client_goes(agent: HarnessAgent) -> None:
         await serve_stdio(cast("Agent", agent))  # bounded lines, non-objects answered
     finally:
         agent.cancel_all()
+        await ports.close()  # shut the language servers down cleanly (§14)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -55,12 +57,14 @@ def serve(args: argparse.Namespace) -> int:
         print(f"harness acp: error: {exc}", file=sys.stderr)
         return 2
     telemetry = start_telemetry(os.environ)
+    ports = SemanticPorts()  # the language servers of §14, started when first asked
     backend = Backend(
-        store, provider, memory=not args.no_memory, environ=dict(os.environ), telemetry=telemetry
-    )
+        store, provider, memory=not args.no_memory, environ=dict(os.environ),
+        telemetry=telemetry, semantic=ports,
+    )  # fmt: skip
     agent = HarnessAgent(backend, SessionBook(local_dir(store_path) / SESSIONS_FILE))
     try:
-        asyncio.run(_until_the_client_goes(agent))
+        asyncio.run(_until_the_client_goes(agent, ports))
     finally:
         store.close()
         if telemetry is not None:  # bounded (§12)

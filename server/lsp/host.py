@@ -69,6 +69,10 @@ class Runs(Protocol):
         """Each active run, as ``harness.status`` shows it."""
         ...
 
+    def language_servers(self) -> list[str]:
+        """The language servers running for the semantic tools (§14)."""
+        ...
+
     @property
     def last_budget(self) -> dict[str, Any] | None:
         """The last ``harness/budget`` sent, of any run."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from server.lsp.errors import Conflict, InvalidParams
 from server.lsp.observer import RUN_EVENT, LspObserver, one_line, report_finished
 from server.lsp.progress import RunProgress
+from server.semantic import SemanticPorts
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
@@ -78,6 +79,7 @@ class RunManager:
         self._tasks: set[asyncio.Task[None]] = set()
         self._telemetry: Telemetry | None = None
         self._telemetry_read = False  # the configuration is read once, at the first run
+        self.semantic = SemanticPorts()  # the headless language servers per folder (§14)
 
     # -- starting and stopping ---------------------------------------------------------
 
@@ -132,6 +134,7 @@ class RunManager:
             environ=os.environ,
             telemetry=await self._exporting(),
             prices=settings.model_prices,
+            semantic=self.semantic,
         )
         turn = Turn(
             contract_for(params, settings, root),
@@ -199,6 +202,7 @@ class RunManager:
             active.session.run.cancel()
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=grace_s)
+        await self.semantic.close()  # shut the language servers down cleanly (§14)
         if self._telemetry is not None:  # the runs' last spans, flushed within a bound
             await asyncio.to_thread(self._telemetry.shutdown)
 
@@ -221,6 +225,9 @@ class RunManager:
 
     def is_active(self, run_id: int) -> bool:
         return run_id in self._active
+
+    def language_servers(self) -> list[str]:
+        return list(self.semantic.servers())
 
     def status(self) -> list[dict[str, Any]]:
         return [active.to_json() for active in self._active.values()]

@@ -35,6 +35,7 @@ def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:
             {"path": str(root), "watching": host.watching(root)} for root in roots
         ],
         "telemetry": host.runs.telemetry_status(),
+        "languageServers": host.runs.language_servers(),
     }
 
 

@@ -29,13 +29,23 @@ class ScriptedRun:
 
     def result(self, step: int, run: int = 1) -> str:
         """Every tool result of ``step`` of ``run``, as the model read them."""
+        return str(self.step(step, run)["result"])
+
+    def prompt_text(self, step: int, run: int = 1) -> str:
+        """The text of every message of the request of ``step`` of ``run``."""
+        messages = self.step(step, run)["prompt"]
+        return "\n".join(str(m.get("content") or "") for m in messages)
+
+    def step(self, step: int, run: int = 1) -> dict[str, Any]:
+        """``harness trace step RUN STEP --json``."""
         shown = subprocess.run(
             [self.python, "-m", "harness", "trace", "step", str(run), str(step), "--store",
              str(self.store), "--json"],
             capture_output=True, text=True, cwd=ROOT, timeout=TIMEOUT_S, check=True,
             env=_env(self.store.parent),
         )  # fmt: skip
-        return str(json.loads(shown.stdout)["result"])
+        found: dict[str, Any] = json.loads(shown.stdout)
+        return found
 
 
 def _env(tmp: Path) -> dict[str, str]:

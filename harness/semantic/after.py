@@ -1,0 +1,128 @@
+"""Diagnostics after a turn that wrote files (§14): once per model turn, the errors and
+warnings the turn's writes introduced — each written file's diagnostics before the turn
+(its text before the first write) against after (its text now), the new ones only — as
+one appended entry ``[diagnostics] (after the writes at step N)``; nothing when there are
+none, when nothing was written, or when ``diagnosticsAfterEdit = "off"``. Also
+``diagnostics_now``: the current diagnostics of some files (for a caller that changed
+them another way, e.g. an undo)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from harness.errors import ContainmentError
+from harness.semantic.format import SHOWN_SEVERITIES, diagnostic_rows
+from harness.semantic.model import Diagnostic, SemanticPort, SemanticUnavailable
+from harness.types import Act, FileWrite, ToolResult
+
+if TYPE_CHECKING:
+    from harness.policy import Gate
+    from harness.workspace import Workspace
+
+MAX_FILES = 10
+KIND = "diagnostics"
+
+
+def _key(d: Diagnostic) -> tuple[str, str, str]:
+    return (d.severity.value, " ".join(d.message.split()), d.source)
+
+
+def introduced(before: Sequence[Diagnostic], after: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics of ``after`` that ``before`` did not have (compared by severity,
+    message and source, not by line: the turn's edits move lines)."""
+    left = Counter(_key(d) for d in before)
+    new: list[Diagnostic] = []
+    for d in after:
+        if d.severity not in SHOWN_SEVERITIES:
+            continue
+        if left[_key(d)] > 0:
+            left[_key(d)] -= 1
+        else:
+            new.append(d)
+    return new
+
+
+def _firsts(writes: Iterable[FileWrite]) -> dict[str, bytes | None]:
+    """Each written file's bytes before the turn's first write of it."""
+    firsts: dict[str, bytes | None] = {}
+    for w in writes:
+        firsts.setdefault(w.path, w.before)
+    return firsts
+
+
+def _decode(data: bytes | None) -> str | None:
+    try:
+        return None if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+async def _delta(
+    port: SemanticPort, workspace: Workspace, path: str, before: bytes | None, wait_ms: int
+) -> list[Diagnostic]:
+    try:
+        now = await asyncio.to_thread(workspace.read_bytes, path)
+    except (ContainmentError, OSError):
+        return []
+    after_text = _decode(now)
+    if after_text is None:
+        return []
+    before_text = _decode(before)
+    old = await port.diagnostics(path, before_text, wait_ms) if before_text is not None else ()
+    return introduced(old, await port.diagnostics(path, after_text, wait_ms))
+
+
+def _readable(gate: Gate, path: str) -> bool:
+    decision = gate.settle(Act.READ, path)
+    return decision is not None and decision.allowed
+
+
+async def diagnostics_now(
+    port: SemanticPort, workspace: Workspace, gate: Gate, paths: Iterable[str], wait_ms: int
+) -> list[Diagnostic]:
+    """The current errors and warnings of ``paths`` (the ones the read policy allows), as
+    the servers see the files on disk now — e.g. after an undo changed them."""
+    found: list[Diagnostic] = []
+    for path in dict.fromkeys(paths):
+        if not _readable(gate, path):
+            continue
+        try:
+            text = _decode(await asyncio.to_thread(workspace.read_bytes, path))
+            if text is not None:
+                got = await port.diagnostics(path, text, wait_ms)
+                found += [d for d in got if d.severity in SHOWN_SEVERITIES]
+        except (ContainmentError, OSError, SemanticUnavailable):
+            continue
+    return found
+
+
+async def after_turn(
+    port: SemanticPort | None,
+    workspace: Workspace,
+    gate: Gate,
+    *,
+    writes: Sequence[FileWrite],
+    step: int,
+    wait_ms: int | None,
+) -> ToolResult | None:
+    """The turn's entry, or None (nothing written, nothing new, switched off)."""
+    if port is None or wait_ms is None or not writes:
+        return None
+    found: list[Diagnostic] = []
+    for path, before in list(_firsts(writes).items())[:MAX_FILES]:
+        if not _readable(gate, path):
+            continue
+        try:
+            found += await _delta(port, workspace, path, before, wait_ms)
+        except SemanticUnavailable:
+            continue
+    if not found:
+        return None
+    head = f"[{KIND}] (after the writes at step {step})"
+    return ToolResult(KIND, "", "\n".join([head, *diagnostic_rows(found)]))
+
+
+__all__ = ["after_turn", "diagnostics_now", "introduced"]

@@ -1,0 +1,192 @@
+"""``HeadlessSemantics``: the ``SemanticPort`` of servers the harness starts itself (§14).
+The server for a file is the user's ``[languages.NAME]`` whose extensions match; it is
+started on the first query for its language and kept for the workspace; a server that dies
+or hangs is restarted once, then reported; ``close`` shuts every one down. Each query
+opens the document with the text the harness read (through the policy), asks, and closes
+it, so the server reads every other file from disk as it is now."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from harness.semantic.config import LanguageServer, SemanticConfig
+from harness.semantic.model import Answer, Diagnostic, Query, SemanticUnavailable
+from harness.semantic.text import lines_of, units
+from harness.tools.environment import exec_environment
+from langservers import convert
+from langservers.client import Running, ServerFailed
+
+log = logging.getLogger(__name__)
+MAX_RESTARTS = 1
+DOCS = "docs/semantic.md"
+
+
+class HeadlessSemantics:
+    """Language servers for one workspace ``root``."""
+
+    def __init__(
+        self, root: Path, config: SemanticConfig, environ: Mapping[str, str] | None = None
+    ) -> None:
+        self.root = root.resolve()
+        self.config = config
+        self.env = exec_environment(os.environ if environ is None else environ)
+        self._running: dict[str, Running] = {}
+        self._failures: dict[str, int] = {}
+        self._lock = asyncio.Lock()
+
+    def after_edit_wait_ms(self) -> int | None:
+        return self.config.wait_ms if self.config.after_edit == "turn" else None
+
+    def servers(self) -> tuple[str, ...]:
+        return tuple(
+            f"{name}: {r.spec.program} ({r.how})" for name, r in self._running.items() if r.alive
+        )
+
+    async def close(self) -> None:
+        running, self._running = list(self._running.values()), {}
+        await asyncio.gather(*(r.stop() for r in running), return_exceptions=True)
+
+    def _spec(self, path: str) -> LanguageServer:
+        spec = self.config.server_for(path)
+        if spec is None:
+            suffix = Path(path).suffix or "(no extension)"
+            raise SemanticUnavailable(
+                f"no language server is configured for `{suffix}` files; the user can add one "
+                f'to the user config: [languages.NAME] server = ["program", "--stdio"] '
+                f'extensions = ["{suffix}"] (see {DOCS}); meanwhile use grep and read_file'
+            )
+        return spec
+
+    async def _server(self, spec: LanguageServer) -> Running:
+        async with self._lock:
+            running = self._running.get(spec.name)
+            if running is not None and running.alive:
+                return running
+            if running is not None or self._failures.get(spec.name, 0) > MAX_RESTARTS:
+                self._running.pop(spec.name, None)
+                self._check_restarts(spec)
+            started = Running(spec, self.root, self.config.timeout_ms / 1000)
+            try:
+                await started.start(self.env)
+            except ServerFailed as exc:
+                await started.stop()
+                self._failures[spec.name] = self._failures.get(spec.name, 0) + 1
+                raise SemanticUnavailable(f"the language server {exc}") from None
+            self._running[spec.name] = started
+            return started
+
+    def _check_restarts(self, spec: LanguageServer) -> None:
+        if self._failures.get(spec.name, 0) > MAX_RESTARTS:
+            raise SemanticUnavailable(
+                f"the language server `{spec.program}` failed {MAX_RESTARTS + 1} times in this "
+                "run and is not started again; use grep and read_file instead"
+            )
+
+    async def _failed(self, spec: LanguageServer, running: Running, exc: Exception) -> None:
+        self._failures[spec.name] = self._failures.get(spec.name, 0) + 1
+        self._running.pop(spec.name, None)
+        await running.stop()
+        again = self._failures[spec.name] <= MAX_RESTARTS
+        note = "it will be restarted on the next call" if again else "it is not started again"
+        raise SemanticUnavailable(f"the language server {exc}; {note}") from None
+
+    async def answer(self, query: Query) -> Answer:
+        spec = self._spec(query.path)
+        running = await self._server(spec)
+        uri = (self.root / query.path).as_uri()
+        try:
+            return await self._ask(running, query, uri)
+        except ServerFailed as exc:
+            await self._failed(spec, running, exc)
+            raise  # unreachable: _failed raises
+        except SemanticUnavailable:
+            raise
+        except Exception as exc:  # an error answer, or one that is not LSP
+            raise SemanticUnavailable(
+                f"the language server `{spec.program}` could not answer: "
+                f"{type(exc).__name__}: {str(exc)[:300]}"
+            ) from None
+        finally:
+            if running.alive:
+                running.client.text_document_did_close(
+                    lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+                )
+
+    def _open(self, running: Running, uri: str, text: str) -> int:
+        """Open the document at a version of its own (so the diagnostics published for it
+        are told from those of an earlier opening); returns the version."""
+        running.diagnostics.pop(uri, None)
+        running.version += 1
+        item = lsp.TextDocumentItem(uri, running.spec.name, running.version, text)
+        running.client.text_document_did_open(lsp.DidOpenTextDocumentParams(item))
+        return running.version
+
+    async def _ask(self, running: Running, query: Query, uri: str) -> Answer:
+        self._open(running, uri, query.text)
+        enc = running.encoding
+        base = Answer("server", running.spec.program, encoding=enc)  # type: ignore[arg-type]
+        doc = lsp.TextDocumentIdentifier(uri)
+        client = running.client
+        if query.method == "symbols":
+            found = await running.call(
+                client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc))
+            )
+            return _with(base, symbols=convert.symbols(found))
+        pos = self._position(query, enc)
+        if query.method == "references":
+            ctx = lsp.ReferenceContext(include_declaration=True)
+            places = await running.call(
+                client.text_document_references_async(lsp.ReferenceParams(ctx, doc, pos))
+            )
+            locs, outside = convert.locations(places, self.root)
+            return _with(base, locations=locs, outside=outside)
+        params = lsp.RenameParams(doc, pos, query.new_name or "")
+        edit = await running.call(client.text_document_rename_async(params))
+        edits, outside = convert.workspace_edit(edit, self.root)
+        return _with(base, edits=edits, outside=outside)
+
+    @staticmethod
+    def _position(query: Query, enc: str) -> lsp.Position:
+        assert query.position is not None
+        line = lines_of(query.text)[query.position.line]
+        column = units(line[: query.position.character], enc)  # type: ignore[arg-type]
+        return lsp.Position(query.position.line, column)
+
+    async def diagnostics(self, path: str, text: str, wait_ms: int) -> tuple[Diagnostic, ...]:
+        spec = self.config.server_for(path)
+        if spec is None:
+            return ()
+        running = await self._server(spec)
+        uri = (self.root / path).as_uri()
+        version = self._open(running, uri, text)
+
+        def arrived() -> bool:
+            return running.diagnostics.get(uri, (None, []))[0] == version
+
+        try:
+            async with running.published:
+                await asyncio.wait_for(running.published.wait_for(arrived), wait_ms / 1000)
+        except TimeoutError:
+            pass
+        finally:
+            if running.alive:
+                running.client.text_document_did_close(
+                    lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+                )
+        said, found = running.diagnostics.get(uri, (None, []))
+        return convert.diagnostics(path, found if said in (version, None) else [])
+
+
+def _with(base: Answer, **fields: Any) -> Answer:
+    return dataclasses.replace(base, **fields)
+
+
+__all__ = ["HeadlessSemantics"]
