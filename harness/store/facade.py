@@ -51,6 +51,7 @@ from harness.store.records import (
     StepRecord,
     StepRow,
 )
+from harness.store.reviews import HunkMark, insert_marks, select_marks
 from harness.store.runs import (
     finish_run,
     insert_run,
@@ -247,6 +248,15 @@ class Store(Closing):
         """Every write of the run in order, intents whose step never committed included."""
         with self._db.reading():
             return select_edits(self._db.conn, run_id)
+
+    def mark_hunks(self, conversation_id: int, marks: Sequence[HunkMark]) -> None:
+        """Record keeps and undos of hunks of the conversation's changes (§11)."""
+        with self._db.transaction() as conn:
+            insert_marks(conn, conversation_id, marks)
+
+    def hunk_marks(self, conversation_id: int) -> list[HunkMark]:
+        with self._db.reading():
+            return select_marks(self._db.conn, conversation_id)
 
     def provider_calls(self, run_id: int) -> list[dict[str, Any]]:
         with self._db.reading():

@@ -53,6 +53,8 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.run.revert": "server.lsp.revert",
     "harness.run.changes": "server.lsp.revert",
     "harness.run.revertFile": "server.lsp.revert",
+    "harness.run.revertHunk": "server.lsp.review",
+    "harness.run.keep": "server.lsp.review",
     "harness.run.events": "server.lsp.events",
     "harness.trust": "server.lsp.trust",
 }

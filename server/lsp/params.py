@@ -117,6 +117,25 @@ class RevertFileParams(ChangesParams):
     path: Annotated[str, Field(min_length=1, max_length=4096)]
 
 
+HunkId = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class RevertHunkParams(RevertFileParams):
+    """``harness.run.revertHunk``: one hunk of a file, by the id ``harness.run.changes``
+    gave it."""
+
+    hunk_id: HunkId
+
+
+class KeepParams(ChangesParams):
+    """``harness.run.keep``: hunks (``path`` and ``hunkIds``), a file (``path``) or every
+    change (neither) marked reviewed."""
+
+    path: Annotated[str, Field(min_length=1, max_length=4096)] | None = None
+    hunk_ids: Annotated[list[HunkId], Field(min_length=1, max_length=10_000)] | None = None
+    workspace_folder: Folder | None = None
+
+
 class StatusParams(Params):
     workspace_folder: Folder | None = None
 

@@ -40,6 +40,8 @@ SPEC_COMMANDS = {
     "harness.run.revert",
     "harness.run.changes",
     "harness.run.revertFile",
+    "harness.run.revertHunk",
+    "harness.run.keep",
     "harness.run.events",
     "harness.trust",
     "harness.conversations",

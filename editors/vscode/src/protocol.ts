@@ -33,6 +33,8 @@ export const Cmd = {
   revert: "harness.run.revert",
   changes: "harness.run.changes",
   revertFile: "harness.run.revertFile",
+  revertHunk: "harness.run.revertHunk",
+  keep: "harness.run.keep",
   runEvents: "harness.run.events",
   trust: "harness.trust",
   conversations: "harness.conversations",
