@@ -122,7 +122,7 @@ class RunEvents(RunObserver):
     # -- hooks -----------------------------------------------------------------------------
 
     def run_started(self, run: RunInfo) -> None:
-        self._emit(0, "user", {"text": run.goal})
+        self._emit(0, "user", {"text": run.goal, "mode": run.mode})
 
     def text_delta(self, run: RunInfo, step: int, delta: str) -> None:
         if not delta:

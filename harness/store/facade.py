@@ -123,6 +123,7 @@ class Store(Closing):
         model: str,
         contract: str,
         conversation_id: int | None = None,
+        mode: str = "code",
     ) -> int:
         """A new run, owned by this process (pid, start time, host: §5); the next turn of
         ``conversation_id``, else a conversation of its own (§11)."""
@@ -135,6 +136,7 @@ class Store(Closing):
                 model=model,
                 contract=contract,
                 conversation_id=conversation_id,
+                mode=mode,
             )
 
     def save_context(self, run_id: int, step: int, state: str) -> None:

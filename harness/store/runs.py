@@ -24,6 +24,7 @@ def insert_run(
     model: str,
     contract: str,
     conversation_id: int | None = None,
+    mode: str = "code",
 ) -> int:
     """A run row; a follow-up of ``conversation_id`` takes the conversation's next turn, a
     first run is its own conversation at turn 1."""
@@ -38,8 +39,8 @@ def insert_run(
         turn = int(row[0]) + 1
     cur = conn.execute(
         "INSERT INTO runs (goal, workspace, provider, model, contract, started_at,"
-        " owner_pid, owner_started, owner_host, conversation_id, turn, author)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " owner_pid, owner_started, owner_host, conversation_id, turn, author, mode)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             redact(goal),
             workspace,
@@ -53,6 +54,7 @@ def insert_run(
             conversation_id,
             turn,
             author(),
+            mode,
         ),
     )
     run_id = int(cur.fetchone()[0])
@@ -105,7 +107,7 @@ def mark_interrupted(conn: Connection, run_id: int, owner: ProcessOwner) -> bool
 
 
 _RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "spent_tokens")
-_RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn")
+_RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn", "mode")
 
 
 def run_row(r: Any) -> RunRow:

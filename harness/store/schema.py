@@ -56,11 +56,13 @@ IDENTITY = """
     ALTER TABLE memory_recalls ADD COLUMN author_path TEXT;
     """
 
-# Review of a conversation's changes, hunk by hunk (§11, issue 33): each keep or undo of a
+# Plan mode and review of a conversation's changes (§11, issue 33): a run's ``mode`` (``code``
+# or ``plan``); each keep or undo of a
 # hunk is a row (latest wins); ``hunk_id`` is the hunk's stable id (``harness.hunks``);
 # ``left_content`` is the file's bytes an undo left, so a later file revert knows them as
 # the agent's and not the user's.
 HUNK_REVIEWS = """
+    ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'code';
     CREATE TABLE hunk_reviews (
         id INTEGER PRIMARY KEY,
         conversation_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

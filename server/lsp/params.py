@@ -72,7 +72,9 @@ class ContextParams(Params):
 
 
 class RunParams(Params):
-    goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
+    # Absent only in a code-mode follow-up of a plan (``server.lsp.goal``).
+    goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)] | None = None
+    mode: Literal["code", "plan"] = "code"
     workspace_folder: Folder | None = None
     token_budget: Positive | None = None
     max_steps: Positive | None = None
@@ -89,6 +91,7 @@ class RunParams(Params):
             token_budget=self.token_budget,
             max_steps=self.max_steps,
             context_budget=ContextBudgetOverrides(**budget),
+            mode=self.mode,
         )
 
 

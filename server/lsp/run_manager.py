@@ -82,6 +82,9 @@ class RunManager:
     # -- starting and stopping ---------------------------------------------------------
 
     async def start(self, params: RunParams) -> dict[str, Any]:
+        from server.lsp.goal import resolve_goal
+
+        params = resolve_goal(self.host, params)
         root = self._root(params)
         busy = next((a for a in self._active.values() if a.session.root == root), None)
         if busy is not None:
@@ -95,7 +98,7 @@ class RunManager:
         task = asyncio.create_task(self._drive(active), name=f"harness run {run_id}")
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
-        log.info("run %d started in %s: %s", run_id, root, one_line(params.goal))
+        log.info("run %d started in %s: %s", run_id, root, one_line(params.goal or ""))
         return {"runId": run_id, "conversationId": active.session.run.info.conversation_id}
 
     def _root(self, params: RunParams) -> Path:
@@ -264,7 +267,7 @@ def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContr
     from harness.errors import ConfigError
     from harness.session import build_contract
 
-    goal = params.goal.strip()
+    goal = (params.goal or "").strip()
     if not goal:
         raise InvalidParams("`goal` is empty")
     if settings.refusals:

@@ -32,8 +32,8 @@ PINNED = {
     7: "f2dc9fd6c3fb99049ab5726fbbb318fdef77e7f19e1c90a15773067729c1683b",
     # portable identity and authorship (schema.IDENTITY, issue 25)
     8: "170f5bdcd6dc97f015d33c879503c253d27806de98748ce7a39ff9a2810701f7",
-    # hunk review (schema.HUNK_REVIEWS, issue 33)
-    9: "27880d4b61029a4f5c3f781d61c31e947505efb68a49d055875d7870fccfaa59",
+    # plan mode, hunk review (schema.HUNK_REVIEWS, issue 33)
+    9: "e743a0b00e34ecaff79f4d9b7f02464a6a96d6033ae28fb2e0f8e667b6995321",
 }
 STORES = Path(__file__).parent / "stores"
 

@@ -250,6 +250,7 @@ def test_trace_show_has_every_8_1_field(store: Store) -> None:
         "finishedAt",
         "conversationId",
         "turn",
+        "mode",
         "summary",
         "filesChanged",
     ]
@@ -269,7 +270,7 @@ def test_trace_show_has_every_8_1_field(store: Store) -> None:
     assert third["said"] == "Renamed calc_total; tests pass."
     # `trace runs` keeps exactly its fields.
     [row] = store.list_runs()
-    assert list(row.to_json()) == [*RUN_KEYS, "finishedAt", "conversationId", "turn"]
+    assert list(row.to_json()) == [*RUN_KEYS, "finishedAt", "conversationId", "turn", "mode"]
     assert store.run_steps(run) == list(trace.steps)
     assert store.run_trace(run + 1) is None
     store.close()
