@@ -206,6 +206,9 @@ class RunObserver:
 
     def user_warning(self, run: RunInfo, message: str) -> None: ...
 
+    def user_steered(self, run: RunInfo, step: int, text: str) -> None:
+        """The user's words sent while the run went on, added after step ``step``'s results."""
+
     def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
 
 

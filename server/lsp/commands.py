@@ -39,6 +39,7 @@ P = TypeVar("P", bound="Params")
 COMMAND_MODULES: Mapping[str, str] = {
     "harness.run": "server.lsp.run",
     "harness.cancel": "server.lsp.run",
+    "harness.run.steer": "server.lsp.run",
     "harness.status": "server.lsp.status",
     "harness.memory.list": "server.lsp.memory",
     "harness.memory.get": "server.lsp.memory",

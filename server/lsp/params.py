@@ -99,6 +99,12 @@ class RunIdParams(Params):
     run_id: RunId
 
 
+class SteerParams(RunIdParams):
+    """``harness.run.steer``: the user's words for a run in progress."""
+
+    text: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
+
+
 class ChangesParams(Params):
     """``harness.run.changes``: ``runId`` or ``conversationId`` (the command checks that
     exactly one is given)."""

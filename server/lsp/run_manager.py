@@ -192,6 +192,14 @@ class RunManager:
         active.session.run.cancel()
         return True
 
+    def steer(self, run_id: int, text: str) -> bool:
+        """Queue the user's words for run ``run_id``; False when it is not in progress."""
+        active = self._active.get(run_id)
+        if active is None:
+            return False
+        active.session.run.steering.put(text)
+        return True
+
     def cancel_progress(self, token: str) -> None:
         for active in list(self._active.values()):
             if active.progress.token == token:

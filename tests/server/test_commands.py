@@ -42,6 +42,7 @@ SPEC_COMMANDS = {
     "harness.run.revertFile",
     "harness.run.revertHunk",
     "harness.run.keep",
+    "harness.run.steer",
     "harness.run.events",
     "harness.trust",
     "harness.conversations",

@@ -35,6 +35,7 @@ export const Cmd = {
   revertFile: "harness.run.revertFile",
   revertHunk: "harness.run.revertHunk",
   keep: "harness.run.keep",
+  steer: "harness.run.steer",
   runEvents: "harness.run.events",
   trust: "harness.trust",
   conversations: "harness.conversations",
