@@ -57,6 +57,7 @@ from harness.store.runs import (
     insert_run,
     latest_run,
     mark_interrupted,
+    mark_rewound,
     orphaned_runs,
     save_context,
     select_context,
@@ -255,6 +256,11 @@ class Store(Closing):
         """Record keeps and undos of hunks of the conversation's changes (§11)."""
         with self._db.transaction() as conn:
             insert_marks(conn, conversation_id, marks)
+
+    def mark_rewound(self, run_ids: Sequence[int]) -> None:
+        """Commit, before any file is touched, that a restore rewinds ``run_ids``."""
+        with self._db.transaction() as conn:
+            mark_rewound(conn, run_ids)
 
     def hunk_marks(self, conversation_id: int) -> list[HunkMark]:
         with self._db.reading():

@@ -111,7 +111,14 @@ _RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn", "
 
 
 def run_row(r: Any) -> RunRow:
-    return RunRow(run_id=r["id"], **{name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)})
+    fields = {name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)}
+    return RunRow(run_id=r["id"], **fields, rewound=bool(r["rewound"]))
+
+
+def mark_rewound(conn: Connection, run_ids: Sequence[int]) -> None:
+    """Runs a checkpoint restore goes back to before of (issue 33): kept, never sent again."""
+    for run_id in run_ids:
+        conn.execute("UPDATE runs SET rewound = 1 WHERE id = ?", (run_id,))
 
 
 def select_conversation(conn: Connection, conversation_id: int) -> list[RunRow]:
@@ -186,6 +193,7 @@ __all__ = [
     "insert_run",
     "latest_run",
     "mark_interrupted",
+    "mark_rewound",
     "orphaned_runs",
     "run_row",
     "save_context",

@@ -56,13 +56,14 @@ IDENTITY = """
     ALTER TABLE memory_recalls ADD COLUMN author_path TEXT;
     """
 
-# Plan mode and review of a conversation's changes (§11, issue 33): a run's ``mode`` (``code``
-# or ``plan``); each keep or undo of a
-# hunk is a row (latest wins); ``hunk_id`` is the hunk's stable id (``harness.hunks``);
-# ``left_content`` is the file's bytes an undo left, so a later file revert knows them as
-# the agent's and not the user's.
+# Plan mode, checkpoints and review of a conversation's changes (§11, issue 33): a run's
+# ``mode`` (``code`` or ``plan``) and whether a checkpoint restore rewound it (kept, never
+# sent again); each keep or undo of a hunk is a row (latest wins), ``hunk_id`` the hunk's
+# stable id (``harness.hunks``), ``left_content`` the file's bytes an undo left (so a later
+# file revert knows them as the agent's, not the user's).
 HUNK_REVIEWS = """
     ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'code';
+    ALTER TABLE runs ADD COLUMN rewound INTEGER NOT NULL DEFAULT 0;
     CREATE TABLE hunk_reviews (
         id INTEGER PRIMARY KEY,
         conversation_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

@@ -48,6 +48,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.memory.write": "server.lsp.memory",
     "harness.memory.clear": "server.lsp.memory",
     "harness.conversations": "server.lsp.conversations",
+    "harness.conversation.restore": "server.lsp.restore",
     "harness.trace.runs": "server.lsp.trace",
     "harness.trace.run": "server.lsp.trace",
     "harness.trace.step": "server.lsp.trace",

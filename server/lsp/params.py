@@ -145,6 +145,15 @@ class KeepParams(ChangesParams):
     workspace_folder: Folder | None = None
 
 
+class RestoreParams(Params):
+    """``harness.conversation.restore``: back to before turn ``turn`` of the conversation."""
+
+    conversation_id: RunId
+    turn: Positive
+    force: bool = False
+    workspace_folder: Folder | None = None  # needed for a conversation outside the folders
+
+
 class StatusParams(Params):
     workspace_folder: Folder | None = None
 

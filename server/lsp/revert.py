@@ -90,7 +90,7 @@ def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> dict[str, An
     if row is None:
         raise NotFound(f"no run {run_id} in the store {store.path}")
     guard = EditorGuard(host.documents, Path(row.workspace).resolve())
-    result = revert_run(store, run_id, force=force, guard=guard, left=_left(host, run_id))
+    result = revert_run(store, run_id, force=force, guard=guard, left=left_by_undos(host, run_id))
     if result is None:
         raise NotFound(f"no run {run_id} in the store {store.path}")
     written(host, result.workspace, result.files)
@@ -112,7 +112,7 @@ def changes(host: CommandHost, params: ChangesParams) -> list[dict[str, Any]]:
     return files
 
 
-def _left(host: CommandHost, run_id: int) -> dict[str, list[bytes | None]]:
+def left_by_undos(host: CommandHost, run_id: int) -> dict[str, list[bytes | None]]:
     """Per path, the contents hunk undos of ``run_id``'s conversation left."""
     store = host.store()
     row = store.get_run(run_id)
@@ -131,7 +131,7 @@ def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
     rel = relative(params.path, workspace)
     guard = EditorGuard(host.documents, workspace)
     try:
-        left = _left(host, runs[0]).get(rel, [])
+        left = left_by_undos(host, runs[0]).get(rel, [])
         done = revert_one(
             host.store(), runs[0], rel, force=params.force, guard=guard, run_ids=runs, left=left
         )
@@ -170,4 +170,12 @@ COMMANDS: list[Command[Any]] = [
     Command("harness.run.revertFile", RevertFileParams, revert_file),
 ]
 
-__all__ = ["COMMANDS", "named", "relative", "runs_named", "writable_run", "written"]
+__all__ = [
+    "COMMANDS",
+    "left_by_undos",
+    "named",
+    "relative",
+    "runs_named",
+    "writable_run",
+    "written",
+]

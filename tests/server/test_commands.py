@@ -43,6 +43,7 @@ SPEC_COMMANDS = {
     "harness.run.revertHunk",
     "harness.run.keep",
     "harness.run.steer",
+    "harness.conversation.restore",
     "harness.run.events",
     "harness.trust",
     "harness.conversations",

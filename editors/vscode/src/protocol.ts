@@ -36,6 +36,7 @@ export const Cmd = {
   revertHunk: "harness.run.revertHunk",
   keep: "harness.run.keep",
   steer: "harness.run.steer",
+  restore: "harness.conversation.restore",
   runEvents: "harness.run.events",
   trust: "harness.trust",
   conversations: "harness.conversations",
