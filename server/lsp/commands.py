@@ -59,6 +59,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.run.keep": "server.lsp.review",
     "harness.run.events": "server.lsp.events",
     "harness.trust": "server.lsp.trust",
+    "harness.prompts": "server.lsp.prompts",
 }
 
 

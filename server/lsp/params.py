@@ -71,10 +71,15 @@ class ContextParams(Params):
         return start.line + 1, last - start.line + 1
 
 
+PromptText = Annotated[str, Field(max_length=MAX_GOAL_CHARS)]
+
+
 class RunParams(Params):
     # Absent only in a code-mode follow-up of a plan (``server.lsp.goal``).
     goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)] | None = None
     mode: Literal["code", "plan"] = "code"
+    prompt: Annotated[str, Field(min_length=1, max_length=200)] | None = None  # its name
+    arguments: PromptText | Annotated[dict[str, PromptText], Field(max_length=64)] | None = None
     workspace_folder: Folder | None = None
     token_budget: Positive | None = None
     max_steps: Positive | None = None
@@ -152,6 +157,10 @@ class RestoreParams(Params):
     turn: Positive
     force: bool = False
     workspace_folder: Folder | None = None  # needed for a conversation outside the folders
+
+
+class PromptsParams(Params):
+    workspace_folder: Folder | None = None
 
 
 class StatusParams(Params):

@@ -82,7 +82,7 @@ class RunManager:
     # -- starting and stopping ---------------------------------------------------------
 
     async def start(self, params: RunParams) -> dict[str, Any]:
-        from server.lsp.goal import resolve_goal
+        from server.lsp.goal import mark_prompt, resolve_goal
 
         params = resolve_goal(self.host, params)
         root = self._root(params)
@@ -94,6 +94,7 @@ class RunManager:
             )
         active = await self._open(params, root)
         run_id = active.session.run_id
+        mark_prompt(self.host, params, run_id)
         self._active[run_id] = active
         task = asyncio.create_task(self._drive(active), name=f"harness run {run_id}")
         self._tasks.add(task)

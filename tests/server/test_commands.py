@@ -44,6 +44,7 @@ SPEC_COMMANDS = {
     "harness.run.keep",
     "harness.run.steer",
     "harness.conversation.restore",
+    "harness.prompts",
     "harness.run.events",
     "harness.trust",
     "harness.conversations",

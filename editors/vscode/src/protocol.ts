@@ -37,6 +37,7 @@ export const Cmd = {
   keep: "harness.run.keep",
   steer: "harness.run.steer",
   restore: "harness.conversation.restore",
+  prompts: "harness.prompts",
   runEvents: "harness.run.events",
   trust: "harness.trust",
   conversations: "harness.conversations",
