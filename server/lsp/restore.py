@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.restore import NoSuchTurn, restore
+from harness.undo_check import undo_diagnostics
 from server.lsp.commands import Command
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
@@ -41,9 +42,8 @@ def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     except NoSuchTurn as exc:
         raise InvalidParams(f"`turn`: {exc}") from None
     written(host, done.workspace, done.files)
-    result = done.to_json()
-    result["diagnostics"], result["diagnosticsReason"] = None, "no language server"
-    return result
+    touched = [f.path for f in done.files if f.changed_disk]
+    return {**done.to_json(), **undo_diagnostics(done.workspace, touched)}
 
 
 COMMANDS: list[Command[Any]] = [

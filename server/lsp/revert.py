@@ -19,6 +19,7 @@ from harness.changes import NotWrittenByRun, revert_one, runs_changes
 from harness.revert import FileRevert, revert_run
 from harness.review import review
 from harness.store.records import RunRow
+from harness.undo_check import undo_diagnostics
 from server.lsp.commands import Command
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
@@ -94,7 +95,8 @@ def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> dict[str, An
     if result is None:
         raise NotFound(f"no run {run_id} in the store {store.path}")
     written(host, result.workspace, result.files)
-    return result.to_json()
+    touched = [f.path for f in result.files if f.changed_disk]
+    return {**result.to_json(), **undo_diagnostics(result.workspace, touched)}
 
 
 def changes(host: CommandHost, params: ChangesParams) -> list[dict[str, Any]]:
@@ -140,7 +142,13 @@ def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
     if done is None:
         raise NotFound(f"no run {runs[0]} in the store")
     written(host, workspace, (done,))
-    return {**named(params), "workspace": str(workspace), **done.to_json()}
+    touched = [done.path] if done.changed_disk else []
+    return {
+        **named(params),
+        "workspace": str(workspace),
+        **done.to_json(),
+        **undo_diagnostics(workspace, touched),
+    }
 
 
 def named(params: ChangesParams) -> dict[str, int | None]:

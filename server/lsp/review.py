@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from harness.changes import NotWrittenByRun
 from harness.revert import FileRevert, RevertAction
 from harness.review import HunkRefused, NoSuchHunk, Review, keep, review, undo
+from harness.undo_check import undo_diagnostics
 from server.lsp.commands import Command
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
@@ -54,8 +55,7 @@ def revert_hunk(host: CommandHost, params: RevertHunkParams) -> dict[str, Any]:
         "hunkId": params.hunk_id,
         "action": "undone",
         "toReview": after.to_review,
-        "diagnostics": None,
-        "diagnosticsReason": "no language server",
+        **undo_diagnostics(workspace, [path]),
     }
 
 
