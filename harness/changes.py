@@ -17,13 +17,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ContainmentError, HarnessError
+from harness.errors import HarnessError
 from harness.revert import (
     FileRevert,
     RevertAction,
     RunEdits,
     authorship_refusal,
     file_histories,
+    read_now,
     remove_created_dirs,
     revert_edits,
 )
@@ -87,7 +88,7 @@ def runs_changes(store: RunEdits, run_ids: Sequence[int]) -> RunChanges | None:
     edits = {run_id: store.run_edits(run_id) for run_id in run_ids}
     files = []
     for history in file_histories([e for run_edits in edits.values() for e in run_edits]):
-        now = _read_now(workspace, history.path)
+        now = read_now(workspace, history.path)
         if now == history.original:
             continue
         if history.original is None:
@@ -109,10 +110,11 @@ def revert_one(
     force: bool = False,
     guard: DocumentGuard | None = None,
     run_ids: Sequence[int] = (),
+    left: Sequence[bytes | None] = (),
 ) -> FileRevert | None:
     """Put ``path`` back to its content before run ``run_id`` (with ``run_ids``, a
     conversation's runs from ``run_id`` on: before the first of them that wrote it);
-    ``None``: no such run.
+    ``None``: no such run. ``left``: contents a hunk's undo left in the file.
 
     Raises ``NotWrittenByRun`` for a path the run did not write, ``ConfigError`` when the
     run's workspace no longer exists."""
@@ -134,17 +136,9 @@ def revert_one(
             RevertAction.REFUSED,
             "has unsaved changes in the editor; save or discard them first",
         )
-    (done,) = revert_edits(workspace, edits, force=force, guard=guard)
+    (done,) = revert_edits(workspace, edits, force=force, guard=guard, left={rel: left})
     remove_created_dirs(workspace, edits)
     return done
-
-
-def _read_now(workspace: Workspace, rel: str) -> bytes | None:
-    try:
-        target = workspace.resolve(rel)
-        return target.read_bytes() if target.is_file() else None
-    except (OSError, ContainmentError):
-        return None
 
 
 def _text(content: bytes | None) -> str | None:

@@ -91,6 +91,8 @@ class Verification(_Frozen):
 
 
 ContextWire = Literal["transcript", "flat"]
+# ``plan``: the run only reads and ends with the model's plan; ``code``: it may change things.
+RunMode = Literal["code", "plan"]
 
 
 class ContextBudgetOverrides(_Frozen):
@@ -112,6 +114,7 @@ class ContractOverrides(_Frozen):
     context_budget: ContextBudgetOverrides = Field(default_factory=ContextBudgetOverrides)
     memory_limits: MemoryLimits | None = None
     context_wire: ContextWire | None = None
+    mode: RunMode | None = None
 
 
 class TaskContract(_Frozen):
@@ -127,12 +130,18 @@ class TaskContract(_Frozen):
     # How the observation section goes on the wire (§3 "Wire form"): the model's turns and
     # tool messages (``transcript``), or everything in one user message (``flat``).
     context_wire: ContextWire = DEFAULT_CONTEXT_WIRE
+    mode: RunMode = "code"  # issue 33: a plan-mode run is offered the read tools only
 
     @classmethod
     def workspace(
         cls, goal: str, root: Path | str, verification: Verification | None = None
     ) -> TaskContract:
         return cls(goal=goal, root=Path(root), verification=verification or Verification.none())
+
+    def rooted(self, root: Path) -> TaskContract:
+        """The contract at ``root``; a plan-mode run verifies nothing (it changes nothing)."""
+        plan = {"verification": Verification.none()} if self.mode == "plan" else {}
+        return self.model_copy(update={"root": root, **plan})
 
     def with_token_budget(self, n: int) -> TaskContract:
         return self._with(token_budget=n)

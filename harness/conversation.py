@@ -99,7 +99,7 @@ def follow_up(store: Store, conversation_id: int, root: Path) -> FollowUp:
             f"run {last.run_id} of conversation {conversation_id} is still running; "
             "wait for it to finish or cancel it, then continue"
         )
-    for run in reversed(runs):
+    for run in reversed([r for r in runs if not r.rewound]):  # a rewound turn is never sent
         text = store.run_context(run.run_id)
         if text is None:
             continue

@@ -125,7 +125,10 @@ class RunEvents(RunObserver):
     # -- hooks -----------------------------------------------------------------------------
 
     def run_started(self, run: RunInfo) -> None:
-        self._emit(0, "user", {"text": run.goal})
+        self._emit(0, "user", {"text": run.goal, "mode": run.mode})
+
+    def user_steered(self, run: RunInfo, step: int, text: str) -> None:
+        self._emit(step, "user", {"text": text, "steer": True})
 
     def text_delta(self, run: RunInfo, step: int, delta: str) -> None:
         if not delta:

@@ -26,6 +26,7 @@ from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
 from harness.semantic.after import after_turn
+from harness.steering import Steering
 from harness.steps import StepDone, step_record, step_summary
 from harness.store import Store
 from harness.store.base import now_iso
@@ -87,6 +88,7 @@ class Run:
         self.verify_failed = False  # the last verification failed
         self.cancel_requested = False  # set by cancel(); read at each safe point
         self._task: asyncio.Task[Any] | None = None
+        self.steering = Steering()  # the user's words while it goes on; a step ending heeds them
 
     def cancel(self) -> None:
         """Stop at the next safe point; the outcome is ``cancelled``."""
@@ -163,6 +165,9 @@ class Run:
                     end = Outcome.FINISHED
         except _Cancelled:  # commit what ran, then stop
             end = Outcome.CANCELLED
+        if self.steering.pending and end in (None, Outcome.FINISHED, Outcome.SUCCESS):
+            self.steering.deliver(step, self.ledger, self.observer, self.info)
+            end = None  # the model hears the words before the run ends
         results, observed = (*taken.results,), (*taken.observed,)
         done = StepDone(step, started, turn, reply, results, observed, verified, self.spent)
         self._commit(done)

@@ -91,12 +91,21 @@ def criterion(contract: TaskContract) -> str:
     )
 
 
+PLAN_MODE = (
+    "# Plan mode\n"
+    "Do not change anything: you are offered only the tools that read, and any other call "
+    "is refused. Read what you need, then answer without calling a tool with your plan: the "
+    "steps, the files and the functions each step changes. The user reviews it first.\n\n"
+)
+
+
 def frame(contract: TaskContract, attached: str = "", instructions: str = "") -> str:
     """Goal, the repository's instructions (``harness.instructions``: the root's
     ``AGENTS.md``, when there is one), constraints and success criterion (and what the user
     attached, §11): the fixed head of every user message."""
     return (
         f"# Task\n{contract.goal}\n\n"
+        + (PLAN_MODE if contract.mode == "plan" else "")
         + (f"{instructions}\n\n" if instructions else "")
         + "# Constraints\n"
         "- Work only inside the workspace; paths are relative to its root.\n"

@@ -41,6 +41,7 @@ class RunInfo:
     token_budget: int
     conversation_id: int | None = None  # the conversation's first run (§11); None: its own
     turn: int = 1
+    mode: str = "code"  # "plan": only the read tools (issue 33)
 
     @classmethod
     def of(
@@ -54,6 +55,7 @@ class RunInfo:
             contract.token_budget,
             run_id if conversation_id is None else conversation_id,
             turn,
+            contract.mode,
         )
 
 
@@ -206,6 +208,9 @@ class RunObserver:
     def file_written(self, run: RunInfo, path: Path) -> None: ...
 
     def user_warning(self, run: RunInfo, message: str) -> None: ...
+
+    def user_steered(self, run: RunInfo, step: int, text: str) -> None:
+        """The user's words sent while the run went on, added after step ``step``'s results."""
 
     def run_finished(self, run: RunInfo, result: RunResult) -> None: ...
 

@@ -24,8 +24,8 @@ nothing here raises for one bad file.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
@@ -153,14 +153,18 @@ def revert_edits(
     force: bool = False,
     guard: DocumentGuard | None = None,
     policy: RuleSet | None = None,
+    left: Mapping[str, Sequence[bytes | None]] | None = None,
 ) -> tuple[FileRevert, ...]:
     """Put every file in ``edits`` back to its content before the first edit (the
     directories it created are left: ``remove_created_dirs``), through ``policy`` (default:
-    the workspace's, ``Policy.load``)."""
+    the workspace's, ``Policy.load``). ``left``: per path, more contents the agent's side
+    left (a hunk's undo), not to be taken for someone else's."""
     rules = Policy.load(workspace.root) if policy is None else policy
+    histories = [
+        replace(h, maybe=(*h.maybe, *(left or {}).get(h.path, ()))) for h in file_histories(edits)
+    ]
     files = tuple(
-        _revert_file(workspace, h, force=force, guard=guard, policy=rules)
-        for h in file_histories(edits)
+        _revert_file(workspace, h, force=force, guard=guard, policy=rules) for h in histories
     )
     for edit in {e.path: e for e in edits}.values():
         _remove_temp_files(workspace, edit.path)
@@ -173,8 +177,10 @@ def revert_run(
     *,
     force: bool = False,
     guard: DocumentGuard | None = None,
+    left: Mapping[str, Sequence[bytes | None]] | None = None,
 ) -> RevertResult | None:
     """Revert the files run ``run_id`` wrote; ``None`` when there is no such run.
+    ``left``: per path, contents a hunk's undo left (``revert_edits``).
 
     Raises ``ConfigError`` when the run's workspace no longer exists.
     """
@@ -188,7 +194,7 @@ def revert_run(
         paths = dict.fromkeys(e.path for e in edits)
         refused = tuple(FileRevert(p, RevertAction.REFUSED, refusal) for p in paths)
         return RevertResult(run_id, workspace.root, refused)
-    files = revert_edits(workspace, edits, force=force, guard=guard)
+    files = revert_edits(workspace, edits, force=force, guard=guard, left=left)
     return RevertResult(run_id, workspace.root, files, remove_created_dirs(workspace, edits))
 
 
@@ -265,13 +271,31 @@ def _revert_file(
                 "has unsaved changes in the editor; save or discard them, or revert with force",
             )
     try:
+        write_back(workspace, path, history.original)
         if history.original is None:
-            target.unlink(missing_ok=True)
             return FileRevert(path, RevertAction.DELETED, "created by the run")
-        workspace.write_atomic(path, history.original)
     except (OSError, ContainmentError) as exc:
         return FileRevert(path, RevertAction.FAILED, str(exc))
     return FileRevert(path, RevertAction.RESTORED)
+
+
+def write_back(workspace: Workspace, rel: str, content: bytes | None) -> None:
+    """The one way an undo (a run's, a file's, a hunk's, a checkpoint's) writes: ``content``
+    atomically through the workspace's containment, or the file removed (``None``). Raises
+    ``OSError`` or ``ContainmentError``."""
+    if content is None:
+        workspace.resolve(rel, for_write=True).unlink(missing_ok=True)
+        return
+    workspace.write_atomic(rel, content)
+
+
+def read_now(workspace: Workspace, rel: str) -> bytes | None:
+    """The file's bytes on disk now; ``None``: not there (or not a file, or outside)."""
+    try:
+        target = workspace.resolve(rel)
+        return target.read_bytes() if target.is_file() else None
+    except (OSError, ContainmentError):
+        return None
 
 
 def _read(path: Path) -> bytes | None:
@@ -289,7 +313,9 @@ __all__ = [
     "authorship_refusal",
     "file_histories",
     "policy_refusal",
+    "read_now",
     "remove_created_dirs",
     "revert_edits",
     "revert_run",
+    "write_back",
 ]

@@ -166,6 +166,7 @@ async def open_session(
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox = dataclasses.replace(toolbox.with_semantic(semantic), warnings=warnings)
+        toolbox.offer(contract.mode)
         assembler = _context(assembly, contract, toolbox, previous, context or ())
         assembler.cache_of(model.name)
         run = Run(
@@ -195,7 +196,7 @@ def _placed(
     """The workspace, the contract rooted at its canonical path, and the policy (by default
     the user's config, the workspace's and the editor's, §6.3)."""
     workspace = Workspace(contract.root)
-    contract = contract.model_copy(update={"root": workspace.root})
+    contract = contract.rooted(workspace.root)
     if policy is None:
         policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
     return workspace, contract, policy
@@ -231,6 +232,7 @@ def _create_run(
         model=model.model,
         contract=contract.model_dump_json(),
         conversation_id=conversation_id,
+        mode=contract.mode,
     )
     return run_id, previous
 

@@ -20,14 +20,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.contract import RunMode
 from harness.ledger import Cause, Ledger
 from harness.tools import all_tools, dispatch, tool_schemas
-from harness.tools.base import Tool, ToolContext, declaration, header, label_of
+from harness.tools.base import Tool, ToolContext, declaration, failure, header, label_of
 from harness.types import (
+    Act,
     DocumentGuard,
+    Effect,
     ExecConfig,
     Notice,
     NoticeKind,
+    PolicyEvent,
     ToolCall,
     ToolResult,
     ToolSchema,
@@ -39,6 +43,13 @@ if TYPE_CHECKING:
     from harness.policy import Gate
     from harness.semantic import SemanticPort
     from harness.workspace import Workspace
+
+# What a plan-mode run is offered (issue 33): the tools that only read, those of them that
+# exist (the §14 semantic tools by name, once they are registered). Every other call is
+# refused here, whatever the prompt said.
+PLAN_TOOLS = frozenset(
+    {"read_file", "grep", "find", "list_dir", "remember", "symbols", "references", "diagnostics"}
+)
 
 MAX_CALLS_PER_TURN = 32  # §6.1: the rest of a turn's calls are answered "not run"
 MAX_LABEL_CHARS = 200
@@ -63,10 +74,17 @@ class Toolbox:
     # What the user is told once, when the run starts: ignored policy rules, no sandbox.
     warnings: tuple[str, ...] = ()
     semantic: SemanticPort | None = None  # the run's language servers (§14)
+    mode: RunMode = "code"  # "plan": only ``PLAN_TOOLS`` are offered and run
     schemas: tuple[ToolSchema, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.schemas = tool_schemas(self.tools)
+        self.offer(self.mode)
+
+    def offer(self, mode: RunMode) -> None:
+        """Offer every tool (``code``) or only ``PLAN_TOOLS`` (``plan``)."""
+        self.mode = mode
+        offered = {n: t for n, t in self.tools.items() if mode != "plan" or n in PLAN_TOOLS}
+        self.schemas = tool_schemas(offered)
 
     def with_semantic(self, port: SemanticPort | None) -> Toolbox:
         """This toolbox with the semantic tools of §14 answered by ``port`` (None: as is)."""
@@ -96,6 +114,8 @@ class Toolbox:
         """Run one call (never raises but for cancellation). After a command, every file
         the run knows that changed on disk is noted as changed by that exec, and every file
         the editor holds unsaved that it changed is a notice for the user."""
+        if self.mode == "plan" and call.name not in PLAN_TOOLS:
+            return plan_refusal(call)
         is_exec = call.name == "exec"
         before = ledger.known_paths() if is_exec else None
         unsaved = self._unsaved_hashes() if is_exec else {}
@@ -147,6 +167,20 @@ class Toolbox:
             return None
 
 
+def plan_refusal(call: ToolCall) -> ToolResult:
+    """A call a plan-mode run is not offered: refused by the harness (a policy event of the
+    ``plan`` layer, so the trace and the events say ``refused``), whatever it was."""
+    act = Act.EXEC if call.name == "exec" else Act.WRITE
+    event = PolicyEvent(act, label(call), Effect.DENY, None, "plan", False, "plan mode")
+    return failure(
+        call.name,
+        label(call),
+        f"`{call.name}` is refused: this run is in plan mode and only reads. Answer "
+        "without calling a tool with your plan; the user carries it out in code mode",
+        policy=(event,),
+    )
+
+
 def label(call: ToolCall) -> str:
     """``read src/a.py``: what a call is about, in the words of the result headers."""
     verb = label_of(call.name)
@@ -180,4 +214,4 @@ def not_run(call: ToolCall, made: int) -> ToolResult:
     )
 
 
-__all__ = ["MAX_CALLS_PER_TURN", "Toolbox", "label", "not_run", "target_of"]
+__all__ = ["MAX_CALLS_PER_TURN", "PLAN_TOOLS", "Toolbox", "label", "not_run", "target_of"]

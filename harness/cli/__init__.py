@@ -20,7 +20,7 @@ from harness.errors import ConfigError, StoreError
 
 
 def build_parser() -> Parser:
-    from harness.cli import acp, chat, demo, memory, revert, run, trace, trust
+    from harness.cli import acp, chat, demo, memory, revert, rewind, run, trace, trust
 
     parser = Parser(
         prog="harness",
@@ -34,6 +34,7 @@ def build_parser() -> Parser:
     memory.register(sub)
     trace.register(sub)
     revert.register(sub)
+    rewind.register(sub)
     trust.register(sub)
     demo.register(sub)
     lsp = sub.add_parser("lsp", help="start the language server on stdio")

@@ -63,6 +63,12 @@ def register(sub: Any) -> None:
     )
     add_run_options(p)
     p.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan first: only the tools that read are offered, the run ends with the model's "
+        "plan; follow up with --continue to carry it out (default: off)",
+    )
+    p.add_argument(
         "--json", action="store_true", help="print only the result object on stdout (default: off)"
     )
     p.set_defaults(func=command)
@@ -229,6 +235,7 @@ def contract_overrides(args: argparse.Namespace) -> ContractOverrides:
             low_water=args.context_low_water,
         ),
         context_wire=args.context_wire,
+        mode="plan" if getattr(args, "plan", False) else None,
     )
 
 

@@ -52,11 +52,13 @@ from harness.store.records import (
     StepRecord,
     StepRow,
 )
+from harness.store.reviews import HunkMark, insert_marks, select_marks
 from harness.store.runs import (
     finish_run,
     insert_run,
     latest_run,
     mark_interrupted,
+    mark_rewound,
     orphaned_runs,
     save_context,
     select_context,
@@ -123,6 +125,7 @@ class Store(Closing):
         model: str,
         contract: str,
         conversation_id: int | None = None,
+        mode: str = "code",
     ) -> int:
         """A new run, owned by this process (pid, start time, host: §5); the next turn of
         ``conversation_id``, else a conversation of its own (§11)."""
@@ -135,6 +138,7 @@ class Store(Closing):
                 model=model,
                 contract=contract,
                 conversation_id=conversation_id,
+                mode=mode,
             )
 
     def save_context(self, run_id: int, step: int, state: str) -> None:
@@ -251,6 +255,20 @@ class Store(Closing):
         """Every write of the run in order, intents whose step never committed included."""
         with self._db.reading():
             return select_edits(self._db.conn, run_id)
+
+    def mark_hunks(self, conversation_id: int, marks: Sequence[HunkMark]) -> None:
+        """Record keeps and undos of hunks of the conversation's changes (§11)."""
+        with self._db.transaction() as conn:
+            insert_marks(conn, conversation_id, marks)
+
+    def mark_rewound(self, run_ids: Sequence[int]) -> None:
+        """Commit, before any file is touched, that a restore rewinds ``run_ids``."""
+        with self._db.transaction() as conn:
+            mark_rewound(conn, run_ids)
+
+    def hunk_marks(self, conversation_id: int) -> list[HunkMark]:
+        with self._db.reading():
+            return select_marks(self._db.conn, conversation_id)
 
     def provider_calls(self, run_id: int) -> list[dict[str, Any]]:
         with self._db.reading():

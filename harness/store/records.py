@@ -64,6 +64,8 @@ class RunRow:
     conversation_id: int | None = None  # the conversation's first run (§11)
     turn: int = 1
     author: str | None = None  # who recorded it, ``user@host`` (None: before migration 8)
+    mode: str = "code"  # "plan": a run offered only the read tools (issue 33)
+    rewound: bool = False  # a checkpoint restore went back to before it (issue 33)
 
     def to_json(self) -> dict[str, Any]:
         return camel_json(self, leave_out=("provider", "model", "error", "author"))

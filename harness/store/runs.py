@@ -24,6 +24,7 @@ def insert_run(
     model: str,
     contract: str,
     conversation_id: int | None = None,
+    mode: str = "code",
 ) -> int:
     """A run row; a follow-up of ``conversation_id`` takes the conversation's next turn, a
     first run is its own conversation at turn 1."""
@@ -38,8 +39,8 @@ def insert_run(
         turn = int(row[0]) + 1
     cur = conn.execute(
         "INSERT INTO runs (goal, workspace, provider, model, contract, started_at,"
-        " owner_pid, owner_started, owner_host, conversation_id, turn, author)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " owner_pid, owner_started, owner_host, conversation_id, turn, author, mode)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             redact(goal),
             workspace,
@@ -53,6 +54,7 @@ def insert_run(
             conversation_id,
             turn,
             author(),
+            mode,
         ),
     )
     run_id = int(cur.fetchone()[0])
@@ -105,11 +107,18 @@ def mark_interrupted(conn: Connection, run_id: int, owner: ProcessOwner) -> bool
 
 
 _RUN_FIELDS = ("goal", "workspace", "provider", "model", "outcome", "steps", "spent_tokens")
-_RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn", "author")
+_RUN_TIMES = ("started_at", "finished_at", "error", "conversation_id", "turn", "author", "mode")
 
 
 def run_row(r: Any) -> RunRow:
-    return RunRow(run_id=r["id"], **{name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)})
+    fields = {name: r[name] for name in (*_RUN_FIELDS, *_RUN_TIMES)}
+    return RunRow(run_id=r["id"], **fields, rewound=bool(r["rewound"]))
+
+
+def mark_rewound(conn: Connection, run_ids: Sequence[int]) -> None:
+    """Runs a checkpoint restore goes back to before of (issue 33): kept, never sent again."""
+    for run_id in run_ids:
+        conn.execute("UPDATE runs SET rewound = 1 WHERE id = ?", (run_id,))
 
 
 def select_conversation(conn: Connection, conversation_id: int) -> list[RunRow]:
@@ -184,6 +193,7 @@ __all__ = [
     "insert_run",
     "latest_run",
     "mark_interrupted",
+    "mark_rewound",
     "orphaned_runs",
     "run_row",
     "save_context",

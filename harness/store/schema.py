@@ -56,6 +56,26 @@ IDENTITY = """
     ALTER TABLE memory_recalls ADD COLUMN author_path TEXT;
     """
 
+# Plan mode, checkpoints and review of a conversation's changes (§11, issue 33): a run's
+# ``mode`` (``code`` or ``plan``) and whether a checkpoint restore rewound it (kept, never
+# sent again); each keep or undo of a hunk is a row (latest wins), ``hunk_id`` the hunk's
+# stable id (``harness.hunks``), ``left_content`` the file's bytes an undo left (so a later
+# file revert knows them as the agent's, not the user's).
+HUNK_REVIEWS = """
+    ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'code';
+    ALTER TABLE runs ADD COLUMN rewound INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE hunk_reviews (
+        id INTEGER PRIMARY KEY,
+        conversation_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        hunk_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        left_content BLOB,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX hunk_reviews_key ON hunk_reviews(conversation_id, path, hunk_id);
+    """
+
 MIGRATIONS: list[str] = [
     # 1: runs and the full trace
     """
@@ -244,6 +264,7 @@ MIGRATIONS: list[str] = [
         index="run_id, seq",
     ),
     IDENTITY,
+    HUNK_REVIEWS,
 ]
 
 

@@ -40,6 +40,7 @@ P = TypeVar("P", bound="Params")
 COMMAND_MODULES: Mapping[str, str] = {
     "harness.run": "server.lsp.run",
     "harness.cancel": "server.lsp.run",
+    "harness.run.steer": "server.lsp.run",
     "harness.status": "server.lsp.status",
     "harness.memory.list": "server.lsp.memory",
     "harness.memory.get": "server.lsp.memory",
@@ -48,14 +49,18 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.memory.write": "server.lsp.memory",
     "harness.memory.clear": "server.lsp.memory",
     "harness.conversations": "server.lsp.conversations",
+    "harness.conversation.restore": "server.lsp.restore",
     "harness.trace.runs": "server.lsp.trace",
     "harness.trace.run": "server.lsp.trace",
     "harness.trace.step": "server.lsp.trace",
     "harness.run.revert": "server.lsp.revert",
     "harness.run.changes": "server.lsp.revert",
     "harness.run.revertFile": "server.lsp.revert",
+    "harness.run.revertHunk": "server.lsp.review",
+    "harness.run.keep": "server.lsp.review",
     "harness.run.events": "server.lsp.events",
     "harness.trust": "server.lsp.trust",
+    "harness.prompts": "server.lsp.prompts",
 }
 
 OFF_LOOP = frozenset(

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.events import stored_events
+from harness.store.records import RunRow
 from server.lsp.commands import Command
 from server.lsp.errors import InvalidParams, NotFound
 from server.lsp.folders import check_read_scope
@@ -38,16 +39,27 @@ def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any
             raise NotFound(f"no run {params.run_id} in the store {store.path}")
         check_read_scope([(row.run_id, row.workspace)], roots, given)
         if params.limit is not None:
-            return _page(
+            page = _page(
                 store.run_events([params.run_id], params.after, params.limit + 1), params.limit
             )
-        return stored_events(store, [params.run_id], params.after)
+            _marked(page["events"], {row.run_id: row})
+            return page
+        return _marked(stored_events(store, [params.run_id], params.after), {row.run_id: row})
     assert params.conversation_id is not None
     runs = store.conversation_runs(params.conversation_id)  # its turns, in order
     if not runs:
         raise NotFound(f"no conversation {params.conversation_id} in the store {store.path}")
     check_read_scope([(run.run_id, run.workspace) for run in runs], roots, given)
-    return stored_events(store, [run.run_id for run in runs])
+    return _marked(stored_events(store, [run.run_id for run in runs]), {r.run_id: r for r in runs})
+
+
+def _marked(events: list[dict[str, Any]], runs: dict[int, RunRow]) -> list[dict[str, Any]]:
+    """Each event of a run a checkpoint restore rewound says ``rewound: true`` (issue 33)."""
+    for event in events:
+        row = runs.get(event.get("runId", -1))
+        if row is not None and row.rewound:
+            event["rewound"] = True
+    return events
 
 
 def _page(events: list[dict[str, Any]], limit: int) -> dict[str, Any]:

@@ -71,8 +71,15 @@ class ContextParams(Params):
         return start.line + 1, last - start.line + 1
 
 
+PromptText = Annotated[str, Field(max_length=MAX_GOAL_CHARS)]
+
+
 class RunParams(Params):
-    goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
+    # Absent only in a code-mode follow-up of a plan (``server.lsp.goal``).
+    goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)] | None = None
+    mode: Literal["code", "plan"] = "code"
+    prompt: Annotated[str, Field(min_length=1, max_length=200)] | None = None  # its name
+    arguments: PromptText | Annotated[dict[str, PromptText], Field(max_length=64)] | None = None
     workspace_folder: Folder | None = None
     token_budget: Positive | None = None
     max_steps: Positive | None = None
@@ -89,6 +96,7 @@ class RunParams(Params):
             token_budget=self.token_budget,
             max_steps=self.max_steps,
             context_budget=ContextBudgetOverrides(**budget),
+            mode=self.mode,
         )
 
 
@@ -98,6 +106,12 @@ class RunIdParams(Params):
 
 class TraceRunParams(RunIdParams):
     workspace_folder: Folder | None = None  # needed for a run outside the client's folders
+
+
+class SteerParams(RunIdParams):
+    """``harness.run.steer``: the user's words for a run in progress."""
+
+    text: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
 
 
 class ChangesParams(Params):
@@ -118,6 +132,38 @@ class RevertParams(ChangesParams):
 class RevertFileParams(ChangesParams):
     force: bool = False
     path: Annotated[str, Field(min_length=1, max_length=4096)]
+
+
+HunkId = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class RevertHunkParams(RevertFileParams):
+    """``harness.run.revertHunk``: one hunk of a file, by the id ``harness.run.changes``
+    gave it."""
+
+    hunk_id: HunkId
+
+
+class KeepParams(ChangesParams):
+    """``harness.run.keep``: hunks (``path`` and ``hunkIds``), a file (``path``) or every
+    change (neither) marked reviewed."""
+
+    path: Annotated[str, Field(min_length=1, max_length=4096)] | None = None
+    hunk_ids: Annotated[list[HunkId], Field(min_length=1, max_length=10_000)] | None = None
+    workspace_folder: Folder | None = None
+
+
+class RestoreParams(Params):
+    """``harness.conversation.restore``: back to before turn ``turn`` of the conversation."""
+
+    conversation_id: RunId
+    turn: Positive
+    force: bool = False
+    workspace_folder: Folder | None = None  # needed for a conversation outside the folders
+
+
+class PromptsParams(Params):
+    workspace_folder: Folder | None = None
 
 
 class StatusParams(Params):

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from harness.changes import NotWrittenByRun, revert_one, runs_changes
 from harness.revert import FileRevert, revert_run
+from harness.review import review
 from harness.store.records import RunRow
+from harness.undo_check import undo_diagnostics
 from server.lsp.commands import Command
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
-def _writable_run(
+def writable_run(
     host: CommandHost, params: RevertParams | RevertFileParams, doing: str, run_id: int
 ) -> RunRow:
     """Run ``run_id``, once it may be written back: not active, in scope."""
@@ -43,7 +45,7 @@ def _writable_run(
     return row
 
 
-def _runs_named(host: CommandHost, params: ChangesParams) -> list[int]:
+def runs_named(host: CommandHost, params: ChangesParams) -> list[int]:
     """The run ``runId`` names, or the runs of conversation ``conversationId`` in order
     (§11: a conversation is named by its first run)."""
     if (params.run_id is None) == (params.conversation_id is None):
@@ -58,7 +60,7 @@ def _runs_named(host: CommandHost, params: ChangesParams) -> list[int]:
     return runs
 
 
-def _written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) -> None:
+def written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) -> None:
     changed = [workspace / f.path for f in files if f.changed_disk]
     for path in changed:
         host.notify(DID_WRITE, {"uri": path.as_uri()})
@@ -68,9 +70,9 @@ def _written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) 
 def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
     """One run put back; or a conversation's runs, newest first, so that each file ends as
     it was before the conversation's first write of it (§11)."""
-    runs = _runs_named(host, params)
+    runs = runs_named(host, params)
     for run_id in runs:
-        _writable_run(host, params, f"revert run {run_id}", run_id)
+        writable_run(host, params, f"revert run {run_id}", run_id)
     results = [_revert_one_run(host, run_id, params.force) for run_id in reversed(runs)]
     if params.run_id is not None:
         return results[0]
@@ -89,46 +91,76 @@ def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> dict[str, An
     if row is None:
         raise NotFound(f"no run {run_id} in the store {store.path}")
     guard = EditorGuard(host.documents, Path(row.workspace).resolve())
-    result = revert_run(store, run_id, force=force, guard=guard)
+    result = revert_run(store, run_id, force=force, guard=guard, left=left_by_undos(host, run_id))
     if result is None:
         raise NotFound(f"no run {run_id} in the store {store.path}")
-    _written(host, result.workspace, result.files)
-    return result.to_json()
+    written(host, result.workspace, result.files)
+    touched = [f.path for f in result.files if f.changed_disk]
+    return {**result.to_json(), **undo_diagnostics(result.workspace, touched)}
 
 
 def changes(host: CommandHost, params: ChangesParams) -> list[dict[str, Any]]:
     store = host.store()
-    runs = _runs_named(host, params)
+    runs = runs_named(host, params)
     rows = [(r, row.workspace) for r in runs if (row := store.get_run(r)) is not None]
     check_read_scope(rows, host.folder_roots(), params.workspace_folder)
     found = runs_changes(store, runs)
-    if found is None:
+    hunks = review(store, runs)
+    if found is None or hunks is None:
         raise NotFound(f"no run {runs[0]} in the store {store.path}")
-    return found.to_json()
+    files = found.to_json()
+    for f in files:
+        reviewed = hunks.files.get(f["path"])
+        f["hunks"] = [h.to_json(state) for h, state in reviewed.hunks] if reviewed else []
+        f["toReview"] = reviewed.to_review if reviewed else 0
+    return files
+
+
+def left_by_undos(host: CommandHost, run_id: int) -> dict[str, list[bytes | None]]:
+    """Per path, the contents hunk undos of ``run_id``'s conversation left."""
+    store = host.store()
+    row = store.get_run(run_id)
+    left: dict[str, list[bytes | None]] = {}
+    if row is not None:
+        for mark in store.hunk_marks(row.conversation_id or run_id):
+            if mark.left is not None:
+                left.setdefault(mark.path, []).append(mark.left)
+    return left
 
 
 def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
-    runs = _runs_named(host, params)
-    rows = [_writable_run(host, params, f"revert a file of run {r}", r) for r in runs]
+    runs = runs_named(host, params)
+    rows = [writable_run(host, params, f"revert a file of run {r}", r) for r in runs]
     workspace = Path(rows[0].workspace).resolve()
-    rel = _relative(params.path, workspace)
+    rel = relative(params.path, workspace)
     guard = EditorGuard(host.documents, workspace)
     try:
-        done = revert_one(host.store(), runs[0], rel, force=params.force, guard=guard, run_ids=runs)
+        left = left_by_undos(host, runs[0]).get(rel, [])
+        done = revert_one(
+            host.store(), runs[0], rel, force=params.force, guard=guard, run_ids=runs, left=left
+        )
     except NotWrittenByRun as exc:
         raise InvalidParams(f"`path`: {exc}; harness.run.changes lists its files") from None
     if done is None:
         raise NotFound(f"no run {runs[0]} in the store")
-    _written(host, workspace, (done,))
-    named = (
-        {"runId": params.run_id}
-        if params.run_id is not None
-        else {"conversationId": params.conversation_id}
-    )
-    return {**named, "workspace": str(workspace), **done.to_json()}
+    written(host, workspace, (done,))
+    touched = [done.path] if done.changed_disk else []
+    return {
+        **named(params),
+        "workspace": str(workspace),
+        **done.to_json(),
+        **undo_diagnostics(workspace, touched),
+    }
 
 
-def _relative(path: str, workspace: Path) -> str:
+def named(params: ChangesParams) -> dict[str, int | None]:
+    """What a result names: the run, or the conversation."""
+    if params.run_id is not None:
+        return {"runId": params.run_id}
+    return {"conversationId": params.conversation_id}
+
+
+def relative(path: str, workspace: Path) -> str:
     """``path`` as the run's edits name it: workspace-relative as given, or a ``file://``
     URI or absolute path inside the run's workspace."""
     absolute = uri_to_path(path) if path.startswith("file:") else Path(path)
@@ -148,4 +180,12 @@ COMMANDS: list[Command[Any]] = [
     Command("harness.run.revertFile", RevertFileParams, revert_file),
 ]
 
-__all__ = ["COMMANDS"]
+__all__ = [
+    "COMMANDS",
+    "left_by_undos",
+    "named",
+    "relative",
+    "runs_named",
+    "writable_run",
+    "written",
+]

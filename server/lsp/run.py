@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from server.lsp.commands import Command
-from server.lsp.params import RunIdParams, RunParams
+from server.lsp.errors import Conflict, InvalidParams
+from server.lsp.params import RunIdParams, RunParams, SteerParams
 
 if TYPE_CHECKING:
     from server.lsp.host import CommandHost
@@ -22,9 +23,23 @@ def cancel(host: CommandHost, params: RunIdParams) -> dict[str, Any]:
     return {"cancelled": host.runs.cancel(params.run_id)}
 
 
+def steer(host: CommandHost, params: SteerParams) -> dict[str, Any]:
+    """``{queued: true}``: the words go to the model after the current step's results."""
+    text = params.text.strip()
+    if not text:
+        raise InvalidParams("`text` is empty")
+    if not host.runs.steer(params.run_id, text):
+        raise Conflict(
+            f"run {params.run_id} is not in progress; follow it up instead "
+            "(harness.run with its conversationId)"
+        )
+    return {"runId": params.run_id, "queued": True}
+
+
 COMMANDS: list[Command[Any]] = [
     Command("harness.run", RunParams, run),
     Command("harness.cancel", RunIdParams, cancel),
+    Command("harness.run.steer", SteerParams, steer),
 ]
 
 __all__ = ["COMMANDS"]

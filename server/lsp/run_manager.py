@@ -84,6 +84,9 @@ class RunManager:
     # -- starting and stopping ---------------------------------------------------------
 
     async def start(self, params: RunParams) -> dict[str, Any]:
+        from server.lsp.goal import mark_prompt, resolve_goal
+
+        params = resolve_goal(self.host, params)
         root = self._root(params)
         busy = next((a for a in self._active.values() if a.session.root == root), None)
         if busy is not None:
@@ -93,11 +96,12 @@ class RunManager:
             )
         active = await self._open(params, root)
         run_id = active.session.run_id
+        mark_prompt(self.host, params, run_id)
         self._active[run_id] = active
         task = asyncio.create_task(self._drive(active), name=f"harness run {run_id}")
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
-        log.info("run %d started in %s: %s", run_id, root, one_line(params.goal))
+        log.info("run %d started in %s: %s", run_id, root, one_line(params.goal or ""))
         return {"runId": run_id, "conversationId": active.session.run.info.conversation_id}
 
     def _root(self, params: RunParams) -> Path:
@@ -192,6 +196,14 @@ class RunManager:
         active.session.run.cancel()
         return True
 
+    def steer(self, run_id: int, text: str) -> bool:
+        """Queue the user's words for run ``run_id``; False when it is not in progress."""
+        active = self._active.get(run_id)
+        if active is None:
+            return False
+        active.session.run.steering.put(text)
+        return True
+
     def cancel_progress(self, token: str) -> None:
         for active in list(self._active.values()):
             if active.progress.token == token:
@@ -271,7 +283,7 @@ def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContr
     from harness.errors import ConfigError
     from harness.session import build_contract
 
-    goal = params.goal.strip()
+    goal = (params.goal or "").strip()
     if not goal:
         raise InvalidParams("`goal` is empty")
     if settings.refusals:

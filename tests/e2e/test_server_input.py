@@ -108,7 +108,7 @@ BAD_INPUT = [
         "harness.run",
         [{"goal": "x", "bogus": 1}],
         INVALID_PARAMS,
-        "`bogus` is not a parameter (expected goal, workspaceFolder?",
+        "`bogus` is not a parameter (expected goal?, mode?, prompt?, arguments?, workspaceFolder?",
         id="run-unknown-field",
     ),
     pytest.param(

@@ -126,6 +126,11 @@ async def test_a_run_of_an_open_folder_reverts_without_naming_it(
 async def test_changes_give_each_file_before_and_now(bare: HarnessClient, folders: Folders) -> None:
     one = folders.one.resolve()
     changes = await bare.command("harness.run.changes", {"runId": folders.runs["one"]})
+    assert [c.pop("toReview") for c in changes] == [1, 1]  # each file's hunks: issue 33
+    assert [[h["after"] for h in c.pop("hunks")] for c in changes] == [
+        ["A_RENAMED = 'one'\n"],
+        ["C = 1\n"],
+    ]
     assert changes == [
         {
             "path": "a.py",

@@ -40,7 +40,7 @@ def test_camel_case_fields_and_defaults() -> None:
 @pytest.mark.parametrize(
     ("model", "arguments", "message"),
     [
-        pytest.param(RunParams, ({},), "`goal` is required", id="missing"),
+        pytest.param(RunIdParams, ({},), "`runId` is required", id="missing"),
         pytest.param(
             RunParams,
             ({"goal": "g", "max_steps": 3},),

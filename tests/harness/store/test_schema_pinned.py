@@ -32,6 +32,8 @@ PINNED = {
     7: "f2dc9fd6c3fb99049ab5726fbbb318fdef77e7f19e1c90a15773067729c1683b",
     # portable identity and authorship (schema.IDENTITY, issue 25)
     8: "170f5bdcd6dc97f015d33c879503c253d27806de98748ce7a39ff9a2810701f7",
+    # plan mode, checkpoints, hunk review (schema.HUNK_REVIEWS, issue 33)
+    9: "949b36f53e51ba19528a8212e0e55819e0cf97224625c4578ee6273cc61048ff",
 }
 STORES = Path(__file__).parent / "stores"
 

@@ -250,6 +250,8 @@ def test_trace_show_has_every_8_1_field(store: Store) -> None:
         "finishedAt",
         "conversationId",
         "turn",
+        "mode",
+        "rewound",
         "summary",
         "filesChanged",
     ]
@@ -269,7 +271,14 @@ def test_trace_show_has_every_8_1_field(store: Store) -> None:
     assert third["said"] == "Renamed calc_total; tests pass."
     # `trace runs` keeps exactly its fields.
     [row] = store.list_runs()
-    assert list(row.to_json()) == [*RUN_KEYS, "finishedAt", "conversationId", "turn"]
+    assert list(row.to_json()) == [
+        *RUN_KEYS,
+        "finishedAt",
+        "conversationId",
+        "turn",
+        "mode",
+        "rewound",
+    ]
     assert store.run_steps(run) == list(trace.steps)
     assert store.run_trace(run + 1) is None
     store.close()

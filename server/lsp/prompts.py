@@ -1,0 +1,23 @@
+"""``harness.prompts``: the prompts a user invokes by name in a folder — the built-ins, the
+user's, the repository's, each with its source (``harness.prompt_files``; issue 33)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from harness.prompt_files import list_prompts
+from server.lsp.commands import Command
+from server.lsp.params import PromptsParams
+
+if TYPE_CHECKING:
+    from server.lsp.host import CommandHost
+
+
+def prompts(host: CommandHost, params: PromptsParams) -> list[dict[str, Any]]:
+    root = host.folder(params.workspace_folder)
+    return [p.to_json() for p in list_prompts(root)]
+
+
+COMMANDS: list[Command[Any]] = [Command("harness.prompts", PromptsParams, prompts)]
+
+__all__ = ["COMMANDS"]

@@ -1,0 +1,53 @@
+"""``harness.conversation.restore``: a conversation back to before one of its turns — the
+files (``harness.restore``) and the context of the next follow-up (issue 33).
+
+Refused (Conflict) while a run of the conversation is in progress and for a conversation
+of a folder outside the client's unless ``workspaceFolder`` names it (§11 "Scope"); a turn
+the conversation does not have is InvalidParams. Each file put back gets a
+``harness/didWrite``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.restore import NoSuchTurn, restore
+from harness.undo_check import undo_diagnostics
+from server.lsp.commands import Command
+from server.lsp.documents import EditorGuard
+from server.lsp.errors import Conflict, InvalidParams, NotFound
+from server.lsp.folders import check_scope
+from server.lsp.params import RestoreParams
+from server.lsp.revert import left_by_undos, written
+
+if TYPE_CHECKING:
+    from server.lsp.host import CommandHost
+
+
+def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
+    store = host.store()
+    runs = store.conversation_runs(params.conversation_id)
+    if not runs:
+        raise NotFound(f"no conversation {params.conversation_id} in the store {store.path}")
+    doing = f"restore conversation {params.conversation_id}"
+    check_scope(runs[0].workspace, host.folder_roots(), params.workspace_folder, doing)
+    busy = [r.run_id for r in runs if host.runs.is_active(r.run_id)]
+    if busy:
+        raise Conflict(f"run {busy[0]} of the conversation is in progress; cancel it first")
+    workspace = Path(runs[0].workspace).resolve()
+    guard = EditorGuard(host.documents, workspace)
+    left = left_by_undos(host, runs[0].run_id)
+    try:
+        done = restore(store, runs, params.turn, force=params.force, guard=guard, left=left)
+    except NoSuchTurn as exc:
+        raise InvalidParams(f"`turn`: {exc}") from None
+    written(host, done.workspace, done.files)
+    touched = [f.path for f in done.files if f.changed_disk]
+    return {**done.to_json(), **undo_diagnostics(done.workspace, touched)}
+
+
+COMMANDS: list[Command[Any]] = [
+    Command("harness.conversation.restore", RestoreParams, restore_turn),
+]
+
+__all__ = ["COMMANDS"]

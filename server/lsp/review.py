@@ -1,0 +1,78 @@
+"""``harness.run.revertHunk``, ``harness.run.keep``: reviewing a run's or a conversation's
+changes hunk by hunk (``harness.review``; §11, issue 33).
+
+An undo is refused for a run still in progress and for a run of a folder outside the
+client's (as ``harness.run.revertFile``); the hunk's file gets a ``harness/didWrite`` and
+any active run in that folder is told. Both results carry ``toReview``: the hunks of the
+conversation's changes still pending.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.changes import NotWrittenByRun
+from harness.revert import FileRevert, RevertAction
+from harness.review import HunkRefused, NoSuchHunk, Review, keep, review, undo
+from harness.undo_check import undo_diagnostics
+from server.lsp.commands import Command
+from server.lsp.documents import EditorGuard
+from server.lsp.errors import Conflict, InvalidParams, NotFound
+from server.lsp.params import KeepParams, RevertHunkParams
+from server.lsp.revert import named, relative, runs_named, writable_run, written
+
+if TYPE_CHECKING:
+    from server.lsp.host import CommandHost
+
+
+def _review(host: CommandHost, runs: list[int]) -> Review:
+    found = review(host.store(), runs)
+    if found is None:
+        raise NotFound(f"no run {runs[0]} in the store")
+    return found
+
+
+def revert_hunk(host: CommandHost, params: RevertHunkParams) -> dict[str, Any]:
+    runs = runs_named(host, params)
+    rows = [writable_run(host, params, f"undo a hunk of run {r}", r) for r in runs]
+    workspace = Path(rows[0].workspace).resolve()
+    found = _review(host, runs)
+    rel = relative(params.path, workspace)
+    guard = EditorGuard(host.documents, workspace)
+    try:
+        path = undo(host.store(), found, rel, params.hunk_id, force=params.force, guard=guard)
+    except (NotWrittenByRun, NoSuchHunk) as exc:
+        raise InvalidParams(f"{exc}") from None
+    except HunkRefused as exc:
+        raise Conflict(f"{exc}") from None
+    written(host, workspace, (FileRevert(path, RevertAction.RESTORED),))
+    after = _review(host, runs)
+    return {
+        **named(params),
+        "workspace": str(workspace),
+        "path": path,
+        "hunkId": params.hunk_id,
+        "action": "undone",
+        "toReview": after.to_review,
+        **undo_diagnostics(workspace, [path]),
+    }
+
+
+def keep_changes(host: CommandHost, params: KeepParams) -> dict[str, Any]:
+    runs = runs_named(host, params)
+    found = _review(host, runs)
+    path = None if params.path is None else relative(params.path, found.workspace.root)
+    try:
+        kept = keep(host.store(), found, path, params.hunk_ids)
+    except (NotWrittenByRun, NoSuchHunk) as exc:
+        raise InvalidParams(f"{exc}") from None
+    return {**named(params), "kept": kept, "toReview": _review(host, runs).to_review}
+
+
+COMMANDS: list[Command[Any]] = [
+    Command("harness.run.revertHunk", RevertHunkParams, revert_hunk),
+    Command("harness.run.keep", KeepParams, keep_changes),
+]
+
+__all__ = ["COMMANDS"]
