@@ -45,7 +45,7 @@ from harness.pricing import ModelPrices, Pricer, default_prices_file, user_price
 from harness.prompts import criterion
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
 from harness.report import RunObserver, RunResult, fan_out
-from harness.sandbox import sandbox_available, sandbox_status
+from harness.sandbox import run_warnings
 from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
@@ -54,15 +54,15 @@ from harness.tools.span import read_body_cap
 from harness.types import (
     Approver,
     DocumentGuard,
-    ExecConfig,
     Provider,
-    SandboxMode,
     ToolCall,
     ToolResult,
 )
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
+    from harness.mcp.config import ServerConfig
+    from harness.mcp.runtime import McpRun
     from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,7 @@ class Session:
     run: Run
     provider: Provider
     events: RunEvents | None = None  # the run's §11 events: ``subscribe`` a sink to them
+    mcp: McpRun | None = None  # the run's MCP servers (§15), stopped with it
     _closed: bool = False
 
     @property
@@ -119,6 +120,8 @@ class Session:
             await self.provider.aclose()
         except Exception:
             log.exception("closing the provider of run %d failed", self.run_id)
+        if self.mcp is not None:
+            await self.mcp.aclose()
 
 
 async def open_session(
@@ -140,18 +143,17 @@ async def open_session(
     telemetry: Telemetry | None = None,
     context: Sequence[Attachment] | None = None,
     on_event: EventSink | None = None,
+    mcp_servers: Sequence[ServerConfig] = (),
 ) -> Session:
-    """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
-    configuration is good). ``provider``: a configuration (its key read from ``environ``) or
-    a provider made (the session closes it). ``policy``: by default the user's config,
-    ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` the editor's verdict.
-    ``prices`` over ``prices.toml`` (§11); ``conversation_id``: the next turn of that
-    conversation, ``context`` what the user attached (§11); ``telemetry`` the export (§12);
-    ``on_event`` each §11 event as it happens. Raises ``ConfigError`` before the run row."""
+    """A run, ready to execute, its row in ``store`` (or what ``store()`` opens once the
+    configuration is good). ``provider``: a configuration (its key from ``environ``) or a
+    provider (closed by the session); ``policy``: by default the user's, the workspace's and
+    ``editor_policy``; the rest: §11, §12, §15. Raises ``ConfigError`` before the run row."""
     env = os.environ if environ is None else environ
     workspace, contract, policy = _placed(contract, policy, editor_policy, client_trusted)
-    warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
+    warnings = (*policy.warnings, *await asyncio.to_thread(run_warnings, policy.exec_config))
     model = _provider(provider, env)
+    mcp: McpRun | None = None
     try:
         pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
         store = store if isinstance(store, Store) else store()
@@ -163,7 +165,8 @@ async def open_session(
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox.warnings = warnings
-        assembler = _context(assembly, contract, toolbox, previous, context or ())
+        mcp = await _mcp_tools(toolbox, env, approver, mcp_servers)
+        assembler = _context(assembly, contract, toolbox, previous, context or (), mcp=mcp)
         run = Run(
             contract,
             run_id,
@@ -178,8 +181,16 @@ async def open_session(
         await _begin(run, previous, context or ())
     except BaseException:
         await model.aclose()
+        await mcp.aclose() if mcp else None
         raise
-    return Session(run, model, events)
+    return Session(run, model, events, mcp)
+
+
+async def _mcp_tools(*args: Any) -> McpRun | None:
+    """The run's MCP servers, their tools added (§15); None, and no SDK loaded, if none."""
+    from harness.mcp.runtime import for_toolbox
+
+    return await for_toolbox(*args)
 
 
 def _placed(
@@ -250,12 +261,15 @@ def _context(
     toolbox: Toolbox,
     previous: FollowUp | None,
     context: Sequence[Attachment],
+    *,
+    mcp: McpRun | None = None,
 ) -> Assembler:
     """The run's assembler: a new context (the frame says what the user attached and holds
     the repository's instructions), or the conversation's continued, the follow-up's goal
     (and attachments) a new user turn (the instructions are in the conversation's frame)."""
     attached = attached_text(context, contract.root)
     text, read = _instructions(toolbox, contract, trusted=toolbox.gate.policy.trusted)
+    text = "\n\n".join(filter(None, [text, mcp.frame_text() if mcp else ""]))
     if previous is None or previous.snapshot is None:
         assembler = _assembler(
             assembly, contract, toolbox, attached, instructions=text, instructions_read=read
@@ -318,18 +332,6 @@ def _toolbox(
         exec_config=gate.policy.exec_config,
         announce=store.announce_write,
     )
-
-
-def _sandbox_warnings(config: ExecConfig) -> tuple[str, ...]:
-    """What the user is told once per run about commands and the sandbox (§6.6)."""
-    if config.sandbox is SandboxMode.OFF:
-        return ('commands run without a sandbox: `[exec] sandbox = "off"` in your policy',)
-    if sandbox_available(network=config.network):
-        return ()
-    status = sandbox_status(network=config.network)
-    if config.sandbox is SandboxMode.REQUIRED:
-        return (f'{status}; `[exec] sandbox = "required"`, so every command is refused',)
-    return (status,)
 
 
 def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -> Provider:

@@ -39,6 +39,7 @@ WORKSPACE_LAYER = "workspace"
 EDITOR_LAYER = "editor"
 EDITOR_SOURCE = "editor settings (policy)"
 TELEMETRY_KEY = "telemetry"  # the user config's [telemetry] table (harness.telemetry reads it)
+MCP_KEY = "mcp"  # the user config's [mcp] table: the user's MCP servers (harness.mcp reads it)
 
 _SANDBOX_RANK = {SandboxMode.OFF: 0, SandboxMode.AUTO: 1, SandboxMode.REQUIRED: 2}
 
@@ -80,6 +81,7 @@ class _DefaultsSpec(_Strict):
     read: Effect | None = None
     write: Effect | None = None
     exec: Effect | None = None
+    mcp: Effect | None = None
 
 
 class _RuleSpec(_Strict):
@@ -114,6 +116,11 @@ def parse_layer(
             f"{source}: `[{TELEMETRY_KEY}]` is read only from the user config "
             f"({default_user_config()}); a policy file cannot send runs anywhere"
         )
+    if MCP_KEY in data:
+        raise ConfigError(
+            f"{source}: `[{MCP_KEY}]` is read only from the user config "
+            f"({default_user_config()}); a policy file cannot choose what runs"
+        )
     try:
         spec = _LayerSpec.model_validate(dict(data))
     except ValidationError as exc:
@@ -124,6 +131,7 @@ def parse_layer(
         raise ConfigError(f"{source}: {problems}") from exc
     given = {Act.READ: spec.defaults.read, Act.WRITE: spec.defaults.write}
     given[Act.EXEC] = spec.defaults.exec
+    given[Act.MCP] = spec.defaults.mcp
     return LayerConfig(
         name,
         source,
@@ -153,6 +161,7 @@ class Policy(RuleSet):
         self.exec_config = exec_config if exec_config is not None else ExecConfig()
         self.warnings = warnings
         self.trusted = trusted
+        self.user_config: Path | None = None  # where the user's [mcp] servers are (§15)
 
     @classmethod
     def load(
@@ -189,7 +198,9 @@ class Policy(RuleSet):
                 "this folder is not in your trusted folders",
                 f"run `harness trust {printable(str(root))}` (or the editor's trust command)",
             )
-        return _combine(own, workspace, trust, ws_path, user_path)
+        policy = _combine(own, workspace, trust, ws_path, user_path)
+        policy.user_config = user_path
+        return policy
 
 
 @dataclass(frozen=True)
@@ -303,6 +314,7 @@ def _read_user_config(path: Path) -> tuple[LayerConfig, tuple[Path, ...]]:
     data = _read_toml(path)
     trusted = parse_trusted(data.pop(TRUSTED_KEY), source) if TRUSTED_KEY in data else ()
     data.pop(TELEMETRY_KEY, None)  # harness.telemetry's, not a policy table
+    data.pop(MCP_KEY, None)  # harness.mcp's, not a policy table
     return parse_layer(data, source, name=USER_LAYER), trusted
 
 
@@ -319,6 +331,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 __all__ = [
     "EDITOR_LAYER",
+    "MCP_KEY",
     "TELEMETRY_KEY",
     "USER_LAYER",
     "WORKSPACE_LAYER",

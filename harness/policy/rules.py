@@ -33,6 +33,7 @@ DEFAULTS: Mapping[Act, Effect] = {
     Act.READ: Effect.ALLOW,
     Act.WRITE: Effect.ALLOW,
     Act.EXEC: Effect.ASK,
+    Act.MCP: Effect.ASK,
 }
 
 # Secrets are never read or written, in any case (`.ENV` is `.env` on macOS and Windows).
@@ -71,6 +72,7 @@ RUNS_LATER_GLOBS = (
     ".husky/**",
     ".github/workflows/**",
     ".gitlab-ci.yml",
+    ".mcp.json",  # the workspace's MCP servers (§15): run by the agents that read it
 )
 RUNS_LATER_WHY = "a file that an editor, git, a shell or CI runs by itself"
 _RUNS_LATER = {glob: re.compile(fnmatch.translate(glob)) for glob in RUNS_LATER_GLOBS}
