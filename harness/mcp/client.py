@@ -112,6 +112,7 @@ class Connection:
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else McpFailure("stopped"))
+                ready.exception()  # retrieved: after a connect timeout nobody awaits it
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -183,8 +184,10 @@ class Connection:
                 client.call_tool(name, arguments, read_timeout_seconds=timeout), timeout + 1
             )
         except TimeoutError:
-            raise McpFailure(f"no answer within {timeout:g} s ([mcp] call_timeout_s)") from None
+            raise McpFailure(_late(timeout)) from None
         except Exception as exc:
+            if "timed out" in str(exc).lower():  # the SDK's own read timeout
+                raise McpFailure(_late(timeout)) from None
             if not self.alive() or _closed(exc):
                 self._client = None
                 raise McpFailure(self._died(exc)) from None
@@ -226,6 +229,10 @@ def _http(config: ServerConfig) -> Any:
 
     client = httpx2.AsyncClient(headers=dict(config.headers))
     return streamable_http_client(config.url or "", http_client=client)
+
+
+def _late(timeout: float) -> str:
+    return f"no answer within {timeout:g} s ([mcp] call_timeout_s); the call was abandoned"
 
 
 def _closed(exc: BaseException) -> bool:

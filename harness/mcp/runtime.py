@@ -210,8 +210,9 @@ async def _list(run: McpRun, connection: Connection, taken: dict[str, str]) -> N
         return
     try:
         listed = await connection.list_tools()
-    except Exception as exc:
-        status.note = f"tools/list failed: {exc}"
+    except Exception as exc:  # the SDK refuses a listing it cannot validate, whole
+        first = str(exc).strip().splitlines()[:3]
+        status.note = f"tools/list failed, no tool offered: {' '.join(first)[:300]}"
         run.warnings.append(f"MCP server `{printable(config.name)}`: {status.note}")
         return
     offered = [o for t in listed if (o := offered_of(config.name, t)) is not None]
