@@ -91,6 +91,25 @@ def configured(
     return settings, list(merged.values()), [f"MCP: {p}" for p in problems]
 
 
+def configured_status(where: Where, environ: Mapping[str, str]) -> list[dict[str, object]]:
+    """What ``harness.status`` shows of each configured server without starting any: its
+    source, its approval, and whether a run would start it."""
+    _, servers, problems = configured(where, environ)
+    path = approvals_file(where.user_config) if where.user_config else None
+    rows = []
+    for server in servers:
+        approval, state = _approval(server), "starts with each run"
+        if server.source is Source.WORKSPACE:
+            approval = approval_state(path, where.root, server)
+            if not where.trusted:
+                state = "not started: the folder is not trusted"
+            elif approval != "approved":
+                state = f"not started: {approval}"
+        row = ServerStatus(server.name, _source(server), approval, state, note=server.shown())
+        rows.append(row.as_json())
+    return rows + [{"problem": p} for p in problems]
+
+
 async def open_mcp(
     where: Where,
     environ: Mapping[str, str],
@@ -259,4 +278,12 @@ def _approval(config: ServerConfig) -> str:
     return "approved" if config.source is Source.WORKSPACE else "yours"
 
 
-__all__ = ["McpRun", "ServerStatus", "Where", "configured", "open_mcp"]
+__all__ = [
+    "McpRun",
+    "ServerStatus",
+    "Where",
+    "configured",
+    "configured_status",
+    "for_toolbox",
+    "open_mcp",
+]
