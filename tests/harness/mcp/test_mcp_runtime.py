@@ -195,3 +195,46 @@ async def test_is_error_is_a_failed_observation(tmp_path: Path) -> None:
         assert failed and text.startswith("error: the tool reported an error") and "boom" in text
     finally:
         await run.aclose()
+
+
+async def test_git_server_on_a_local_repository(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    repo = tmp_path / "ws"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "new.txt").write_text("hello\n")
+    git = str(Path(sys.executable).parent / "mcp-server-git")
+    run = await _open(tmp_path, table("git", git, "--repository", str(repo)))
+    try:
+        assert "mcp__git__git_status" in run.tools
+        answer = await _tool(run, "mcp__git__git_status").connection.call(
+            "git_status", {"repo_path": str(repo)}
+        )
+        assert "new.txt" in answer.content[0].text  # type: ignore[union-attr]
+    finally:
+        await run.aclose()
+
+
+async def test_filesystem_server_lists_its_root(tmp_path: Path) -> None:
+    from harness.mcp.tools import result_text
+
+    root = tmp_path / "shared"
+    root.mkdir()
+    (root / "notes.md").write_text("# notes\n")
+    command = npm_server("mcp-server-filesystem")
+    run = await _open(tmp_path, table("fs", command, str(root)))
+    try:
+        assert "mcp__fs__list_directory" in run.tools
+        answer = await _tool(run, "mcp__fs__list_directory").connection.call(
+            "list_directory", {"path": str(root)}
+        )
+        text, failed = result_text(answer)
+        assert not failed and "notes.md" in text
+        outside = await _tool(run, "mcp__fs__list_directory").connection.call(
+            "list_directory", {"path": "/etc"}
+        )
+        assert result_text(outside)[1]  # the server's own refusal is a failed observation
+    finally:
+        await run.aclose()
