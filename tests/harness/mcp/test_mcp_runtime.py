@@ -238,3 +238,39 @@ async def test_filesystem_server_lists_its_root(tmp_path: Path) -> None:
         assert result_text(outside)[1]  # the server's own refusal is a failed observation
     finally:
         await run.aclose()
+
+
+def test_a_harness_killed_outright_leaves_no_server_running(tmp_path: Path) -> None:
+    import select
+    import signal
+    import subprocess
+    import sys
+
+    marker = tmp_path / "orphan.pid"
+    config = write_config(tmp_path / "config" / "policy.toml", hostile("ok", "ok", marker))
+    (tmp_path / "ws").mkdir()
+    code = (
+        "import asyncio, os; from pathlib import Path; "
+        "from harness.mcp.runtime import open_mcp, Where\n"
+        "async def main():\n"
+        f"    run = await open_mcp(Where(Path({str(tmp_path / 'ws')!r}), True, "
+        f"Path({str(config)!r})), dict(os.environ))\n"
+        "    print('up', flush=True); await asyncio.sleep(600)\n"
+        "asyncio.run(main())"
+    )
+    harness = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert harness.stdout is not None and harness.stdout.readline().strip() == "up"
+        (pid,) = _pids(marker)
+        server = os.pidfd_open(pid)  # readable once the server has exited
+        try:
+            harness.send_signal(signal.SIGKILL)  # no cleanup of its own can run
+            harness.wait(timeout=30)
+            ready, _, _ = select.select([server], [], [], 10)
+            assert ready == [server] and _dead(pid)
+        finally:
+            os.close(server)
+    finally:
+        harness.kill()
+        harness.wait(timeout=30)
+        harness.stdout.close()  # type: ignore[union-attr]
