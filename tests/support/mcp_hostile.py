@@ -12,6 +12,7 @@ stdio (no SDK: the point is what a broken server sends). Modes:
 - ``badschema``: a tool whose input schema is a string, and one ``echo``
 - ``collide``: tools ``a.b`` and ``a_b`` (one name once sanitised)
 - ``error``: ``echo`` answers ``isError``
+- ``stubborn``: as ``ok``, but it does not exit when its input closes
 
 With MARKER, the server writes its pid to that file first (proves it ran, or never did)."""
 
@@ -101,6 +102,8 @@ def main() -> None:
         elif request["method"] not in ("initialize",):
             error = {"code": -32601, "message": f"no method {request['method']}"}
             _send({"jsonrpc": "2.0", "id": request["id"], "error": error})
+    if mode == "stubborn":  # its input closed: it stays anyway, until it is killed
+        time.sleep(3600)
 
 
 if __name__ == "__main__":

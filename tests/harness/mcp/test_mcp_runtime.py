@@ -247,7 +247,7 @@ def test_a_harness_killed_outright_leaves_no_server_running(tmp_path: Path) -> N
     import sys
 
     marker = tmp_path / "orphan.pid"
-    config = write_config(tmp_path / "config" / "policy.toml", hostile("ok", "ok", marker))
+    config = write_config(tmp_path / "config" / "policy.toml", hostile("ok", "stubborn", marker))
     (tmp_path / "ws").mkdir()
     code = (
         "import asyncio, os; from pathlib import Path; "
