@@ -52,7 +52,7 @@ fmt: $(DEV_STAMP) $(STYLUA) ## Apply ruff formatting and safe fixes; stylua
 	$(BIN)/ruff check --fix .
 	$(STYLUA) --config-path editors/nvim/stylua.toml $(NVIM_LUA)
 
-test: lint system-deps vscode-check vscode-deps ## Lint, the whole test suite (unit, e2e, editors), and `harness demo` once
+test: lint system-deps vscode-check vscode-deps mcp-servers ## Lint, the whole test suite (unit, e2e, editors), and `harness demo` once
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	  if (cd "$$tmp" && "$(CURDIR)/$(BIN)/harness" demo > demo.log 2>&1) && test -s "$$tmp/demo-out/context.svg"; \
@@ -93,6 +93,15 @@ vsix: $(VSCODE)/harness.vsix ## Build editors/vscode/harness.vsix with @vscode/v
 vscode-deps: system-deps vsix ## code-server (npm) and Chromium (apt) for tests/e2e/test_vscode_*.py
 	bash $(VSCODE)/scripts/install-code-server.sh >/dev/null
 
+# -- MCP reference servers (npm) the MCP tests drive (tests/harness/mcp) ----------------------
+MCP_NPM := tests/mcp_servers/node_modules/.package-lock.json
+
+$(MCP_NPM): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json
+	cd tests/mcp_servers && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+mcp-servers: $(MCP_NPM) ## @modelcontextprotocol/server-everything and server-filesystem for the MCP tests
+
 # -- Neovim plugin (editors/nvim): stylua (npm) and luacheck (Debian's lua-check) ----------
 $(STYLUA):
 	npm install --prefix $(VENV)/lua-tools --no-audit --no-fund --loglevel=error \
@@ -106,4 +115,4 @@ clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix
 
-.PHONY: help setup demo lint typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps
+.PHONY: help setup demo lint typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps mcp-servers

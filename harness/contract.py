@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness.defaults import (
     DEFAULT_CONTEXT_MAX_TOKENS,
@@ -192,6 +192,32 @@ def entry_cap_chars(effective: int) -> int:
     return max(ENTRY_CAP_FLOOR_CHARS, effective * CHARS_PER_TOKEN // 8)
 
 
+def build_contract(goal: str, root: Path | str, *layers: ContractOverrides) -> TaskContract:
+    """The contract for ``goal`` in the workspace ``root`` (resolved), with each layer of
+    overrides applied in order (``None`` is "not given"; a later given value wins)."""
+    from harness.errors import ConfigError
+    from harness.workspace import Workspace
+
+    if not goal.strip():
+        raise ConfigError("the goal is empty")
+    path = Path(root).expanduser()
+    if not path.is_dir():
+        raise ConfigError(f"workspace {path} is not a directory")
+    contract = TaskContract.workspace(goal, Workspace(path).root)
+    try:
+        for layer in layers:
+            contract = contract.with_overrides(layer)
+    except ValidationError as exc:
+        raise ConfigError(_first_problem(exc)) from None
+    return contract
+
+
+def _first_problem(exc: ValidationError) -> str:
+    err = exc.errors(include_url=False, include_input=False)[0]
+    field = ".".join(str(p) for p in err["loc"]) or "contract"
+    return f"`{field}`: {err['msg']}"
+
+
 __all__ = [
     "DEFAULT_CONTEXT_MAX_TOKENS",
     "DEFAULT_CONTEXT_SHARE",
@@ -207,6 +233,7 @@ __all__ = [
     "MemoryLimits",
     "TaskContract",
     "Verification",
+    "build_contract",
     "effective_tokens",
     "entry_cap_chars",
     "unspent_tokens",

@@ -21,13 +21,14 @@ from typing import Any
 
 from harness.assembly import Assembler, Turn, TurnState
 from harness.contract import TaskContract, effective_tokens, entry_cap_chars
-from harness.errors import ContextOverflowError, ProviderError, StoreError
+from harness.errors import ContextOverflowError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
 from harness.semantic.after import after_turn
 from harness.steering import Steering
 from harness.steps import StepDone, step_record, step_summary
+from harness.stops import stopped_by
 from harness.store import Store
 from harness.store.base import now_iso
 from harness.tokens import estimate_tokens
@@ -124,16 +125,8 @@ class Run:
             # Not ours (the host is shutting down): record, then let it propagate.
             self._finish(Outcome.CANCELLED, "the host stopped the run")
             raise
-        except ContextOverflowError as exc:
-            outcome, error = Outcome.CONTEXT_OVERFLOW, str(exc)
-        except ProviderError as exc:
-            outcome, error = Outcome.PROVIDER_ERROR, f"{exc.kind.value}: {exc}"
-        except StoreError as exc:  # a full disk: the run cannot be recorded, so it stops
-            log.error("run %d stopped: %s", self.run_id, exc)
-            outcome, error = Outcome.STORE_ERROR, str(exc)
-        except Exception as exc:  # a fault in the harness or the host: recorded, not raised
-            log.exception("run %d stopped by an internal error", self.run_id)
-            outcome, error = Outcome.CANCELLED, f"internal error: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # recorded as the run's end, not raised (harness.stops)
+            outcome, error = stopped_by(self.run_id, exc)
         return self._finish(outcome, error)
 
     def _finish(self, outcome: Outcome, error: str | None) -> RunResult:

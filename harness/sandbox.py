@@ -43,6 +43,7 @@ from pathlib import Path
 
 from harness.sandbox_paths import tool_dirs
 from harness.sandbox_seccomp import SeccompUnavailable, filter_fd, unix_socket_filter
+from harness.types import ExecConfig, SandboxMode
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -166,6 +167,18 @@ def sandbox_status(*, network: bool = True) -> str:
     return f"commands run without a sandbox: {found.reason}"
 
 
+def run_warnings(config: ExecConfig) -> tuple[str, ...]:
+    """What the user is told once per run about commands and the sandbox (§6.6)."""
+    if config.sandbox is SandboxMode.OFF:
+        return ('commands run without a sandbox: `[exec] sandbox = "off"` in your policy',)
+    if sandbox_available(network=config.network):
+        return ()
+    status = sandbox_status(network=config.network)
+    if config.sandbox is SandboxMode.REQUIRED:
+        return (f'{status}; `[exec] sandbox = "required"`, so every command is refused',)
+    return (status,)
+
+
 def forget_probes() -> None:
     """Probe again next time (after installing bubblewrap, and in tests)."""
     with _lock:
@@ -212,6 +225,7 @@ __all__ = [
     "bwrap_argv",
     "forget_probes",
     "probe",
+    "run_warnings",
     "sandbox_available",
     "sandbox_status",
     "sandboxed",

@@ -23,11 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import ValidationError
-
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
-from harness.contract import ContractOverrides, TaskContract, effective_tokens, entry_cap_chars
+from harness.contract import (
+    TaskContract,
+    build_contract,
+    effective_tokens,
+    entry_cap_chars,
+)
 from harness.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
 from harness.errors import ConfigError
 from harness.events import EventSink, RunEvents
@@ -46,7 +49,7 @@ from harness.pricing import ModelPrices, Pricer, default_prices_file, user_price
 from harness.prompts import criterion
 from harness.provider import ProviderConfig, make_provider, resolve_api_key
 from harness.report import RunObserver, RunResult, fan_out
-from harness.sandbox import sandbox_available, sandbox_status
+from harness.sandbox import run_warnings
 from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
@@ -55,38 +58,22 @@ from harness.tools.span import read_body_cap
 from harness.types import (
     Approver,
     DocumentGuard,
-    ExecConfig,
     Provider,
-    SandboxMode,
     ToolCall,
     ToolResult,
 )
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
+    from harness.contract import RunMode
+    from harness.mcp.config import ServerConfig
+    from harness.mcp.runtime import McpRun
     from harness.semantic import SemanticPort
     from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
 
 Assembly = Literal["bounded", "naive"]
-
-
-def build_contract(goal: str, root: Path | str, *layers: ContractOverrides) -> TaskContract:
-    """The contract for ``goal`` in the workspace ``root`` (resolved), with each layer of
-    overrides applied in order (``None`` is "not given"; a later given value wins)."""
-    if not goal.strip():
-        raise ConfigError("the goal is empty")
-    path = Path(root).expanduser()
-    if not path.is_dir():
-        raise ConfigError(f"workspace {path} is not a directory")
-    contract = TaskContract.workspace(goal, Workspace(path).root)
-    try:
-        for layer in layers:
-            contract = contract.with_overrides(layer)
-    except ValidationError as exc:
-        raise ConfigError(_first_problem(exc)) from None
-    return contract
 
 
 @dataclass
@@ -96,6 +83,7 @@ class Session:
     run: Run
     provider: Provider
     events: RunEvents | None = None  # the run's §11 events: ``subscribe`` a sink to them
+    mcp: McpRun | None = None  # the run's MCP servers (§15), stopped with it
     _closed: bool = False
 
     @property
@@ -121,6 +109,8 @@ class Session:
             await self.provider.aclose()
         except Exception:
             log.exception("closing the provider of run %d failed", self.run_id)
+        if self.mcp is not None:
+            await self.mcp.aclose()
 
 
 async def open_session(
@@ -143,18 +133,15 @@ async def open_session(
     context: Sequence[Attachment] | None = None,
     on_event: EventSink | None = None,
     semantic: SemanticPort | None = None,
+    mcp_servers: Sequence[ServerConfig] = (),
 ) -> Session:
-    """A run, ready to execute, its row in ``store`` (or in what ``store()`` opens once the
-    configuration is good). ``provider``: a configuration (its key read from ``environ``) or
-    a provider made (the session closes it). ``policy``: by default the user's config,
-    ``.harness/policy.toml`` and ``editor_policy``; ``client_trusted`` the editor's verdict.
-    ``prices`` over ``prices.toml``, ``conversation_id`` the next turn of that conversation,
-    ``context`` what the user attached (§11); ``telemetry`` the export (§12); ``on_event``
-    each §11 event; ``semantic`` the caller's language servers (§14). Raises ConfigError."""
+    """A run, ready to execute, its row in ``store`` (or what ``store()`` opens); the
+    parameters: §2, §6.3, §11, §12, §14, §15. Raises ``ConfigError`` before the run row."""
     env = os.environ if environ is None else environ
     workspace, contract, policy = _placed(contract, policy, editor_policy, client_trusted)
-    warnings = (*policy.warnings, *await asyncio.to_thread(_sandbox_warnings, policy.exec_config))
+    warnings = (*policy.warnings, *await asyncio.to_thread(run_warnings, policy.exec_config))
     model = _provider(provider, env)
+    mcp: McpRun | None = None
     try:
         pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
         store = store if isinstance(store, Store) else store()
@@ -166,8 +153,8 @@ async def open_session(
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox = dataclasses.replace(toolbox.with_semantic(semantic), warnings=warnings)
-        toolbox.offer(contract.mode)
-        assembler = _context(assembly, contract, toolbox, previous, context or ())
+        mcp = await _mcp_tools(toolbox, contract.mode, env, approver, mcp_servers)
+        assembler = _context(assembly, contract, toolbox, previous, context or (), mcp=mcp)
         assembler.cache_of(model.name)
         run = Run(
             contract,
@@ -183,8 +170,19 @@ async def open_session(
         await _begin(run, previous, context or ())
     except BaseException:
         await model.aclose()
+        await mcp.aclose() if mcp else None
         raise
-    return Session(run, model, events)
+    return Session(run, model, events, mcp)
+
+
+async def _mcp_tools(toolbox: Toolbox, mode: RunMode, *args: Any) -> McpRun | None:
+    """The run's MCP servers, their tools added (§15; None, and no SDK loaded, if none),
+    then the tools of ``mode`` offered (plan mode: the read tools only)."""
+    from harness.mcp.runtime import for_toolbox
+
+    mcp = await for_toolbox(toolbox, *args)
+    toolbox.offer(mode)
+    return mcp
 
 
 def _placed(
@@ -256,12 +254,15 @@ def _context(
     toolbox: Toolbox,
     previous: FollowUp | None,
     context: Sequence[Attachment],
+    *,
+    mcp: McpRun | None = None,
 ) -> Assembler:
     """The run's assembler: a new context (the frame says what the user attached and holds
     the repository's instructions), or the conversation's continued, the follow-up's goal
     (and attachments) a new user turn (the instructions are in the conversation's frame)."""
     attached = attached_text(context, contract.root)
     text, read = _instructions(toolbox, contract, trusted=toolbox.gate.policy.trusted)
+    text = "\n\n".join(filter(None, [text, mcp.frame_text() if mcp else ""]))
     if previous is None or previous.snapshot is None:
         assembler = _assembler(
             assembly, contract, toolbox, attached, instructions=text, instructions_read=read
@@ -326,18 +327,6 @@ def _toolbox(
     )
 
 
-def _sandbox_warnings(config: ExecConfig) -> tuple[str, ...]:
-    """What the user is told once per run about commands and the sandbox (§6.6)."""
-    if config.sandbox is SandboxMode.OFF:
-        return ('commands run without a sandbox: `[exec] sandbox = "off"` in your policy',)
-    if sandbox_available(network=config.network):
-        return ()
-    status = sandbox_status(network=config.network)
-    if config.sandbox is SandboxMode.REQUIRED:
-        return (f'{status}; `[exec] sandbox = "required"`, so every command is refused',)
-    return (status,)
-
-
 def _provider(provider: ProviderConfig | Provider, environ: Mapping[str, str]) -> Provider:
     if not isinstance(provider, ProviderConfig):
         return provider
@@ -391,12 +380,6 @@ def _assembler(
     if instructions_read is not None:
         assembler.ledger.add(0, instructions_read)
     return assembler
-
-
-def _first_problem(exc: ValidationError) -> str:
-    err = exc.errors(include_url=False, include_input=False)[0]
-    field = ".".join(str(p) for p in err["loc"]) or "contract"
-    return f"`{field}`: {err['msg']}"
 
 
 __all__ = ["Assembly", "Session", "build_contract", "open_session"]

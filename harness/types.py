@@ -17,6 +17,7 @@ class Act(StrEnum):
     READ = "read"
     WRITE = "write"
     EXEC = "exec"
+    MCP = "mcp"  # a tool of an MCP server, target SERVER/TOOL (§15)
 
 
 class Effect(StrEnum):

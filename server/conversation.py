@@ -103,6 +103,7 @@ class Turn:
     context: Sequence[Attachment] = ()  # what the user attached
     editor_policy: Mapping[str, Any] | None = None  # the editor's settings' policy (§6.3)
     client_trusted: bool | None = None  # the editor's workspace-trust verdict
+    mcp_servers: Sequence[Any] = ()  # the client's MCP servers (ACP session/new, §15)
 
 
 async def open_turn(turn: Turn, backend: Backend) -> Session:
@@ -126,6 +127,7 @@ async def open_turn(turn: Turn, backend: Backend) -> Session:
         context=turn.context,
         on_event=turn.on_event,
         semantic=backend.semantic.port(turn.contract.root) if backend.semantic else None,
+        mcp_servers=turn.mcp_servers,
     )
 
 
@@ -210,6 +212,7 @@ class Conversation:
         self.front = front
         self.conversation_id: int | None = None
         self.runs: list[int] = []
+        self.mcp_servers: Sequence[Any] = ()  # harness.mcp ServerConfigs of the client's
         self._cancel: Callable[[], object] | None = None
         self._cancel_requested = False
         self._busy = False  # a prompt is in progress: set before its first await
@@ -253,6 +256,7 @@ class Conversation:
             observer=_Warnings(bridge, front),
             conversation_id=self.conversation_id,
             context=context,
+            mcp_servers=self.mcp_servers,
         )
         session = await open_turn(turn, backend)
         run_loop = asyncio.get_running_loop()

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.semantic import SemanticPort
-from harness.semantic.config import load_semantic
 
 if TYPE_CHECKING:
     from langservers import HeadlessSemantics
@@ -28,6 +27,8 @@ class SemanticPorts:
 
         key = root.resolve()
         if key not in self._ports:
+            from harness.semantic.config import load_semantic  # pydantic: on first use
+
             self._ports[key] = HeadlessSemantics(key, load_semantic(self.user_config))
         return self._ports[key]
 

@@ -1,6 +1,6 @@
 """The ``harness`` command line: ``run``, ``memory``, ``trace``, ``revert``, ``trust``,
-``demo``, ``lsp``, ``acp``. ``harness`` alone (or a command group alone, ``harness memory``) prints
-its help.
+``mcp``, ``demo``, ``lsp``, ``acp``. ``harness`` alone (or a command group alone, ``harness
+memory``) prints its help.
 
 Exit status: 0 for ``success``/``finished``, 1 for any other outcome (or "not found"),
 2 for a usage or configuration error, with a one-line message on stderr.
@@ -20,7 +20,7 @@ from harness.errors import ConfigError, StoreError
 
 
 def build_parser() -> Parser:
-    from harness.cli import acp, chat, demo, memory, revert, rewind, run, trace, trust
+    from harness.cli import acp, chat, demo, mcp, memory, revert, rewind, run, trace, trust
 
     parser = Parser(
         prog="harness",
@@ -36,6 +36,7 @@ def build_parser() -> Parser:
     revert.register(sub)
     rewind.register(sub)
     trust.register(sub)
+    mcp.register(sub)
     demo.register(sub)
     lsp = sub.add_parser("lsp", help="start the language server on stdio")
     lsp.set_defaults(func=_lsp)

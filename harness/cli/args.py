@@ -162,5 +162,29 @@ __all__ = [
     "commands",
     "git_root",
     "open_store",
+    "positive_int",
+    "share_fraction",
     "store_path",
 ]
+
+
+def positive_int(text: str) -> int:
+    """An argument that must be an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def share_fraction(text: str) -> float:
+    """An argument that must be a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value

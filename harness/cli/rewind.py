@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import (
     EXIT_FAILED,
@@ -23,9 +23,10 @@ from harness.cli.args import (
     open_store,
 )
 from harness.cli.output import console, print_json, say
-from harness.conversation import latest_conversation
 from harness.errors import ConfigError
-from harness.restore import NoSuchTurn, RestoreResult, restore
+
+if TYPE_CHECKING:
+    from harness.restore import RestoreResult
 
 
 def register(sub: Any) -> None:
@@ -50,6 +51,9 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.conversation import latest_conversation
+    from harness.restore import NoSuchTurn, restore
+
     with open_store(args) as store:
         conversation = args.conversation
         if conversation is None:

@@ -21,6 +21,8 @@ from harness.cli.args import (
     add_workspace_arg,
     choose_workspace,
     open_store,
+    positive_int,
+    share_fraction,
 )
 from harness.defaults import (
     DEFAULT_CONTEXT_MAX_TOKENS,
@@ -138,33 +140,33 @@ def _budget_args(p: argparse.ArgumentParser) -> None:
     low_water, wire = DEFAULT_LOW_WATER, DEFAULT_CONTEXT_WIRE
     p.add_argument(
         "--token-budget",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help=f"tokens the run may spend, as the provider reports them (default: "
         f"{DEFAULT_TOKEN_BUDGET:,})",
     )
     p.add_argument(
         "--max-steps",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help=f"steps before step_cap_reached (default: {DEFAULT_MAX_STEPS})",
     )
     p.add_argument(
         "--context-max-tokens",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help=f"the ceiling of one request, in tokens (default: {DEFAULT_CONTEXT_MAX_TOKENS:,})",
     )
     p.add_argument(
         "--context-share",
-        type=_share,
+        type=share_fraction,
         metavar="F",
         help=f"the share of the unspent budget one request may carry, in (0, 1] (default: "
         f"{DEFAULT_CONTEXT_SHARE})",
     )
     p.add_argument(
         "--context-low-water",
-        type=_share,
+        type=share_fraction,
         metavar="F",
         help=f"when a request is full, the window slides back to this share of its ceiling, "
         f"in (0, 1] (default: {low_water})",
@@ -190,26 +192,6 @@ def attachment(text: str) -> Attachment:
     if first < 1 or last < first:
         raise argparse.ArgumentTypeError(f"expected lines L1-L2 with 1 <= L1 <= L2, got {lines!r}")
     return Attachment(str(Path(path).absolute()), first, last - first + 1)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
-    return value
 
 
 def contract_overrides(args: argparse.Namespace) -> ContractOverrides:

@@ -153,7 +153,10 @@ def target_noun(request: ApprovalRequest) -> str:
 
 
 class YesApprover:
-    """``--yes``: every ask is allowed once (and recorded as asked)."""
+    """``--yes``: every ask is allowed once (and recorded as asked) — but a blanket yes
+    never approves starting a workspace's MCP server (§15: only the user, shown what runs)."""
+
+    blanket = True
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         return Approval.ALLOW_ONCE

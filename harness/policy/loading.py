@@ -50,6 +50,7 @@ EDITOR_SOURCE = "editor settings (policy)"
 LANGUAGES_KEY = "languages"  # the user config's [languages.NAME] (harness.semantic.config)
 SEMANTIC_KEY = "semantic"  # the user config's [semantic] settings (harness.semantic.config)
 TELEMETRY_KEY = "telemetry"  # the user config's [telemetry] table (harness.telemetry reads it)
+MCP_KEY = "mcp"  # the user config's [mcp] table: the user's MCP servers (harness.mcp reads it)
 
 _SANDBOX_RANK = {SandboxMode.OFF: 0, SandboxMode.AUTO: 1, SandboxMode.REQUIRED: 2}
 
@@ -91,6 +92,7 @@ class _DefaultsSpec(_Strict):
     read: Effect | None = None
     write: Effect | None = None
     exec: Effect | None = None
+    mcp: Effect | None = None
 
 
 class _RuleSpec(_Strict):
@@ -132,6 +134,11 @@ def parse_layer(
             f"{source}: `[{TELEMETRY_KEY}]` is read only from the user config "
             f"({default_user_config()}); a policy file cannot send runs anywhere"
         )
+    if MCP_KEY in data:
+        raise ConfigError(
+            f"{source}: `[{MCP_KEY}]` is read only from the user config "
+            f"({default_user_config()}); a policy file cannot choose what runs"
+        )
     try:
         spec = _LayerSpec.model_validate(dict(data))
     except ValidationError as exc:
@@ -142,6 +149,7 @@ def parse_layer(
         raise ConfigError(f"{source}: {problems}") from exc
     given = {Act.READ: spec.defaults.read, Act.WRITE: spec.defaults.write}
     given[Act.EXEC] = spec.defaults.exec
+    given[Act.MCP] = spec.defaults.mcp
     return LayerConfig(
         name,
         source,
@@ -188,6 +196,7 @@ class Policy(RuleSet):
             f"(it holds {MARKER}), which Python runs by itself"
         )
         return Verdict(Effect.ASK, Rule(act, Effect.ASK, f"{venv}/**"), RUNS_LATER_LAYER, reason)
+        self.user_config: Path | None = None  # where the user's [mcp] servers are (§15)
 
     @classmethod
     def load(
@@ -224,7 +233,9 @@ class Policy(RuleSet):
                 "this folder is not in your trusted folders",
                 f"run `harness trust {printable(str(root))}` (or the editor's trust command)",
             )
-        return _combine(own, workspace, trust, (root, ws_path), user_path)
+        policy = _combine(own, workspace, trust, (root, ws_path), user_path)
+        policy.user_config = user_path
+        return policy
 
 
 @dataclass(frozen=True)
@@ -348,6 +359,7 @@ def _read_user_config(path: Path) -> tuple[LayerConfig, tuple[Path, ...]]:
     data.pop(ALLOW_HOME_KEY, None)  # harness.policy.home's (home_allowed)
     data.pop(LANGUAGES_KEY, None)  # harness.semantic.config's (§14)
     data.pop(SEMANTIC_KEY, None)
+    data.pop(MCP_KEY, None)  # harness.mcp's, not a policy table
     return parse_layer(data, source, name=USER_LAYER), trusted
 
 
@@ -364,6 +376,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 __all__ = [
     "EDITOR_LAYER",
+    "MCP_KEY",
     "TELEMETRY_KEY",
     "USER_LAYER",
     "WORKSPACE_LAYER",

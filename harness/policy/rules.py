@@ -33,6 +33,7 @@ DEFAULTS: Mapping[Act, Effect] = {
     Act.READ: Effect.ALLOW,
     Act.WRITE: Effect.ALLOW,
     Act.EXEC: Effect.ASK,
+    Act.MCP: Effect.ASK,
 }
 
 # Secrets are never read or written, in any case (`.ENV` is `.env` on macOS and Windows).
@@ -73,6 +74,7 @@ SPEC_RUNS_LATER_GLOBS = (
     ".husky/**",
     ".github/workflows/**",
     ".gitlab-ci.yml",
+    ".mcp.json",  # the workspace's MCP servers (§15): run by the agents that read it
 )
 RUNS_LATER_GLOBS = (
     *SPEC_RUNS_LATER_GLOBS,

@@ -45,9 +45,14 @@ def all_tools(*, semantic: bool = False) -> dict[str, Tool]:
 
 
 def tool_schemas(tools: Mapping[str, Tool]) -> tuple[ToolSchema, ...]:
-    """What the model is told about each tool: name, description, JSON schema of the args."""
+    """What the model is told about each tool: name, description, JSON schema of the args
+    (a tool with its own ``parameters``, an MCP server's, gives that schema)."""
     return tuple(
-        ToolSchema(name=t.name, description=t.description, parameters=t.Args.model_json_schema())
+        ToolSchema(
+            name=t.name,
+            description=t.description,
+            parameters=getattr(t, "parameters", None) or t.Args.model_json_schema(),
+        )
         for t in tools.values()
     )
 
@@ -119,6 +124,7 @@ def _target_hint(arguments: Mapping[str, Any]) -> str:
 
 __all__ = [
     "Declaration",
+    "Tool",
     "all_tools",
     "declaration",
     "describe_validation",

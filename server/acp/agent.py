@@ -88,7 +88,8 @@ class HarnessAgent:
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
         session_id = new_session_id()
-        self._open(session_id, _workspace(cwd), conversation_id=None)
+        conversation = self._open(session_id, _workspace(cwd), conversation_id=None)[0]
+        conversation.mcp_servers = _mcp_servers(mcp_servers)
         return NewSessionResponse(session_id=session_id)
 
     async def load_session(
@@ -99,14 +100,16 @@ class HarnessAgent:
         root = _workspace(cwd)
         live = self.sessions.get(session_id)
         if live is not None and live[0].root == root:
-            conversation_id, front = live[0].conversation_id, live[1]
+            conversation, front = live
+            conversation_id = conversation.conversation_id
         else:
             conversation_id = self.book.conversation(session_id, root)
             if conversation_id is None:
                 raise RequestError.invalid_params(
                     {"sessionId": f"no session {session_id} in {root}"}
                 )
-            front = self._open(session_id, root, conversation_id=conversation_id)[1]
+            conversation, front = self._open(session_id, root, conversation_id=conversation_id)
+        conversation.mcp_servers = _mcp_servers(mcp_servers)
         calls: dict[str, dict[str, Any]] = {}
         store = self.backend.opened_store()
         events = [] if conversation_id is None else conversation_events(store, conversation_id)
@@ -226,6 +229,22 @@ def _workspace(cwd: str) -> Path:
     if refusal is not None:
         raise RequestError.invalid_params({"cwd": refusal})
     return root.resolve()
+
+
+def _mcp_servers(given: Any) -> tuple[Any, ...]:
+    """The client's ``mcpServers`` (stdio, HTTP) as the run's MCP servers (§15); a server
+    the harness cannot reach (ACP-tunnelled, SSE) is left out."""
+    from harness.mcp.config import client_servers
+
+    specs = []
+    for server in given or ():
+        spec = server.model_dump() if hasattr(server, "model_dump") else dict(server)
+        if spec.get("command") or spec.get("type") == "http":
+            specs.append(spec)
+    try:
+        return client_servers(specs)
+    except ConfigError as exc:
+        raise RequestError.invalid_params({"mcpServers": str(exc)}) from None
 
 
 __all__ = ["STOP_REASONS", "HarnessAgent", "attachment", "prompt_of", "stop_reason"]

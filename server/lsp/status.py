@@ -36,7 +36,24 @@ def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:
         ],
         "telemetry": host.runs.telemetry_status(),
         "languageServers": host.runs.language_servers(),
+        "mcp": {str(root): _mcp(root, host.settings.trusted) for root in roots},
     }
+
+
+def _mcp(root: Path, trusted: bool | None) -> list[dict[str, Any]] | dict[str, str]:
+    """The folder's MCP servers (§15), none started to be listed."""
+    import os
+
+    from harness.errors import ConfigError
+    from harness.mcp.runtime import Where, configured_status
+    from harness.policy import Policy
+
+    try:
+        policy = Policy.load(root, client_trusted=trusted)
+        where = Where(root, policy.trusted, policy.user_config, policy.exec_config)
+        return configured_status(where, os.environ)
+    except ConfigError as exc:
+        return {"error": str(exc)}
 
 
 def _shown_settings(settings: dict[str, Any]) -> dict[str, Any]:
