@@ -74,7 +74,6 @@ SPEC_RUNS_LATER_GLOBS = (
     ".husky/**",
     ".github/workflows/**",
     ".gitlab-ci.yml",
-    ".mcp.json",  # the workspace's MCP servers (§15): run by the agents that read it
 )
 RUNS_LATER_GLOBS = (
     *SPEC_RUNS_LATER_GLOBS,

@@ -137,12 +137,12 @@ def test_requests_append_refreshes_and_name_the_read_a_later_one_replaces(
     assert out.code == 0, out.stderr
     assert out.json()["outcome"] == "finished"
     requests = [user_text(b) for b in fake.requests]
-    # after the write, the next request keeps the copy it sent and appends its refresh:
-    # the new content, after the old (§3 rule 3: nothing already sent changes)
-    refreshed = "(refreshed at step 3: the write at step 2 changed it since the read at step 1)"
+    # after the agent's own write, the next request keeps the copy it sent and appends a
+    # one-line refresh pointing at the call, which holds the new text (§3 rule 3, revised)
+    refreshed = "(refreshed at step 3: your write at step 2 replaced it; that call holds"
     told = requests[2].index(refreshed)
     assert requests[2].index("first read text") < told
-    assert "ORIGINAL_A = 'second version'" in requests[2][told:]
+    assert "ORIGINAL_A = 'second version'" in requests[2]
     # reading a.py again names the read it replaces (rule 2)
     assert (
         "[read src/a.py] (replaces the read at step 1)\nORIGINAL_A = 'second version'"

@@ -181,9 +181,7 @@ BAD_INPUT = [
     pytest.param(
         "harness.trace.step", [{"runId": 1}], INVALID_PARAMS, "`step` is required", id="ts"
     ),
-    pytest.param(
-        "harness.trace.step", [{"runId": 9, "step": 1}], NOT_FOUND, "no step 1 in run 9", id="404"
-    ),
+    pytest.param("harness.trace.step", [{"runId": 9, "step": 1}], NOT_FOUND, "no run 9", id="404"),
     # harness.run.revert
     pytest.param("harness.run.revert", [{"runId": 999}], NOT_FOUND, "no run 999", id="rv-404"),
     pytest.param(

@@ -69,7 +69,8 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
     trace = await client.command("harness.trace.run", {"runId": run_id})
     assert [b["step"] for b in client.budgets] == [1, 2, 3, 4]
     for budget, step in zip(client.budgets, trace["steps"], strict=True):
-        assert set(budget) == notification_fields("harness/budget")
+        # SPEC's fields, and issue 34's cost against appending (docs/server.md)
+        assert set(budget) == notification_fields("harness/budget") | {"contextVsAppend"}
         assert budget["runId"] == run_id
         assert budget["step"] == step["step"]
         assert budget["requestTokens"] == step["estTokens"]

@@ -1,7 +1,7 @@
 """Still open from issue 30's previous round: "a full disk ends a run as "internal error"
 recorded `cancelled`".
 
-A real full disk: a 256 KiB tmpfs mounted for the test (root only — CI runs as root; as
+A real full disk: a 512 KiB tmpfs mounted for the test (root only — CI runs as root; as
 another user the test is skipped, saying why). The store on it: the run ends
 ``store_error`` naming the store and the reason, one line per failure, no traceback, exit 1.
 The workspace on it (the store elsewhere): the write that does not fit is an observation
@@ -21,7 +21,7 @@ import pytest
 from tests.e2e.cli import harness
 from tests.support.scripted_turns import call, turn
 
-BIG = "y" * 400_000  # more than the disk holds
+BIG = "y" * 700_000  # more than the disk holds (an empty store takes ~140 KiB of it)
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
         pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
     disk = tmp_path / "disk"
     disk.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(disk)], check=True)
     try:
         yield disk
     finally:

@@ -194,7 +194,7 @@ async def test_the_clients_trust_verdict_decides(
         pytest.param([{"trusted": 1}], "`trusted`", id="number"),
         pytest.param([{"trusted": True, "folder": "/"}], "`folder` is not a parameter", id="extra"),
         pytest.param(
-            [{"trusted": True, "workspaceFolder": "/"}],
+            [{"trusted": True, "workspaceFolder": "/usr/share"}],
             "not an open workspace folder",
             id="not-open",
         ),

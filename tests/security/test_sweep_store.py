@@ -66,7 +66,7 @@ def test_the_default_store_is_private_whatever_the_umask(tmp_path: Path, fake_ll
     assert mode(store.parent) == 0o700 and mode(store.parent.parent) == 0o700
 
 
-def test_only_the_edits_table_keeps_what_a_run_wrote(tmp_path: Path, fake_llm: Any) -> None:
+def test_no_table_keeps_a_key_the_run_tried_to_write(tmp_path: Path, fake_llm: Any) -> None:
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "config.py").write_text("TOKEN = None\n")
     store = tmp_path / "store.db"
@@ -87,7 +87,9 @@ def test_only_the_edits_table_keeps_what_a_run_wrote(tmp_path: Path, fake_llm: A
     )
     done = run(tmp_path, fake, store=store)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "ws" / "k.txt").read_text() == KEY
+    # a write whose content holds the key is refused (issue 30, finding 18): never on disk
+    assert not (tmp_path / "ws" / "k.txt").exists()
+    assert (tmp_path / "ws" / "config.py").read_text() == "TOKEN = None\n"
     holding: set[tuple[str, str]] = set()
     with sqlite3.connect(store) as db:
         tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
@@ -98,5 +100,5 @@ def test_only_the_edits_table_keeps_what_a_run_wrote(tmp_path: Path, fake_llm: A
                     text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
                     if isinstance(text, str) and PLANTED.pieces_in(text):
                         holding.add((table, column))
-    assert holding == {("edits", "after")}, holding
+    assert holding == set(), holding
     assert PLANTED.leak("stderr", done.stderr) is None
