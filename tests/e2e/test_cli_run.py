@@ -106,7 +106,7 @@ def user_text(body: dict[str, Any]) -> str:
     return request_text(body)
 
 
-def test_requests_append_refreshes_and_name_the_read_a_later_one_replaces(
+def test_requests_append_refreshes_and_point_at_what_the_model_holds(
     project: Path, tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
     (project / "src" / "a.py").write_text("ORIGINAL_A = 'first read text'\n")
@@ -143,10 +143,11 @@ def test_requests_append_refreshes_and_name_the_read_a_later_one_replaces(
     told = requests[2].index(refreshed)
     assert requests[2].index("first read text") < told
     assert "ORIGINAL_A = 'second version'" in requests[2]
-    # reading a.py again names the read it replaces (rule 2)
+    # reading a.py again: what the model holds (the read as the refresh pointed it to the
+    # write) is what the file is, so the re-read is the unchanged pointer (rule 2)
     assert (
-        "[read src/a.py] (replaces the read at step 1)\nORIGINAL_A = 'second version'"
-        in (requests[3])
+        "[read src/a.py] (unchanged since the read at step 1 as refreshed at step 3, shown above)"
+        in requests[3]
     )
     # b.py changed on disk while the model answered the fourth request: the first request
     # that knows it carries the refresh of b.py, after the copy the model holds
