@@ -23,9 +23,11 @@ READ_ME_INIT = Path(__file__).parent / "nvim" / "readme_init.lua"
 
 
 def neovim_blocks() -> list[str]:
+    """The lua blocks of the README's Neovim section and of docs/neovim.md (the rest of it)."""
     text = (ROOT / "README.md").read_text()
     start = text.index("### Neovim")
     section = text[start : text.index("\n### ", start + 1)]
+    section += (ROOT / "docs" / "neovim.md").read_text()
     return re.findall(r"```lua\n(.*?)```", section, re.S)
 
 
