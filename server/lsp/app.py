@@ -36,6 +36,7 @@ from pygls.lsp.server import LanguageServer
 from harness import __version__
 from harness.redact import redact
 from server.lsp import commands
+from server.lsp.dialogs import Dialogs
 from server.lsp.documents import DocumentTracker
 from server.lsp.errors import CommandError
 from server.lsp.folders import folder_roots, named_folder, pick_folder, uri_to_path
@@ -75,6 +76,7 @@ class HarnessServer(LanguageServer):
         self._pending_settings: tuple[object, str] | None = (None, "defaults")
         self.stores = Stores()
         self.documents = DocumentTracker(self._buffer_text)
+        self.dialogs = Dialogs(self.protocol)
         self.runs = RunManager(self)
         self.watchers = FolderWatchers(self.runs.files_changed)
         self.log_handler: LspLogHandler | None = None

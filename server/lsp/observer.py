@@ -1,4 +1,5 @@
-"""What a run tells the client while it works (§7): progress reports per step and tool,
+"""What a run tells the client while it works (§7): progress reports per step and tool
+("step 3/50 · 12,345 tokens · read src/a.py"),
 ``harness/budget`` after every step, ``harness/didWrite`` after every agent write, a
 warning when the agent was kept from a file with unsaved changes — and, once the run
 manager has released the folder, ``report_finished``: the progress end, an error message
@@ -45,9 +46,12 @@ class LspObserver(RunObserver):
         self.progress = progress
         self.on_budget = on_budget
         self.on_tool = on_tool  # (step, call id) of the call about to run: its approvals'
+        self.spent = 0  # the run's tokens so far, as of the last step finished
 
     def _report(self, run: RunInfo, step: int, label: str | None = None) -> None:
         message = f"step {step}/{run.max_steps}"
+        if self.spent:
+            message += f" · {self.spent:,} tokens"
         if label:
             message += f" · {one_line(label)}"
         self.progress.report(message, min(100, (step - 1) * 100 // run.max_steps))
@@ -61,6 +65,7 @@ class LspObserver(RunObserver):
         self._report(run, step, label)
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
+        self.spent = summary.spent_tokens
         if self.on_budget is not None:
             self.on_budget(summary)
         self.host.notify(BUDGET, summary.to_json())

@@ -131,6 +131,8 @@ class RunManager:
             host.lsp.protocol,
             view_dir=host.store_path().parent / "approvals",
             inline=declares_inline(host.lsp.client_capabilities),
+            dialogs=host.dialogs,
+            tell=host.show,
         )
         backend = Backend(
             store=host.store,
