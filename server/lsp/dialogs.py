@@ -50,7 +50,9 @@ class Dialogs:
             why = f"{DIALOG} answered {_error_name(exc)}"
             if isinstance(exc, JsonRpcMethodNotFound):
                 self.missing = why
-                log.warning("this client cannot answer %s (%s): approvals are unavailable", DIALOG, why)
+                log.warning(
+                    "this client cannot answer %s (%s): approvals are unavailable", DIALOG, why
+                )
             raise Unavailable(why) from None
         title = getattr(answer, "title", None)
         return title if isinstance(title, str) else None

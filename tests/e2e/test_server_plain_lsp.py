@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import pytest_lsp
 from lsprotocol import types
@@ -87,7 +87,9 @@ async def helix_fixture(
 
 def approvals_of(client: HarnessClient, run_id: int) -> list[dict[str, Any]]:
     return [
-        e for e in client.events if e["runId"] == run_id and e["kind"] == "approval" and "decision" in e
+        e
+        for e in client.events
+        if e["runId"] == run_id and e["kind"] == "approval" and "decision" in e
     ]
 
 
@@ -134,9 +136,25 @@ def whole(line_from: int, line_to: int) -> types.Range:
     )
 
 
+def read_actions_as_lsp_does(client: HarnessClient) -> None:
+    """lsprotocol reads every ``{command: …}`` as a Command, even a CodeAction whose
+    ``command`` is an object (its ``_code_action_hook``); LSP tells them apart by the type
+    of ``command``, as Helix and every editor do."""
+    converter = client.protocol._converter
+
+    def structure(value: Any, _: Any) -> types.Command | types.CodeAction:
+        if isinstance(value.get("command"), str):
+            return converter.structure(value, types.Command)
+        return converter.structure(value, types.CodeAction)
+
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
+
+
 async def actions(
     client: HarnessClient, uri: str, where: types.Range, diagnostics: list[types.Diagnostic]
 ) -> list[types.CodeAction]:
+    read_actions_as_lsp_does(client)
     found = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
@@ -168,10 +186,11 @@ async def test_fix_this_diagnostic_starts_a_run_with_the_diagnostic_and_the_line
         source="reviewer",
         code="W42",
     )
-    offered = await actions(helix, uri, bug.range, [bug])
+    cursor = types.Range(start=bug.range.start, end=bug.range.start)
+    offered = await actions(helix, uri, cursor, [bug])
     (fix,) = [a for a in offered if a.title == FIX]
     assert fix.kind == types.CodeActionKind.QuickFix
-    assert ASK not in [a.title for a in offered], "an empty range is no selection"
+    assert ASK not in [a.title for a in offered], "a cursor is no selection"
 
     await run_action(helix, fix)
     sent = request_text(fake.requests[0])
