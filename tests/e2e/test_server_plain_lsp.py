@@ -243,3 +243,28 @@ async def test_the_run_reports_progress_with_steps_and_tokens(
     assert isinstance(values[-1], types.WorkDoneProgressEnd)
     reports = [v.message or "" for v in values if isinstance(v, types.WorkDoneProgressReport)]
     assert any(r.startswith("step 2/") and "tokens" in r for r in reports), reports
+
+
+async def test_ask_in_an_editor_with_dialogs_runs_the_chosen_question_or_nothing(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    fake.add_turns({"content": "no bugs"})
+    uri = open_file(client, ws / "src" / "a.py")
+    (ask,) = [a for a in await actions(client, uri, whole(0, 2), []) if a.title == ASK]
+    assert ask.command is not None
+    client.answers = [None, "Find bugs"]  # dismissed first: no run
+    assert await client.command("harness.codeAction", *plain(ask.command.arguments)) is None
+    assert fake.requests == []
+
+    run_id = await run_action(client, ask)
+    asked = client.approvals[-1]
+    assert [a.title for a in asked.actions or []] == [
+        "Explain it",
+        "Find bugs",
+        "Write tests",
+        "Simplify it",
+    ]
+    assert "src/a.py, lines 1–2" in asked.message
+    runs = await client.command("harness.trace.runs", {})
+    goal = next(r["goal"] for r in runs if r["runId"] == run_id)
+    assert goal == "Find the bugs in the code in src/a.py, lines 1–2 and fix them."
