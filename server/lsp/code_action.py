@@ -45,6 +45,7 @@ QUESTIONS = {
     "Simplify it": "Simplify the code in {where}, keeping what it does.",
 }
 DEFAULT_ASK = "Explain the code in {where} and point out any problems."
+MAX_DIAGNOSTIC_CHARS = 4_000  # of a diagnostic's message, in the goal
 
 
 async def code_action(host: CommandHost, params: CodeActionParams) -> dict[str, Any] | None:
@@ -93,7 +94,7 @@ def _where(params: CodeActionParams, path: Path, root: Path) -> str:
 
 
 def _fix_goal(comment: str | None, where: str, diagnostic: DiagnosticParams) -> str:
-    said = " ".join(diagnostic.message.split())
+    said = " ".join(diagnostic.message.split())[:MAX_DIAGNOSTIC_CHARS]
     tags = [t for t in (diagnostic.source, diagnostic.code) if t is not None and t != ""]
     severity = SEVERITIES.get(diagnostic.severity or 0)
     label = f"[{' '.join(str(t) for t in tags)}] " if tags else ""
