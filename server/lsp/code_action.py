@@ -68,7 +68,7 @@ async def code_action(host: CommandHost, params: CodeActionParams) -> dict[str, 
     run = RunParams.model_validate(
         {"goal": goal, "workspaceFolder": str(root), "context": [context]}
     )
-    return await host.runs.start(run)
+    return await host.runs.start(run, announce=True)
 
 
 def _root(host: CommandHost, path: Path, given: str | None) -> Path:

@@ -63,8 +63,10 @@ class RunHost(Protocol):
 
 
 class Runs(Protocol):
-    async def start(self, params: RunParams) -> dict[str, Any]:
-        """``{runId}`` once the run exists; it continues in the background."""
+    async def start(self, params: RunParams, *, announce: bool = False) -> dict[str, Any]:
+        """``{runId}`` once the run exists; it continues in the background. ``announce``:
+        its end is also shown with ``window/showMessage`` (a code action's run: the client
+        may have no conversation view)."""
         ...
 
     def cancel(self, run_id: int) -> bool: ...

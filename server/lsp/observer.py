@@ -32,6 +32,7 @@ RUN_FINISHED = "harness/runFinished"
 DID_WRITE = "harness/didWrite"
 RUN_EVENT = "harness/runEvent"  # each §11 event of a run, as it happens (harness.events)
 MAX_LABEL_CHARS = 120
+MAX_ANNOUNCED_CHARS = 2_000
 
 
 class LspObserver(RunObserver):
@@ -78,8 +79,12 @@ class LspObserver(RunObserver):
         self.host.show(f"harness: {message}", types.MessageType.Warning)
 
 
-def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> None:
-    """The end of a run, as the client hears it."""
+def report_finished(
+    host: RunHost, progress: RunProgress, result: RunResult, *, announce: bool = False
+) -> None:
+    """The end of a run, as the client hears it; ``announce``: also in one
+    ``window/showMessage`` (Info) with the model's last words, cut at
+    ``MAX_ANNOUNCED_CHARS`` — a client without a conversation view sees the answer."""
     end = result.end
     outcome = end.outcome.value
     summary = f"{outcome} · {end.steps} steps · {end.spent_tokens:,} tokens"
@@ -91,7 +96,20 @@ def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> 
             f"harness: run {result.run_id} ended {outcome}: {end.error}",
             types.MessageType.Error,
         )
+    if announce and not end.error:
+        host.show(announcement(result), types.MessageType.Info)
     host.notify(RUN_FINISHED, result.to_json())
+
+
+def announcement(result: RunResult) -> str:
+    """``harness: run 3 finished · 2 steps: <the model's last words, on one line>``."""
+    end = result.end
+    steps = f"{end.steps} step" + ("" if end.steps == 1 else "s")
+    said = " ".join((result.summary or "").split())
+    if len(said) > MAX_ANNOUNCED_CHARS:
+        said = said[: MAX_ANNOUNCED_CHARS - 1] + "…"
+    words = f": {said}" if said else ""
+    return f"harness: run {result.run_id} {end.outcome.value} · {steps}{words}"
 
 
 def one_line(text: str) -> str:
@@ -106,6 +124,7 @@ __all__ = [
     "RUN_EVENT",
     "RUN_FINISHED",
     "LspObserver",
+    "announcement",
     "one_line",
     "report_finished",
 ]

@@ -192,7 +192,9 @@ async def test_fix_this_diagnostic_starts_a_run_with_the_diagnostic_and_the_line
     assert fix.kind == types.CodeActionKind.QuickFix
     assert ASK not in [a.title for a in offered], "a cursor is no selection"
 
-    await run_action(helix, fix)
+    run_id = await run_action(helix, fix)
+    told = [m.message for m in helix.messages if m.type == types.MessageType.Info]
+    assert f"harness: run {run_id} finished · 1 step: fixed" in told, "the end is announced"
     sent = request_text(fake.requests[0])
     assert "add() subtracts its arguments" in sent, "the diagnostic reached the model"
     assert "W42" in sent and "reviewer" in sent
