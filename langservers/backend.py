@@ -1,17 +1,20 @@
 """``HeadlessSemantics``: the ``SemanticPort`` of servers the harness starts itself (§14).
 The server for a file is the user's ``[languages.NAME]`` whose extensions match; it is
-started on the first query for its language and kept for the workspace; a server that dies
-or hangs is restarted once, then reported; ``close`` shuts every one down. Each query
+started on the first query for its language and kept for the workspace while it is used:
+one idle for ``idle_s`` (``[semantic] idleMinutes``, default 10) is shut down and started
+again by the next query (that is no failure); a server that dies or hangs is restarted
+once, then reported; ``close`` shuts every one down. Each query
 opens the document with the text the harness read (through the policy), asks, and closes
 it, so the server reads every other file from disk as it is now."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +36,23 @@ class HeadlessSemantics:
     """Language servers for one workspace ``root``."""
 
     def __init__(
-        self, root: Path, config: SemanticConfig, environ: Mapping[str, str] | None = None
+        self,
+        root: Path,
+        config: SemanticConfig,
+        environ: Mapping[str, str] | None = None,
+        *,
+        on_idle_stop: Callable[[str], None] | None = None,
     ) -> None:
         self.root = root.resolve()
         self.config = config
         self.env = exec_environment(os.environ if environ is None else environ)
+        self.on_idle_stop = on_idle_stop  # told the name of each server stopped for idleness
         self._running: dict[str, Running] = {}
         self._failures: dict[str, int] = {}
         self._lock = asyncio.Lock()
+        self._busy: dict[str, int] = {}  # queries in flight per server
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
 
     def after_edit_wait_ms(self) -> int | None:
         return self.config.wait_ms if self.config.after_edit == "turn" else None
@@ -51,8 +63,44 @@ class HeadlessSemantics:
         )
 
     async def close(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
         running, self._running = list(self._running.values()), {}
-        await asyncio.gather(*(r.stop() for r in running), return_exceptions=True)
+        stops = [r.stop() for r in running]
+        await asyncio.gather(*stops, *self._stopping, return_exceptions=True)
+
+    @contextlib.contextmanager
+    def _use(self, name: str) -> Iterator[None]:
+        """A query to server ``name``: its idle clock stops, and starts again after."""
+        self._busy[name] = self._busy.get(name, 0) + 1
+        timer = self._timers.pop(name, None)
+        if timer is not None:
+            timer.cancel()
+        try:
+            yield
+        finally:
+            self._busy[name] -= 1
+            if self._busy[name] == 0 and name in self._running:
+                loop = asyncio.get_running_loop()
+                self._timers[name] = loop.call_later(self.config.idle_s, self._idle, name)
+
+    def _idle(self, name: str) -> None:
+        self._timers.pop(name, None)
+        running = self._running.get(name)
+        if self._busy.get(name) or running is None:
+            return
+        del self._running[name]
+        task = asyncio.ensure_future(self._stop_idle(name, running))
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
+    async def _stop_idle(self, name: str, running: Running) -> None:
+        await running.stop()
+        minutes = self.config.idle_s / 60
+        log.info("language server %s stopped after %.3g min unused", running.spec.program, minutes)
+        if self.on_idle_stop is not None:
+            self.on_idle_stop(name)
 
     def _spec(self, path: str) -> LanguageServer:
         spec = self.config.server_for(path)
@@ -100,6 +148,10 @@ class HeadlessSemantics:
 
     async def answer(self, query: Query) -> Answer:
         spec = self._spec(query.path)
+        with self._use(spec.name):
+            return await self._answer(spec, query)
+
+    async def _answer(self, spec: LanguageServer, query: Query) -> Answer:
         running = await self._server(spec)
         uri = (self.root / query.path).as_uri()
         try:
@@ -164,6 +216,12 @@ class HeadlessSemantics:
         spec = self.config.server_for(path)
         if spec is None:
             return ()
+        with self._use(spec.name):
+            return await self._diagnostics(spec, path, text, wait_ms)
+
+    async def _diagnostics(
+        self, spec: LanguageServer, path: str, text: str, wait_ms: int
+    ) -> tuple[Diagnostic, ...]:
         running = await self._server(spec)
         uri = (self.root / path).as_uri()
         version = self._open(running, uri, text)

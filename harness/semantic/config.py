@@ -1,6 +1,7 @@
 """Which language servers the harness may start, and the semantic settings (§14), read from
 the user config only — ``[languages.NAME] server = [argv…]``, ``extensions = [".py"]`` and
-``[semantic]`` (``semanticTimeoutMs``, ``diagnosticsWaitMs``, ``diagnosticsAfterEdit``).
+``[semantic]`` (``semanticTimeoutMs``, ``diagnosticsWaitMs``, ``diagnosticsAfterEdit``,
+``idleMinutes``: a server unused that long is stopped, and started again when next asked).
 A repository's ``.harness/policy.toml`` cannot name a server: that file is refused by the
 policy loader (``LANGUAGES_KEY``). Python works out of the box: ``jedi-language-server``,
 a declared dependency, installed beside the harness's own interpreter."""
@@ -23,6 +24,7 @@ from harness.policy.source import read_policy_file
 
 DEFAULT_TIMEOUT_MS = 30_000
 DEFAULT_WAIT_MS = 1_500
+DEFAULT_IDLE_MINUTES = 10.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class SemanticConfig:
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     wait_ms: int = DEFAULT_WAIT_MS
     after_edit: Literal["turn", "off"] = "turn"
+    idle_s: float = DEFAULT_IDLE_MINUTES * 60  # unused this long: the server is stopped
 
     def server_for(self, path: str) -> LanguageServer | None:
         suffix = Path(path).suffix.casefold()
@@ -62,6 +65,7 @@ class _Settings(BaseModel):
     timeout_ms: int = Field(DEFAULT_TIMEOUT_MS, ge=100, le=600_000, alias="semanticTimeoutMs")
     wait_ms: int = Field(DEFAULT_WAIT_MS, ge=0, le=60_000, alias="diagnosticsWaitMs")
     after_edit: Literal["turn", "off"] = Field("turn", alias="diagnosticsAfterEdit")
+    idle_minutes: float = Field(DEFAULT_IDLE_MINUTES, gt=0, le=24 * 60, alias="idleMinutes")
 
 
 def jedi_server() -> LanguageServer | None:
@@ -88,7 +92,13 @@ def parse_semantic(data: Mapping[str, Any], source: str) -> SemanticConfig:
     bundled = jedi_server()
     if bundled is not None and "python" not in langs:
         chosen.append(bundled)
-    return SemanticConfig(tuple(chosen), settings.timeout_ms, settings.wait_ms, settings.after_edit)
+    return SemanticConfig(
+        tuple(chosen),
+        settings.timeout_ms,
+        settings.wait_ms,
+        settings.after_edit,
+        settings.idle_minutes * 60,
+    )
 
 
 def load_semantic(user_config: Path | None = None) -> SemanticConfig:

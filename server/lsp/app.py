@@ -9,6 +9,7 @@ runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature mo
     didChangeWorkspaceFolders   watchers follow the folders
     didOpen/Change/Save/Close   unsaved-buffer tracking; didSave feeds the active runs
     workspace/executeCommand    server.lsp.commands
+    textDocument/codeAction     server.lsp.code_actions (run by harness.codeAction)
     workDoneProgress/cancel     cancels the run of that progress
     shutdown                    runs cancelled (whole steps recorded), watchers stopped,
                                 stores closed (``stop``; also on ``exit`` and end of stdin)
@@ -35,7 +36,8 @@ from pygls.lsp.server import LanguageServer
 
 from harness import __version__
 from harness.redact import redact
-from server.lsp import commands
+from server.lsp import code_actions, commands
+from server.lsp.dialogs import Dialogs
 from server.lsp.documents import DocumentTracker
 from server.lsp.errors import CommandError
 from server.lsp.folders import folder_roots, named_folder, pick_folder, uri_to_path
@@ -75,6 +77,7 @@ class HarnessServer(LanguageServer):
         self._pending_settings: tuple[object, str] | None = (None, "defaults")
         self.stores = Stores()
         self.documents = DocumentTracker(self._buffer_text)
+        self.dialogs = Dialogs(self.protocol)
         self.runs = RunManager(self)
         self.watchers = FolderWatchers(self.runs.files_changed)
         self.log_handler: LspLogHandler | None = None
@@ -327,6 +330,10 @@ def _register_documents(server: HarnessServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: HarnessServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.documents.closed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, code_actions.OPTIONS)
+    def code_action(ls: HarnessServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return code_actions.offered(params)
 
 
 __all__ = ["HarnessServer", "create_server"]

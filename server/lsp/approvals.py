@@ -23,8 +23,10 @@ question is asked again, ``REASK_INTERVAL_S`` seconds after the previous one was
 the earliest (at once if the user took longer than that to dismiss it), so a client that
 dismisses everything is not flooded. Cancelling the run cancels the wait (the
 ``CancelledError`` reaches the ``await`` here) and the client is told to drop the dialog.
-A client that cannot show the request (an error answer) makes the gate treat the approval
-as unavailable (the model is told so).
+A client that cannot show the request (an error answer: Helix's MethodNotFound) makes
+the approval **unavailable** (``server.lsp.dialogs``): refused, recorded as ``unavailable``,
+the model told, the user warned in one line, and the run goes on; after a MethodNotFound
+the client is not asked again on this connection.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
 from harness.types import Approval, ApprovalRequest
+from server.lsp.dialogs import Dialogs, Unavailable
 from server.lsp.inline_approval import InlineAsk, ask_inline
 from server.lsp.rpc import ask_client, wait_to_reask
 
@@ -80,8 +83,12 @@ class LspApprover:
         *,
         view_dir: Path | None = None,
         inline: bool = False,
+        dialogs: Dialogs | None = None,
+        tell: Callable[[str], None] | None = None,
     ) -> None:
         self.protocol = protocol
+        self.dialogs = dialogs or Dialogs(protocol)  # the connection's, shared by its runs
+        self.tell = tell  # a one-line warning to the user (window/showMessage)
         self.waiting = waiting  # told True while a dialog is open (for harness.status)
         self.view_dir = view_dir
         self.inline = inline  # the client declared experimental.harness.approvals
@@ -98,8 +105,25 @@ class LspApprover:
                 where = InlineAsk(self.protocol, self.step, self.call_id, REASK_INTERVAL_S)
                 return await ask_inline(where, request, MAX_TARGET_CHARS)
             return await self._dialog(request)
+        except Unavailable as exc:
+            return self._unavailable(request, str(exc))
         finally:
             self._set_waiting(False)
+
+    def _unavailable(self, request: ApprovalRequest, why: str) -> Approval:
+        """Nobody can answer: the act is refused (the gate tells the model), the user is
+        told in one line leading with what was not done."""
+        from harness.policy.approval import preview
+
+        target = preview(request.target, 80)
+        more = "…" if target.cut else ""
+        log.warning("run %d: approval unavailable (%s)", request.run_id, why)
+        if self.tell is not None:
+            self.tell(
+                f"harness: refused {request.act.value} `{target.text}{more}`: this editor cannot "
+                f"answer approvals ({why}); allow it in your policy to let it run"
+            )
+        return Approval.UNAVAILABLE
 
     async def _dialog(self, request: ApprovalRequest) -> Approval:
         from harness.policy.approval import preview
@@ -128,14 +152,7 @@ class LspApprover:
                 written.unlink(missing_ok=True)
 
     async def _ask(self, message: str, titles: list[str]) -> str | None:
-        params = types.ShowMessageRequestParams(
-            type=types.MessageType.Warning,
-            message=message,
-            actions=[types.MessageActionItem(title=title) for title in titles],
-        )
-        answer = await ask_client(self.protocol, types.WINDOW_SHOW_MESSAGE_REQUEST, params)
-        title = getattr(answer, "title", None)
-        return title if isinstance(title, str) else None
+        return await self.dialogs.choose(message, titles, types.MessageType.Warning)
 
     async def _show(self, path: Path) -> None:
         params = types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)

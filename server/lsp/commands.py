@@ -41,6 +41,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "harness.run": "server.lsp.run",
     "harness.cancel": "server.lsp.run",
     "harness.run.steer": "server.lsp.run",
+    "harness.codeAction": "server.lsp.code_action",
     "harness.status": "server.lsp.status",
     "harness.memory.list": "server.lsp.memory",
     "harness.memory.get": "server.lsp.memory",

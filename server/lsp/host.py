@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
     from harness.store import Store
+    from server.lsp.dialogs import Dialogs
     from server.lsp.documents import DocumentTracker
     from server.lsp.params import RunParams
     from server.lsp.settings import Settings
@@ -34,6 +35,11 @@ class RunHost(Protocol):
 
     @property
     def documents(self) -> DocumentTracker: ...
+
+    @property
+    def dialogs(self) -> Dialogs:
+        """``window/showMessageRequest`` with this client, and whether it works."""
+        ...
 
     def folder_roots(self) -> list[Path]:
         """The client's workspace folders, resolved."""
@@ -57,8 +63,10 @@ class RunHost(Protocol):
 
 
 class Runs(Protocol):
-    async def start(self, params: RunParams) -> dict[str, Any]:
-        """``{runId}`` once the run exists; it continues in the background."""
+    async def start(self, params: RunParams, *, announce: bool = False) -> dict[str, Any]:
+        """``{runId}`` once the run exists; it continues in the background. ``announce``:
+        its end is also shown with ``window/showMessage`` (a code action's run: the client
+        may have no conversation view)."""
         ...
 
     def cancel(self, run_id: int) -> bool: ...

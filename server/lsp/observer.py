@@ -1,4 +1,5 @@
-"""What a run tells the client while it works (§7): progress reports per step and tool,
+"""What a run tells the client while it works (§7): progress reports per step and tool
+("step 3/50 · 12,345 tokens · read src/a.py"),
 ``harness/budget`` after every step, ``harness/didWrite`` after every agent write, a
 warning when the agent was kept from a file with unsaved changes — and, once the run
 manager has released the folder, ``report_finished``: the progress end, an error message
@@ -31,6 +32,7 @@ RUN_FINISHED = "harness/runFinished"
 DID_WRITE = "harness/didWrite"
 RUN_EVENT = "harness/runEvent"  # each §11 event of a run, as it happens (harness.events)
 MAX_LABEL_CHARS = 120
+MAX_ANNOUNCED_CHARS = 2_000
 
 
 class LspObserver(RunObserver):
@@ -45,9 +47,12 @@ class LspObserver(RunObserver):
         self.progress = progress
         self.on_budget = on_budget
         self.on_tool = on_tool  # (step, call id) of the call about to run: its approvals'
+        self.spent = 0  # the run's tokens so far, as of the last step finished
 
     def _report(self, run: RunInfo, step: int, label: str | None = None) -> None:
         message = f"step {step}/{run.max_steps}"
+        if self.spent:
+            message += f" · {self.spent:,} tokens"
         if label:
             message += f" · {one_line(label)}"
         self.progress.report(message, min(100, (step - 1) * 100 // run.max_steps))
@@ -61,6 +66,7 @@ class LspObserver(RunObserver):
         self._report(run, step, label)
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
+        self.spent = summary.spent_tokens
         if self.on_budget is not None:
             self.on_budget(summary)
         self.host.notify(BUDGET, summary.to_json())
@@ -73,8 +79,12 @@ class LspObserver(RunObserver):
         self.host.show(f"harness: {message}", types.MessageType.Warning)
 
 
-def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> None:
-    """The end of a run, as the client hears it."""
+def report_finished(
+    host: RunHost, progress: RunProgress, result: RunResult, *, announce: bool = False
+) -> None:
+    """The end of a run, as the client hears it; ``announce``: also in one
+    ``window/showMessage`` (Info) with the model's last words, cut at
+    ``MAX_ANNOUNCED_CHARS`` — a client without a conversation view sees the answer."""
     end = result.end
     outcome = end.outcome.value
     summary = f"{outcome} · {end.steps} steps · {end.spent_tokens:,} tokens"
@@ -86,7 +96,20 @@ def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> 
             f"harness: run {result.run_id} ended {outcome}: {end.error}",
             types.MessageType.Error,
         )
+    if announce and not end.error:
+        host.show(announcement(result), types.MessageType.Info)
     host.notify(RUN_FINISHED, result.to_json())
+
+
+def announcement(result: RunResult) -> str:
+    """``harness: run 3 finished · 2 steps: <the model's last words, on one line>``."""
+    end = result.end
+    steps = f"{end.steps} step" + ("" if end.steps == 1 else "s")
+    said = " ".join((result.summary or "").split())
+    if len(said) > MAX_ANNOUNCED_CHARS:
+        said = said[: MAX_ANNOUNCED_CHARS - 1] + "…"
+    words = f": {said}" if said else ""
+    return f"harness: run {result.run_id} {end.outcome.value} · {steps}{words}"
 
 
 def one_line(text: str) -> str:
@@ -101,6 +124,7 @@ __all__ = [
     "RUN_EVENT",
     "RUN_FINISHED",
     "LspObserver",
+    "announcement",
     "one_line",
     "report_finished",
 ]

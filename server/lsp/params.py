@@ -162,6 +162,32 @@ class RestoreParams(Params):
     workspace_folder: Folder | None = None  # needed for a conversation outside the folders
 
 
+class DiagnosticParams(Params):
+    """A diagnostic a code action is about: what the model is told of it. The rest of an
+    LSP ``Diagnostic`` (tags, related information, data) is accepted and ignored."""
+
+    model_config = ConfigDict(**{**Params.model_config, "extra": "ignore"})
+
+    message: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)]
+    source: Annotated[str, Field(max_length=200)] | None = None
+    code: Annotated[str, Field(max_length=200)] | Annotated[int, Field(ge=-MAX_SQL_INT)] | None = (
+        None
+    )
+    severity: Annotated[int, Field(ge=1, le=4)] | None = None
+
+
+class CodeActionParams(Params):
+    """``harness.codeAction``: run the "fix this diagnostic" or "ask about the selection"
+    code action (``server.lsp.code_action``)."""
+
+    kind: Literal["fix", "ask"]
+    uri: Annotated[str, Field(min_length=1, max_length=8192)]
+    range: RangeParams
+    diagnostic: DiagnosticParams | None = None
+    goal: Annotated[str, Field(min_length=1, max_length=MAX_GOAL_CHARS)] | None = None
+    workspace_folder: Folder | None = None
+
+
 class PromptsParams(Params):
     workspace_folder: Folder | None = None
 
@@ -292,7 +318,9 @@ def _json_type(value: object) -> str:
 __all__ = [
     "ChangesParams",
     "ClearParams",
+    "CodeActionParams",
     "ContextBudgetParams",
+    "DiagnosticParams",
     "KeyParams",
     "Params",
     "PinParams",

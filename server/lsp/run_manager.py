@@ -47,6 +47,7 @@ class ActiveRun:
     progress: RunProgress
     changes_seen: int = 0  # changes on disk that could invalidate what the model saw
     awaiting_approval: bool = False
+    announce: bool = False  # its end is shown with window/showMessage too
 
     def set_waiting(self, waiting: bool) -> None:
         self.awaiting_approval = waiting
@@ -83,7 +84,7 @@ class RunManager:
 
     # -- starting and stopping ---------------------------------------------------------
 
-    async def start(self, params: RunParams) -> dict[str, Any]:
+    async def start(self, params: RunParams, *, announce: bool = False) -> dict[str, Any]:
         from server.lsp.goal import mark_prompt, resolve_goal
 
         params = resolve_goal(self.host, params)
@@ -95,6 +96,7 @@ class RunManager:
                 "finish or cancel it (harness.cancel)"
             )
         active = await self._open(params, root)
+        active.announce = announce
         run_id = active.session.run_id
         mark_prompt(self.host, params, run_id)
         self._active[run_id] = active
@@ -131,6 +133,8 @@ class RunManager:
             host.lsp.protocol,
             view_dir=host.store_path().parent / "approvals",
             inline=declares_inline(host.lsp.client_capabilities),
+            dialogs=host.dialogs,
+            tell=host.show,
         )
         backend = Backend(
             store=host.store,
@@ -173,7 +177,7 @@ class RunManager:
             self._active.pop(active.session.run_id, None)
             result = session.run.result
             if result is not None:
-                report_finished(self.host, active.progress, result)
+                report_finished(self.host, active.progress, result, announce=active.announce)
             else:
                 active.progress.end("stopped")
 

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
 from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -94,7 +95,13 @@ class HarnessClient(LanguageClient):
         self.answers: list[str | None] = []  # the next approvals' answers (None: dismissed) ...
         self.approval_answer: str | None = "Allow"  # ... then this one
         self.opened: list[Opened] = []
+        self.refuses_dialogs = False  # answers showMessageRequest with MethodNotFound
         self._tick = asyncio.Event()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if self.refuses_dialogs and isinstance(error, JsonRpcMethodNotFound):
+            return  # this client's own answer (as Helix's), not a fault of the server
+        super().report_server_error(error, source)
 
     def tick(self) -> None:
         self._tick.set()
@@ -117,7 +124,9 @@ class HarnessClient(LanguageClient):
         return [m.message for m in self.messages if m.type == types.MessageType.Warning]
 
 
-def client_factory() -> HarnessClient:
+def client_factory(*, dialogs: bool = True) -> HarnessClient:
+    """The test client; ``dialogs=False`` answers ``window/showMessageRequest`` with
+    MethodNotFound (each one still recorded in ``approvals``), as Helix does (helix#4699)."""
     client = HarnessClient()
     mine = (types.WINDOW_SHOW_MESSAGE, types.WINDOW_SHOW_DOCUMENT, types.PROGRESS)
     register_lsp_features(
@@ -155,6 +164,24 @@ def client_factory() -> HarnessClient:
         ls.did_write.append(plain(params)["uri"])
         ls.tick()
 
+    if dialogs:
+        _answer_dialogs(client)
+    else:
+        _refuse_dialogs(client)
+
+    @client.feature(types.WINDOW_SHOW_DOCUMENT)
+    def on_show(ls: HarnessClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        ls.shown_documents.append(params)
+        path = Path(to_fs_path(params.uri) or "")
+        mode, dir_mode = (stat.S_IMODE(p.stat().st_mode) for p in (path, path.parent))
+        ls.opened.append(Opened(path, path.read_text("utf-8"), mode, dir_mode, params.take_focus))
+        ls.tick()
+        return types.ShowDocumentResult(success=True)
+
+    return client
+
+
+def _answer_dialogs(client: HarnessClient) -> None:
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
     async def on_approval(
         ls: HarnessClient, params: types.ShowMessageRequestParams
@@ -173,16 +200,15 @@ def client_factory() -> HarnessClient:
                 raise
         return types.MessageActionItem(title=ls.approval_answer or "")
 
-    @client.feature(types.WINDOW_SHOW_DOCUMENT)
-    def on_show(ls: HarnessClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
-        ls.shown_documents.append(params)
-        path = Path(to_fs_path(params.uri) or "")
-        mode, dir_mode = (stat.S_IMODE(p.stat().st_mode) for p in (path, path.parent))
-        ls.opened.append(Opened(path, path.read_text("utf-8"), mode, dir_mode, params.take_focus))
-        ls.tick()
-        return types.ShowDocumentResult(success=True)
 
-    return client
+def _refuse_dialogs(client: HarnessClient) -> None:
+    client.refuses_dialogs = True
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def on_dialog(ls: HarnessClient, params: types.ShowMessageRequestParams) -> None:
+        ls.approvals.append(params)
+        ls.tick()
+        raise JsonRpcMethodNotFound(f"Method not found: {types.WINDOW_SHOW_MESSAGE_REQUEST}")
 
 
 def server_config(

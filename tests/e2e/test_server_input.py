@@ -28,6 +28,7 @@ from tests.support.fake_llm import FakeLLM
 INVALID_PARAMS = -32602
 HARNESS_ERROR = -32001
 NOT_FOUND = -32004
+RANGE = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
 
 NESTED: dict[str, Any] = {"maxTokens": 1}
 for _ in range(40):
@@ -173,6 +174,28 @@ BAD_INPUT = [
         id="mw-kind",
     ),
     pytest.param("harness.memory.clear", [{"scope": 1}], INVALID_PARAMS, "`scope`", id="mc"),
+    # harness.codeAction
+    pytest.param(
+        "harness.codeAction",
+        [{"kind": "fix", "uri": "file:///ws/a.py", "range": RANGE}],
+        INVALID_PARAMS,
+        "`diagnostic` is required for a fix",
+        id="ca-fix-nodiag",
+    ),
+    pytest.param(
+        "harness.codeAction",
+        [{"kind": "ask", "uri": "untitled:1", "range": RANGE}],
+        INVALID_PARAMS,
+        "is not a file:// URI",
+        id="ca-uri",
+    ),
+    pytest.param(
+        "harness.codeAction",
+        [{"kind": "explain", "uri": "file:///ws/a.py", "range": RANGE}],
+        INVALID_PARAMS,
+        "`kind`",
+        id="ca-kind",
+    ),
     # harness.trace.*
     pytest.param("harness.trace.runs", [{"limit": 0}], INVALID_PARAMS, "`limit`", id="tr-0"),
     pytest.param("harness.trace.runs", [{"limit": 1.5}], INVALID_PARAMS, "`limit`", id="tr-float"),

@@ -62,8 +62,9 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
     assert len(messages) == len(reports) - 2
     assert "step 1/10" in messages
     assert "step 1/10 · grep BUG" in messages
-    assert "step 2/10 · read src/a.py" in messages
-    assert "step 4/10" in messages
+    spent = client.budgets[0]["spentTokens"]
+    assert f"step 2/10 · {spent:,} tokens · read src/a.py" in messages, "tokens so far, first"
+    assert f"step 4/10 · {client.budgets[2]['spentTokens']:,} tokens" in messages
 
     # harness/budget after every step, with the values the trace holds
     trace = await client.command("harness.trace.run", {"runId": run_id})

@@ -48,6 +48,7 @@ SPEC_COMMANDS = {
     "harness.run.events",
     "harness.trust",
     "harness.conversations",
+    "harness.codeAction",
 }
 
 

@@ -41,6 +41,7 @@ export const Cmd = {
   runEvents: "harness.run.events",
   trust: "harness.trust",
   conversations: "harness.conversations",
+  codeAction: "harness.codeAction", // the code actions of any LSP editor (docs/editors.md)
 } as const;
 
 /**
