@@ -56,12 +56,14 @@ async def test_a_server_in_use_is_not_stopped(tmp_path: Path) -> None:
     source = tmp_path / "a.fake"
     source.write_text("thing here\n")
     stopped: list[str] = []
-    config = dataclasses.replace(fake_server("hang", timeout_ms=int(IDLE_S * 4000)), idle_s=IDLE_S)
+    # The timeout also bounds the server's start, so it leaves room for a loaded machine.
+    idle = 1.0
+    config = dataclasses.replace(fake_server("hang", timeout_ms=int(idle * 6000)), idle_s=idle)
     port = HeadlessSemantics(tmp_path, config, on_idle_stop=stopped.append)
     try:
         await port.answer(Query("symbols", source.name, source.read_text()))  # the clock starts
         with pytest.raises(SemanticUnavailable, match="did not answer within"):
-            await port.answer(references(source))  # hangs for 4x the idle time, then fails
+            await port.answer(references(source))  # hangs for 6x the idle time, then fails
         assert stopped == [], "not stopped for idleness while a query was in flight"
     finally:
         await port.close()
