@@ -19,6 +19,7 @@ from lsprotocol import types
 
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.types import ToolCall
+from server.protocol.messages import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
 
 if TYPE_CHECKING:
     from server.lsp.host import RunHost
@@ -26,10 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BUDGET = "harness/budget"
-RUN_FINISHED = "harness/runFinished"
-DID_WRITE = "harness/didWrite"
-RUN_EVENT = "harness/runEvent"  # each §11 event of a run, as it happens (harness.events)
 MAX_LABEL_CHARS = 120
 
 

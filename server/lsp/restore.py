@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.restore import NoSuchTurn, restore
 from harness.undo_check import undo_diagnostics
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
 from server.lsp.folders import check_scope
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+@handles("harness.conversation.restore")
 def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     store = host.store()
     runs = store.conversation_runs(params.conversation_id)
@@ -46,8 +47,4 @@ def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     return {**done.to_json(), **undo_diagnostics(done.workspace, touched)}
 
 
-COMMANDS: list[Command[Any]] = [
-    Command("harness.conversation.restore", RestoreParams, restore_turn),
-]
-
-__all__ = ["COMMANDS"]
+__all__: list[str] = []
