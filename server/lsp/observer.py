@@ -67,7 +67,11 @@ class LspObserver(RunObserver):
 
     def user_warning(self, run: RunInfo, message: str) -> None:
         log.warning("run %d: %s", run.run_id, message)
-        self.host.show(f"harness: {message}", types.MessageType.Warning)
+        self.host.show(
+            f"harness: {message}",
+            types.MessageType.Warning,
+            {"kind": "runWarning", "runId": run.run_id},
+        )
 
 
 def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> None:
@@ -79,11 +83,13 @@ def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> 
     why = f" ({end.error})" if end.error else ""
     log.info("run %d %s%s", result.run_id, summary, why)
     if end.error:
+        data = {"kind": "runEnded", "runId": result.run_id, "outcome": outcome}
         host.show(
             f"harness: run {result.run_id} ended {outcome}: {end.error}",
             types.MessageType.Error,
+            {**data, "error": end.error},
         )
-    host.notify(RUN_FINISHED, result.to_json())
+    host.notify(RUN_FINISHED, {**result.to_json(), "error": end.error})
 
 
 def one_line(text: str) -> str:

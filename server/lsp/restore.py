@@ -34,7 +34,9 @@ def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     check_scope(runs[0].workspace, host.folder_roots(), params.workspace_folder, doing)
     busy = [r.run_id for r in runs if host.runs.is_active(r.run_id)]
     if busy:
-        raise Conflict(f"run {busy[0]} of the conversation is in progress; cancel it first")
+        raise Conflict(
+            f"run {busy[0]} of the conversation is in progress; cancel it first", runId=busy[0]
+        )
     workspace = Path(runs[0].workspace).resolve()
     guard = EditorGuard(host.documents, workspace)
     left = left_by_undos(host, runs[0].run_id)

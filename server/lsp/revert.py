@@ -36,7 +36,7 @@ def writable_run(
 ) -> RunRow:
     """Run ``run_id``, once it may be written back: not active, in scope."""
     if host.runs.is_active(run_id):
-        raise Conflict(f"run {run_id} is still in progress; cancel it first")
+        raise Conflict(f"run {run_id} is still in progress; cancel it first", runId=run_id)
     store = host.store()
     row = store.get_run(run_id)
     if row is None:

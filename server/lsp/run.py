@@ -30,11 +30,12 @@ def steer(host: CommandHost, params: SteerParams) -> dict[str, Any]:
     """``{queued: true}``: the words go to the model after the current step's results."""
     text = params.text.strip()
     if not text:
-        raise InvalidParams("`text` is empty")
+        raise InvalidParams("`text` is empty", field="text")
     if not host.runs.steer(params.run_id, text):
         raise Conflict(
             f"run {params.run_id} is not in progress; follow it up instead "
-            "(harness.run with its conversationId)"
+            "(harness.run with its conversationId)",
+            runId=params.run_id,
         )
     return {"runId": params.run_id, "queued": True}
 

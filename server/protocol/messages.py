@@ -27,8 +27,18 @@ NOTIFICATIONS: tuple[Message, ...] = (
         '`{"runId", "step", "maxSteps", "spentTokens", "tokenBudget", "requestTokens", '
         '"contextCeiling", "reportedPromptTokens", "cachedPromptTokens", "prefixChars", '
         '"costUsd", "cachedCostUsd", "contextVsAppend"}`: the fields of the `budget` event',
-        "after every step (derived from the §11 `budget` event; kept for clients that do "
-        "not read the event stream)",
+        "after every step (the §11 `budget` event's fields; kept for clients that do not "
+        "read the event stream); `contextVsAppend` the run's requests so far, priced on a "
+        "prefix cache (shared prefix 0.1, the rest 1.25), over what appending every result "
+        "whole would have cost with the same frame, memory and trailers (`null` for the "
+        "baseline assembly; below 1 the bounded context saves; also in `harness.status` as "
+        "`lastBudget.contextVsAppend`); `requestTokens`/`contextCeiling` are the step's "
+        "trace `estTokens`/`contextCeiling`; `reportedPromptTokens` is the provider's count "
+        "or `null`; `cachedPromptTokens` the provider's reported cache reads or `null`; "
+        "`prefixChars` the characters this step's request shares from its start with the "
+        "previous request of the run (0 for the first); `costUsd` the run's dollars so far "
+        "and `cachedCostUsd` the part of them paid for cache reads, both `null` when the "
+        "model has no price or a call reported no usage",
     ),
     Message(
         RUN_FINISHED,
@@ -36,8 +46,14 @@ NOTIFICATIONS: tuple[Message, ...] = (
         '`{"runId", "outcome", "steps", "spentTokens", "costUsd", "summary", '
         '"filesChanged", "refused", "denied", "failed", "error"}`: the fields of the `end` '
         "event",
-        "when a run ends, however it ends; the folder is free for the next run by then "
-        "(derived from the §11 `end` event; kept for clients that do not read the stream)",
+        "when a run ends, however it ends (the §11 `end` event's fields; kept for clients "
+        "that do not read the stream); the folder is free for the next run by then. "
+        "`summary` is the model's last words (`null` when its last reply said nothing); "
+        "`filesChanged` the workspace-relative paths the run wrote, in first-write order; "
+        "`costUsd` the run's dollars or `null`; `refused`/`denied`/`failed` the model's "
+        "calls refused (policy, containment, unsaved buffer, no approver), denied at an "
+        "approval, failed as tools; `error` why the run stopped on an error (`null` "
+        "otherwise)",
     ),
     Message(
         DID_WRITE,
@@ -62,7 +78,7 @@ LSP_NOTIFICATIONS: tuple[Message, ...] = (
         "window/showMessage",
         "",
         'Warning, with `data` `{kind: "invalidSetting", setting, problem, source, '
-        'refusesRuns}` or `{kind: "unsavedBuffer"}`',
+        'refusesRuns}` or `{kind: "runWarning", runId}`',
         "a bad setting (`setting` the key, `problem` what is wrong); the agent was kept from "
         "a file with unsaved changes",
     ),
@@ -138,7 +154,10 @@ ERRORS: tuple[ErrorCode, ...] = (
         -32602,
         "invalidParams",
         "a missing, unknown or ill-typed argument, or not exactly one object",
-        "``harness.run: `maxSteps`: Input should be greater than or equal to 1``",
+        "``harness.run: `maxSteps`: Input should be greater than or equal to 1``; "
+        "``harness.status: `verbose` is not a parameter (expected workspaceFolder?)``; an "
+        "unknown command (no `data`): `Invalid Params: Command name 'harness.nope' is not "
+        "defined`",
     ),
     ErrorCode(
         -32001,
@@ -152,6 +171,7 @@ ERRORS: tuple[ErrorCode, ...] = (
         -32004,
         "notFound",
         "not found",
+        "``harness.memory.get: no note `deploy` in workspace /abs/folder``; "
         "`harness.trace.run: no run 99 in the store /…/harness.db`",
     ),
     ErrorCode(
@@ -174,7 +194,7 @@ ERROR_DATA: tuple[ErrorData, ...] = (
         "kind",
         "string",
         "the error's kind (the table above), or a message's: "
-        "`invalidSetting`, `runEnded`, `unsavedBuffer`",
+        "`invalidSetting`, `runEnded`, `runWarning`",
     ),
     ErrorData("command", "string", "the command that failed"),
     ErrorData("setting", "string", "the setting the failure is about (`provider.baseUrl`)"),
