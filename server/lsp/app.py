@@ -178,10 +178,12 @@ class HarnessServer(LanguageServer):
         facts the message says, ``server.protocol``'s ``ERROR_DATA``) goes beside it for
         clients that word it themselves — an extra field other clients ignore."""
         if data is None:
-            params: Any = types.ShowMessageParams(type=kind, message=redact(message))
-        else:
-            params = {"type": int(kind), "message": redact(message), "data": data}
-        self.notify(types.WINDOW_SHOW_MESSAGE, params)
+            params = types.ShowMessageParams(type=kind, message=redact(message))
+            self.notify(types.WINDOW_SHOW_MESSAGE, params)
+            return
+        raw = {"type": int(kind), "message": redact(message), "data": data}
+        if isinstance(self.protocol, HarnessProtocol):
+            self.protocol.notify_json(types.WINDOW_SHOW_MESSAGE, raw)
 
     def set_settings(self, raw: object, source: str) -> None:
         """New settings from the client; parsed (and reported) when next needed."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, MissingKeyError
 from server.protocol.settings import SETTINGS
 
 INVALID_PARAMS = JsonRpcInvalidParams.CODE  # -32602
@@ -90,6 +90,8 @@ def to_jsonrpc(command: str, exc: Exception) -> JsonRpcException:
         data = {"kind": "harness", "command": command}
         if setting is not None:
             data["setting"] = setting
+        if isinstance(exc, MissingKeyError):
+            data["missing"] = "apiKey"
         return JsonRpcException(f"{command}: {text}", code=HARNESS_ERROR, data=data)
     return JsonRpcInternalError(
         f"{command} failed unexpectedly: {type(exc).__name__}: {exc}",

@@ -13,10 +13,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from harness.errors import FailureKind
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.types import ToolCall
 from server.protocol.messages import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
@@ -83,13 +84,30 @@ def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> 
     why = f" ({end.error})" if end.error else ""
     log.info("run %d %s%s", result.run_id, summary, why)
     if end.error:
-        data = {"kind": "runEnded", "runId": result.run_id, "outcome": outcome}
         host.show(
             f"harness: run {result.run_id} ended {outcome}: {end.error}",
             types.MessageType.Error,
-            {**data, "error": end.error},
+            run_ended_data(result.run_id, outcome, end.error),
         )
     host.notify(RUN_FINISHED, {**result.to_json(), "error": end.error})
+
+
+# Provider failures a wrong base URL causes: their message says to check it.
+BASE_URL_FAILURES = frozenset({FailureKind.CONNECTION, FailureKind.BAD_REQUEST})
+
+
+def run_ended_data(run_id: int, outcome: str, error: str) -> dict[str, Any]:
+    """The ``data`` of the "run N ended" message: the run, its outcome and error; for a
+    provider failure (the error is ``"KIND: detail"``, ``harness.errors.ProviderError``)
+    its ``failure`` kind and ``detail``, and the ``setting`` to check."""
+    data: dict[str, Any] = {"kind": "runEnded", "runId": run_id, "outcome": outcome}
+    data["error"] = error
+    failure, sep, detail = error.partition(": ")
+    if sep and failure in {kind.value for kind in FailureKind}:
+        data |= {"failure": failure, "detail": detail}
+        if FailureKind(failure) in BASE_URL_FAILURES:
+            data["setting"] = "provider.baseUrl"
+    return data
 
 
 def one_line(text: str) -> str:
@@ -106,4 +124,5 @@ __all__ = [
     "LspObserver",
     "one_line",
     "report_finished",
+    "run_ended_data",
 ]

@@ -85,7 +85,8 @@ LSP_NOTIFICATIONS: tuple[Message, ...] = (
     Message(
         "window/showMessage",
         "",
-        'Error, with `data` `{kind: "runEnded", runId, outcome, error}`',
+        'Error, with `data` `{kind: "runEnded", runId, outcome, error, failure?, detail?, '
+        "setting?}`",
         "a run ended in `provider_error` or `context_overflow` (the message says why) or "
         "stopped on an internal error; the same `error` is in `harness/runFinished`",
     ),
@@ -201,6 +202,9 @@ ERROR_DATA: tuple[ErrorData, ...] = (
     ErrorData("runId", "number", "the run it is about"),
     ErrorData("outcome", "string", "how that run ended (`runEnded`)"),
     ErrorData("error", "string", "the run's error (`runEnded`)"),
+    ErrorData("failure", "string", "a provider failure's kind (`connection`, …; `runEnded`)"),
+    ErrorData("detail", "string", "a provider failure's error without its kind (`runEnded`)"),
+    ErrorData("missing", "string", "what a run needs and does not have: `apiKey`"),
     ErrorData("field", "string", "the argument or the setting's field that is wrong"),
     ErrorData("problem", "string", "what is wrong with it, without its value"),
     ErrorData("source", "string", "where a setting came from (`initializationOptions`, …)"),

@@ -127,6 +127,12 @@ export interface ErrorData {
   outcome?: string;
   /** the run's error (`runEnded`) */
   error?: string;
+  /** a provider failure's kind (`connection`, …; `runEnded`) */
+  failure?: string;
+  /** a provider failure's error without its kind (`runEnded`) */
+  detail?: string;
+  /** what a run needs and does not have: `apiKey` */
+  missing?: string;
   /** the argument or the setting's field that is wrong */
   field?: string;
   /** what is wrong with it, without its value */
