@@ -293,6 +293,7 @@ def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContr
             f"the setting {problem}; fix it in the editor's settings (harness.{problem.field}) "
             "— until then no run starts, so that none goes to the provider's hosted API instead",
             setting=problem.field,
+            problem=problem.message,
             refusesRuns=True,
         )
     try:
