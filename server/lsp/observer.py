@@ -89,7 +89,8 @@ def report_finished(host: RunHost, progress: RunProgress, result: RunResult) -> 
             types.MessageType.Error,
             run_ended_data(result.run_id, outcome, end.error),
         )
-    host.notify(RUN_FINISHED, {**result.to_json(), "error": end.error})
+    finished = result.to_json()  # the §11 `end` event's fields, and why it failed if it did
+    host.notify(RUN_FINISHED, {**finished, "error": end.error} if end.error else finished)
 
 
 # Provider failures a wrong base URL causes: their message says to check it.

@@ -44,7 +44,7 @@ NOTIFICATIONS: tuple[Message, ...] = (
         RUN_FINISHED,
         "RUN_FINISHED",
         '`{"runId", "outcome", "steps", "spentTokens", "costUsd", "summary", '
-        '"filesChanged", "refused", "denied", "failed", "error"}`: the fields of the `end` '
+        '"filesChanged", "refused", "denied", "failed", "error"?}`: the fields of the `end` '
         "event",
         "when a run ends, however it ends (the §11 `end` event's fields; kept for clients "
         "that do not read the stream); the folder is free for the next run by then. "
@@ -52,8 +52,7 @@ NOTIFICATIONS: tuple[Message, ...] = (
         "`filesChanged` the workspace-relative paths the run wrote, in first-write order; "
         "`costUsd` the run's dollars or `null`; `refused`/`denied`/`failed` the model's "
         "calls refused (policy, containment, unsaved buffer, no approver), denied at an "
-        "approval, failed as tools; `error` why the run stopped on an error (`null` "
-        "otherwise)",
+        "approval, failed as tools; `error`, only when it stopped on one, says why",
     ),
     Message(
         DID_WRITE,
