@@ -130,20 +130,16 @@ function M.own_words(message, data)
       tostring(data.detail or data.error or '')
     )
   end
-  if key and data.refusesRuns and data.problem then
-    local fix = "until then no run starts, so that none goes to the provider's hosted API instead"
-    return ('invalid setting %s: %s; fix it in setup() (settings.%s) — %s'):format(
-      M.setting(key),
-      tostring(data.problem),
-      key,
-      fix
-    )
-  end
+  local hosted = "so that none goes to the provider's hosted API instead"
   if key and data.kind == 'invalidSetting' then
-    return ('invalid setting %s: %s; using the default'):format(
-      M.setting(key),
-      tostring(data.problem)
-    )
+    local after = data.refusesRuns and ('runs are refused until it is fixed, ' .. hosted)
+      or 'using the default'
+    return ('invalid setting %s: %s; %s'):format(M.setting(key), tostring(data.problem), after)
+  end
+  if key and data.refusesRuns and data.problem then
+    local fix =
+      'the setting %s: %s; fix it in setup() (settings.%s) — until then no run starts, %s'
+    return fix:format(M.setting(key), tostring(data.problem), key, hosted)
   end
   if key then
     return replace(message, 'the setting ' .. key, M.setting(key))
