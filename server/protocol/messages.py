@@ -193,7 +193,8 @@ ERROR_DATA: tuple[ErrorData, ...] = (
     ErrorData(
         "kind",
         "string",
-        "the error's kind (the table above), or a message's: "
+        "the error's kind (`invalidParams`, `notFound`, `conflict`, `harness`, `internal`), or "
+        "a message's: "
         "`invalidSetting`, `runEnded`, `runWarning`",
     ),
     ErrorData("command", "string", "the command that failed"),

@@ -115,7 +115,7 @@ export const ERROR_CODES = {
 
 /** The structured `data` of an error or a `window/showMessage`. */
 export interface ErrorData {
-  /** the error's kind (the table above), or a message's: `invalidSetting`, `runEnded`, `runWarning` */
+  /** the error's kind (`invalidParams`, `notFound`, `conflict`, `harness`, `internal`), or a message's: `invalidSetting`, `runEnded`, `runWarning` */
   kind?: string;
   /** the command that failed */
   command?: string;
