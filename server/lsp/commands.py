@@ -100,7 +100,9 @@ def handles(name: str) -> Callable[[F], F]:
     def register_handler(run: F) -> F:
         annotations = list(run.__annotations__.values())
         wanted = declared.params.rpartition(":")[2]
-        if len(annotations) < 2 or str(annotations[1]).rpartition(".")[2] != wanted:
+        given = annotations[1] if len(annotations) > 1 else ""
+        given = given if isinstance(given, str) else getattr(given, "__name__", "")
+        if given.rpartition(".")[2] != wanted:
             raise TypeError(f"{run.__qualname__} must take `params: {wanted}` ({name})")
         if name in _HANDLERS:
             raise LookupError(f"{name} has two handlers")

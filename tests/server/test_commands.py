@@ -23,7 +23,7 @@ from server.lsp.errors import (
     NotFound,
     to_jsonrpc,
 )
-from server.lsp.params import RunParams
+from server.lsp.params import RunParams, StatusParams
 from server.protocol.commands import COMMANDS as DECLARED_COMMANDS
 
 
@@ -101,3 +101,15 @@ def test_importing_the_server_is_light() -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_handler_annotated_with_the_class_itself_passes_the_params_check() -> None:
+    """A module without ``from __future__ import annotations`` gives the class, not its
+    name: the params check passes (and the second handler is then refused)."""
+
+    def status(host: object, params: object) -> None:
+        pass
+
+    status.__annotations__ = {"host": object, "params": StatusParams, "return": None}
+    with pytest.raises(LookupError, match="has two handlers"):
+        handles("harness.status")(status)
