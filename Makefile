@@ -42,7 +42,12 @@ lint: $(DEV_STAMP) nvim-lint ## ruff (lint + format check), the import, size and
 	$(BIN)/python tools/check_size.py
 	$(BIN)/python tools/check_startup.py
 	$(BIN)/python tools/check_ts_cycles.py
+	$(BIN)/python -m server.protocol.gen --check
+	$(BIN)/python tools/check_client_words.py
 	$(BIN)/mypy
+
+protocol: $(DEV_STAMP) ## Write the files generated from server/protocol: the command manifest, protocolDecl.ts, protocol.lua, the docs' generated tables
+	$(BIN)/python -m server.protocol.gen
 
 typecheck: $(DEV_STAMP) ## mypy strict on harness and server
 	$(BIN)/mypy
@@ -115,4 +120,4 @@ clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix
 
-.PHONY: help setup demo lint typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps mcp-servers
+.PHONY: help setup demo lint protocol typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps mcp-servers

@@ -2,6 +2,7 @@
 
     HarnessError
     ├── ConfigError            bad settings, flags or policy files (CLI exit 2; server showMessage)
+    │   └── MissingKeyError    no API key in the environment for a hosted API
     ├── ContainmentError       a path that leaves the workspace (refused whatever the policy says)
     ├── StoreError             the SQLite store cannot be opened or migrated
     ├── MemoryInputError       a note's key, value, kind or scope is not acceptable (§4)
@@ -27,6 +28,11 @@ class HarnessError(Exception):
 
 class ConfigError(HarnessError):
     """A setting, flag or configuration file is invalid; the message names it."""
+
+
+class MissingKeyError(ConfigError):
+    """A run needs an API key and the environment has none (the message names the
+    variables, never a value)."""
 
 
 class ContainmentError(HarnessError):
@@ -114,6 +120,7 @@ __all__ = [
     "FailureKind",
     "HarnessError",
     "MemoryInputError",
+    "MissingKeyError",
     "ProviderError",
     "StoreError",
 ]

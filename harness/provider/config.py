@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
-from harness.errors import ConfigError
+from harness.errors import ConfigError, MissingKeyError
 from harness.redact import register
 
 ProviderName = Literal["openai", "anthropic", "openrouter", "ollama", "scripted"]
@@ -163,7 +163,7 @@ def resolve_api_key(config: ProviderConfig, environ: Mapping[str, str]) -> str |
             register(value)  # from now on redacted from every text that leaves the process
             return value
     if config.uses_hosted_default:
-        raise ConfigError(
+        raise MissingKeyError(
             f"no API key for {config.name}: set {' or '.join(variables)} "
             f"(or point --base-url at a server that needs none)"
         )

@@ -171,10 +171,22 @@ class HarnessServer(LanguageServer):
     def notify(self, method: str, params: Any) -> None:
         notify(self.protocol, method, params)
 
-    def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        """``window/showMessage``, redacted of every registered key (§6.7)."""
-        params = types.ShowMessageParams(type=kind, message=redact(message))
-        self.notify(types.WINDOW_SHOW_MESSAGE, params)
+    def show(
+        self,
+        message: str,
+        kind: types.MessageType = types.MessageType.Warning,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        """``window/showMessage``, redacted of every registered key (§6.7); ``data`` (the
+        facts the message says, ``server.protocol``'s ``ERROR_DATA``) goes beside it for
+        clients that word it themselves — an extra field other clients ignore."""
+        if data is None:
+            params = types.ShowMessageParams(type=kind, message=redact(message))
+            self.notify(types.WINDOW_SHOW_MESSAGE, params)
+            return
+        raw = {"type": int(kind), "message": redact(message), "data": data}
+        if isinstance(self.protocol, HarnessProtocol):
+            self.protocol.notify_json(types.WINDOW_SHOW_MESSAGE, raw)
 
     def set_settings(self, raw: object, source: str) -> None:
         """New settings from the client; parsed (and reported) when next needed."""
@@ -204,7 +216,14 @@ class HarnessServer(LanguageServer):
             )
             message = f"harness: invalid setting {problem} (from {source}); {outcome}"
             log.warning("%s", message)
-            self.show(message)
+            data = {
+                "kind": "invalidSetting",
+                "setting": problem.field,
+                "problem": problem.message,
+                "source": source,
+                "refusesRuns": problem.refuses_runs,
+            }
+            self.show(message, data=data)
 
     async def pull_settings(self) -> object | None:
         """The ``harness`` section through ``workspace/configuration``, if the client has it."""

@@ -25,7 +25,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.dialogs import Unavailable
 from server.lsp.errors import InvalidParams
 from server.lsp.folders import uri_to_path
@@ -48,6 +48,7 @@ DEFAULT_ASK = "Explain the code in {where} and point out any problems."
 MAX_DIAGNOSTIC_CHARS = 4_000  # of a diagnostic's message, in the goal
 
 
+@handles("harness.codeAction")
 async def code_action(host: CommandHost, params: CodeActionParams) -> dict[str, Any] | None:
     path = uri_to_path(params.uri)
     if path is None:
@@ -149,6 +150,4 @@ def _read_lines(path: Path) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-COMMANDS: list[Command[Any]] = [Command("harness.codeAction", CodeActionParams, code_action)]
-
-__all__ = ["COMMANDS", "QUESTIONS", "code_action"]
+__all__ = ["QUESTIONS", "code_action"]

@@ -1,11 +1,12 @@
 """``workspace/executeCommand``: the command table and the one adapter every command uses.
 
-A command is a name, a params model (``server.lsp.params``) and a function ``(host, params)``
-taking the narrow ``server.lsp.host.CommandHost`` view of the server,
-defined in its feature module's ``COMMANDS``. ``COMMAND_MODULES`` names the module of each
-command so the server can advertise every command at ``initialize`` while the feature
-modules (and pydantic, the store, the loop behind them) load only when first used — that
-keeps the server's start fast.
+A command is declared in ``server.protocol.commands`` (its name, params model, result,
+words) and implemented by a function ``(host, params)`` taking the narrow
+``server.lsp.host.CommandHost`` view of the server, decorated ``@handles(name)`` in its
+feature module. ``COMMAND_MODULES`` (the generated ``server.protocol.manifest``) names the
+module of each command so the server can advertise every command at ``initialize`` while the
+feature modules (and pydantic, the store, the loop behind them) load only when first used —
+that keeps the server's start fast.
 
 The adapter takes the raw arguments (pygls would otherwise structure them by annotation and
 ignore defaults), validates them, runs the function (a store read in a worker thread,
@@ -28,6 +29,9 @@ from pygls.lsp.server import LanguageServer
 
 from harness.errors import HarnessError
 from server.lsp.errors import CommandError, to_jsonrpc
+from server.protocol.commands import COMMANDS as DECLARED_COMMANDS
+from server.protocol.manifest import HANDLERS
+from server.protocol.model import Command as Declared
 
 if TYPE_CHECKING:
     from server.lsp.host import CommandHost
@@ -37,46 +41,13 @@ log = logging.getLogger(__name__)
 
 P = TypeVar("P", bound="Params")
 
-COMMAND_MODULES: Mapping[str, str] = {
-    "harness.run": "server.lsp.run",
-    "harness.cancel": "server.lsp.run",
-    "harness.run.steer": "server.lsp.run",
-    "harness.codeAction": "server.lsp.code_action",
-    "harness.status": "server.lsp.status",
-    "harness.memory.list": "server.lsp.memory",
-    "harness.memory.get": "server.lsp.memory",
-    "harness.memory.delete": "server.lsp.memory",
-    "harness.memory.pin": "server.lsp.memory",
-    "harness.memory.write": "server.lsp.memory",
-    "harness.memory.clear": "server.lsp.memory",
-    "harness.conversations": "server.lsp.conversations",
-    "harness.conversation.restore": "server.lsp.restore",
-    "harness.trace.runs": "server.lsp.trace",
-    "harness.trace.run": "server.lsp.trace",
-    "harness.trace.step": "server.lsp.trace",
-    "harness.run.revert": "server.lsp.revert",
-    "harness.run.changes": "server.lsp.revert",
-    "harness.run.revertFile": "server.lsp.revert",
-    "harness.run.revertHunk": "server.lsp.review",
-    "harness.run.keep": "server.lsp.review",
-    "harness.run.events": "server.lsp.events",
-    "harness.trust": "server.lsp.trust",
-    "harness.prompts": "server.lsp.prompts",
-}
+DECLARED: Mapping[str, Declared] = {c.name: c for c in DECLARED_COMMANDS}
+COMMAND_MODULES: Mapping[str, str] = HANDLERS
+"""Each command's feature module (``server.protocol.manifest``, generated from the
+``@handles`` functions by ``make protocol``): the server advertises every command at
+``initialize`` and loads a module when first used."""
 
-OFF_LOOP = frozenset(
-    {
-        "harness.status",
-        "harness.conversations",
-        "harness.run.events",
-        "harness.run.changes",
-        "harness.trace.runs",
-        "harness.trace.run",
-        "harness.trace.step",
-        "harness.memory.list",
-        "harness.memory.get",
-    }
-)
+OFF_LOOP = frozenset(c.name for c in DECLARED_COMMANDS if c.reads_store)
 """The commands that only read the store (and notify nobody): run in a worker thread, so a
 slow query — a store of a million runs — never holds up the event loop, and with it
 approvals, progress and Stop (issue 30)."""
@@ -114,13 +85,49 @@ class _Loader:
 LOADER = _Loader()
 
 
+_HANDLERS: dict[str, Command[Any]] = {}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles(name: str) -> Callable[[F], F]:
+    """Registers the decorated ``(host, params)`` function as the command ``name`` of the
+    declaration (``server.protocol.commands``), with the params model declared for it."""
+    declared = DECLARED.get(name)
+    if declared is None:
+        raise LookupError(f"{name} is not declared in server.protocol.commands")
+
+    def register_handler(run: F) -> F:
+        annotations = list(run.__annotations__.values())
+        wanted = declared.params.rpartition(":")[2]
+        given = annotations[1] if len(annotations) > 1 else ""
+        given = given if isinstance(given, str) else getattr(given, "__name__", "")
+        if given.rpartition(".")[2] != wanted:
+            raise TypeError(f"{run.__qualname__} must take `params: {wanted}` ({name})")
+        if name in _HANDLERS:
+            raise LookupError(f"{name} has two handlers")
+        _HANDLERS[name] = Command(name, params_model(declared.params), run)
+        return run
+
+    return register_handler
+
+
+def params_model(spec: str) -> type[Params]:
+    """The class a declaration names: ``Class`` of ``server.lsp.params``, or
+    ``module:Class``."""
+    module_name, _, class_name = spec.rpartition(":")
+    module = importlib.import_module(module_name or "server.lsp.params")
+    model: type[Params] = getattr(module, class_name)
+    return model
+
+
 def command(name: str) -> Command[Any]:
     """The command called ``name``, from its feature module."""
-    module = importlib.import_module(COMMAND_MODULES[name])
-    found: list[Command[Any]] = [c for c in module.COMMANDS if c.name == name]
-    if len(found) != 1:
-        raise LookupError(f"{module.__name__} defines {len(found)} commands named {name}")
-    return found[0]
+    importlib.import_module(COMMAND_MODULES[name])
+    found = _HANDLERS.get(name)
+    if found is None:
+        raise LookupError(f"{COMMAND_MODULES[name]} has no @handles({name!r}) function")
+    return found
 
 
 def preload() -> None:
@@ -166,4 +173,15 @@ async def execute(host: CommandHost, name: str, arguments: tuple[Any, ...]) -> A
         raise to_jsonrpc(name, exc) from None
 
 
-__all__ = ["COMMAND_MODULES", "LOADER", "Command", "command", "execute", "preload", "register"]
+__all__ = [
+    "COMMAND_MODULES",
+    "DECLARED",
+    "LOADER",
+    "OFF_LOOP",
+    "Command",
+    "command",
+    "execute",
+    "handles",
+    "preload",
+    "register",
+]

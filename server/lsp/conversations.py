@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.folders import listed_folders
 from server.lsp.params import ConversationsParams
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+@handles("harness.conversations")
 def conversations(host: CommandHost, params: ConversationsParams) -> list[dict[str, Any]]:
     folders = listed_folders(host.folder_roots(), params.workspace_folder)
     workspaces = None if folders is None else [str(f) for f in folders]
@@ -21,8 +22,4 @@ def conversations(host: CommandHost, params: ConversationsParams) -> list[dict[s
     return [row.to_json() for row in rows]
 
 
-COMMANDS: list[Command[Any]] = [
-    Command("harness.conversations", ConversationsParams, conversations),
-]
-
-__all__ = ["COMMANDS"]
+__all__: list[str] = []

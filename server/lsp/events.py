@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.events import stored_events
 from harness.store.records import RunRow
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.errors import InvalidParams, NotFound
 from server.lsp.folders import check_read_scope
 from server.lsp.params import RunEventsParams
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+@handles("harness.run.events")
 def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any]] | dict[str, Any]:
     if (params.run_id is None) == (params.conversation_id is None):
         raise InvalidParams("give either `runId` or `conversationId`")
@@ -70,6 +71,4 @@ def _page(events: list[dict[str, Any]], limit: int) -> dict[str, Any]:
     return {"events": shown, "next": shown[-1]["seq"] if more and shown else None}
 
 
-COMMANDS: list[Command[Any]] = [Command("harness.run.events", RunEventsParams, run_events)]
-
-__all__ = ["COMMANDS"]
+__all__: list[str] = []

@@ -57,7 +57,9 @@ class RunHost(Protocol):
 
     def notify(self, method: str, params: Any) -> None: ...
 
-    def show(self, message: str, kind: MessageType = ...) -> None:
+    def show(
+        self, message: str, kind: MessageType = ..., data: dict[str, Any] | None = None
+    ) -> None:
         """``window/showMessage`` (redacted)."""
         ...
 

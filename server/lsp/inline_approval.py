@@ -25,10 +25,10 @@ from pygls.protocol import JsonRPCProtocol
 
 from harness.types import Act, Approval, ApprovalRequest
 from server.lsp.rpc import ask_client, wait_to_reask
+from server.protocol.messages import APPROVE
 
 log = logging.getLogger(__name__)
 
-APPROVE = "harness/approve"
 CAPABILITY = ("harness", "approvals")  # experimental.harness.approvals
 DECISIONS = {"allow": Approval.ALLOW_ONCE, "allowRun": Approval.ALLOW_RUN, "deny": Approval.DENY}
 

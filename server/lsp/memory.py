@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import MemoryInputError
 from harness.memory.text import GLOBAL, check_key
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.errors import InvalidParams, NotFound
 from server.lsp.params import ClearParams, KeyParams, PinParams, ScopeParams, WriteParams
 
@@ -51,6 +51,7 @@ def _missing(params: KeyParams, scope: str | Path) -> NotFound:
     return NotFound(f"no note `{params.key.strip()[:100]}` in {label(scope)}")
 
 
+@handles("harness.memory.list")
 def memory_list(host: CommandHost, params: ScopeParams) -> list[dict[str, Any]]:
     scope = scope_of(host, params)
     return [note.to_json() for note in host.store().memory_list(scope)]
@@ -66,21 +67,25 @@ def _found(host: CommandHost, params: KeyParams, act: Callable[[Store, Scope], T
     return done
 
 
+@handles("harness.memory.get")
 def memory_get(host: CommandHost, params: KeyParams) -> dict[str, Any]:
     return _found(host, params, lambda store, scope: store.memory_get(scope, params.key)).to_json()
 
 
+@handles("harness.memory.delete")
 def memory_delete(host: CommandHost, params: KeyParams) -> dict[str, Any]:
     note = _found(host, params, lambda store, scope: store.memory_delete(scope, params.key))
     return {"deleted": 1, "note": note.to_json()}
 
 
+@handles("harness.memory.pin")
 def memory_pin(host: CommandHost, params: PinParams) -> dict[str, Any]:
     pinned = params.pinned
     note = _found(host, params, lambda store, scope: store.memory_pin(scope, params.key, pinned))
     return note.to_json()
 
 
+@handles("harness.memory.write")
 def memory_write(host: CommandHost, params: WriteParams) -> dict[str, Any]:
     scope = scope_of(host, params)
     store = host.store()
@@ -94,6 +99,7 @@ def memory_write(host: CommandHost, params: WriteParams) -> dict[str, Any]:
     return result.to_json()
 
 
+@handles("harness.memory.clear")
 def memory_clear(host: CommandHost, params: ClearParams) -> dict[str, Any]:
     """``{deleted, pinned}`` as ``harness memory clear --yes [--keep-pinned] --json``:
     ``pinned`` counts the pinned notes among the deleted (0 with ``keepPinned``)."""
@@ -107,13 +113,4 @@ def memory_clear(host: CommandHost, params: ClearParams) -> dict[str, Any]:
     return {"deleted": store.memory_clear(scope), "pinned": pinned}
 
 
-COMMANDS: list[Command[Any]] = [
-    Command("harness.memory.list", ScopeParams, memory_list),
-    Command("harness.memory.get", KeyParams, memory_get),
-    Command("harness.memory.delete", KeyParams, memory_delete),
-    Command("harness.memory.pin", PinParams, memory_pin),
-    Command("harness.memory.write", WriteParams, memory_write),
-    Command("harness.memory.clear", ClearParams, memory_clear),
-]
-
-__all__ = ["COMMANDS", "label", "scope_of"]
+__all__ = ["label", "scope_of"]

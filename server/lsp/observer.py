@@ -14,12 +14,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from harness.errors import FailureKind
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
 from harness.types import ToolCall
+from server.protocol.messages import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
 
 if TYPE_CHECKING:
     from server.lsp.host import RunHost
@@ -27,10 +29,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BUDGET = "harness/budget"
-RUN_FINISHED = "harness/runFinished"
-DID_WRITE = "harness/didWrite"
-RUN_EVENT = "harness/runEvent"  # each §11 event of a run, as it happens (harness.events)
 MAX_LABEL_CHARS = 120
 MAX_ANNOUNCED_CHARS = 2_000
 
@@ -76,7 +74,11 @@ class LspObserver(RunObserver):
 
     def user_warning(self, run: RunInfo, message: str) -> None:
         log.warning("run %d: %s", run.run_id, message)
-        self.host.show(f"harness: {message}", types.MessageType.Warning)
+        self.host.show(
+            f"harness: {message}",
+            types.MessageType.Warning,
+            {"kind": "runWarning", "runId": run.run_id},
+        )
 
 
 def report_finished(
@@ -95,10 +97,30 @@ def report_finished(
         host.show(
             f"harness: run {result.run_id} ended {outcome}: {end.error}",
             types.MessageType.Error,
+            run_ended_data(result.run_id, outcome, end.error),
         )
     if announce and not end.error:
         host.show(announcement(result), types.MessageType.Info)
-    host.notify(RUN_FINISHED, result.to_json())
+    finished = result.to_json()  # the §11 `end` event's fields, and why it failed if it did
+    host.notify(RUN_FINISHED, {**finished, "error": end.error} if end.error else finished)
+
+
+# Provider failures a wrong base URL causes: their message says to check it.
+BASE_URL_FAILURES = frozenset({FailureKind.CONNECTION, FailureKind.BAD_REQUEST})
+
+
+def run_ended_data(run_id: int, outcome: str, error: str) -> dict[str, Any]:
+    """The ``data`` of the "run N ended" message: the run, its outcome and error; for a
+    provider failure (the error is ``"KIND: detail"``, ``harness.errors.ProviderError``)
+    its ``failure`` kind and ``detail``, and the ``setting`` to check."""
+    data: dict[str, Any] = {"kind": "runEnded", "runId": run_id, "outcome": outcome}
+    data["error"] = error
+    failure, sep, detail = error.partition(": ")
+    if sep and failure in {kind.value for kind in FailureKind}:
+        data |= {"failure": failure, "detail": detail}
+        if FailureKind(failure) in BASE_URL_FAILURES:
+            data["setting"] = "provider.baseUrl"
+    return data
 
 
 def announcement(result: RunResult) -> str:
@@ -127,4 +149,5 @@ __all__ = [
     "announcement",
     "one_line",
     "report_finished",
+    "run_ended_data",
 ]

@@ -264,7 +264,9 @@ def parse_params(model: type[P], arguments: Sequence[Any]) -> P:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        raise InvalidParams(describe(exc, model)) from None
+        loc = exc.errors(include_url=False, include_input=False)[0]["loc"]
+        field = ".".join(_short(str(p)) for p in loc)
+        raise InvalidParams(describe(exc, model), **({"field": field} if field else {})) from None
 
 
 _PROBLEMS = {  # by pydantic error type; any other says pydantic's message

@@ -6,18 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.prompt_files import list_prompts
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.params import PromptsParams
 
 if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+@handles("harness.prompts")
 def prompts(host: CommandHost, params: PromptsParams) -> list[dict[str, Any]]:
     root = host.folder(params.workspace_folder)
     return [p.to_json() for p in list_prompts(root)]
 
 
-COMMANDS: list[Command[Any]] = [Command("harness.prompts", PromptsParams, prompts)]
-
-__all__ = ["COMMANDS"]
+__all__: list[str] = []

@@ -230,6 +230,15 @@ class HarnessProtocol(LanguageServerProtocol):
 
     # -- the way out ---------------------------------------------------------------------
 
+    def notify_json(self, method: str, params: dict[str, Any]) -> None:
+        """A notification whose params are sent as they are: an LSP method with a field
+        lsprotocol's type does not have (``window/showMessage``'s ``data``), which pygls's
+        typed ``notify`` would refuse."""
+        try:
+            self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+        except Exception as exc:  # BrokenPipeError, a closed transport: the client is gone
+            log.debug("could not send %s: %s", method, exc)
+
     def _send_data(self, data: Any) -> None:
         """pygls's writer, with every registered key redacted from the serialised message
         (§6.7): whatever a part of the server forgot, not one byte sent holds a key. Keys

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.restore import NoSuchTurn, restore
 from harness.undo_check import undo_diagnostics
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
 from server.lsp.folders import check_scope
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+@handles("harness.conversation.restore")
 def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     store = host.store()
     runs = store.conversation_runs(params.conversation_id)
@@ -33,7 +34,9 @@ def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     check_scope(runs[0].workspace, host.folder_roots(), params.workspace_folder, doing)
     busy = [r.run_id for r in runs if host.runs.is_active(r.run_id)]
     if busy:
-        raise Conflict(f"run {busy[0]} of the conversation is in progress; cancel it first")
+        raise Conflict(
+            f"run {busy[0]} of the conversation is in progress; cancel it first", runId=busy[0]
+        )
     workspace = Path(runs[0].workspace).resolve()
     guard = EditorGuard(host.documents, workspace)
     left = left_by_undos(host, runs[0].run_id)
@@ -46,8 +49,4 @@ def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     return {**done.to_json(), **undo_diagnostics(done.workspace, touched)}
 
 
-COMMANDS: list[Command[Any]] = [
-    Command("harness.conversation.restore", RestoreParams, restore_turn),
-]
-
-__all__ = ["COMMANDS"]
+__all__: list[str] = []

@@ -20,7 +20,7 @@ from harness.revert import FileRevert, revert_run
 from harness.review import review
 from harness.store.records import RunRow
 from harness.undo_check import undo_diagnostics
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
 from server.lsp.folders import check_read_scope, check_scope, uri_to_path
@@ -36,7 +36,7 @@ def writable_run(
 ) -> RunRow:
     """Run ``run_id``, once it may be written back: not active, in scope."""
     if host.runs.is_active(run_id):
-        raise Conflict(f"run {run_id} is still in progress; cancel it first")
+        raise Conflict(f"run {run_id} is still in progress; cancel it first", runId=run_id)
     store = host.store()
     row = store.get_run(run_id)
     if row is None:
@@ -67,6 +67,7 @@ def written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) -
     host.runs.paths_changed(changed)
 
 
+@handles("harness.run.revert")
 def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
     """One run put back; or a conversation's runs, newest first, so that each file ends as
     it was before the conversation's first write of it (§11)."""
@@ -99,6 +100,7 @@ def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> dict[str, An
     return {**result.to_json(), **undo_diagnostics(result.workspace, touched)}
 
 
+@handles("harness.run.changes")
 def changes(host: CommandHost, params: ChangesParams) -> list[dict[str, Any]]:
     store = host.store()
     runs = runs_named(host, params)
@@ -128,6 +130,7 @@ def left_by_undos(host: CommandHost, run_id: int) -> dict[str, list[bytes | None
     return left
 
 
+@handles("harness.run.revertFile")
 def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
     runs = runs_named(host, params)
     rows = [writable_run(host, params, f"revert a file of run {r}", r) for r in runs]
@@ -174,14 +177,7 @@ def relative(path: str, workspace: Path) -> str:
         ) from None
 
 
-COMMANDS: list[Command[Any]] = [
-    Command("harness.run.revert", RevertParams, revert),
-    Command("harness.run.changes", ChangesParams, changes),
-    Command("harness.run.revertFile", RevertFileParams, revert_file),
-]
-
 __all__ = [
-    "COMMANDS",
     "left_by_undos",
     "named",
     "relative",

@@ -16,7 +16,7 @@ from harness.changes import NotWrittenByRun
 from harness.revert import FileRevert, RevertAction
 from harness.review import HunkRefused, NoSuchHunk, Review, keep, review, undo
 from harness.undo_check import undo_diagnostics
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
 from server.lsp.params import KeepParams, RevertHunkParams
@@ -33,6 +33,7 @@ def _review(host: CommandHost, runs: list[int]) -> Review:
     return found
 
 
+@handles("harness.run.revertHunk")
 def revert_hunk(host: CommandHost, params: RevertHunkParams) -> dict[str, Any]:
     runs = runs_named(host, params)
     rows = [writable_run(host, params, f"undo a hunk of run {r}", r) for r in runs]
@@ -59,6 +60,7 @@ def revert_hunk(host: CommandHost, params: RevertHunkParams) -> dict[str, Any]:
     }
 
 
+@handles("harness.run.keep")
 def keep_changes(host: CommandHost, params: KeepParams) -> dict[str, Any]:
     runs = runs_named(host, params)
     found = _review(host, runs)
@@ -70,9 +72,4 @@ def keep_changes(host: CommandHost, params: KeepParams) -> dict[str, Any]:
     return {**named(params), "kept": kept, "toReview": _review(host, runs).to_review}
 
 
-COMMANDS: list[Command[Any]] = [
-    Command("harness.run.revertHunk", RevertHunkParams, revert_hunk),
-    Command("harness.run.keep", KeepParams, keep_changes),
-]
-
-__all__ = ["COMMANDS"]
+__all__: list[str] = []

@@ -93,7 +93,8 @@ class RunManager:
         if busy is not None:
             raise Conflict(
                 f"run {busy.session.run_id} is already in progress in {root}; wait for it to "
-                "finish or cancel it (harness.cancel)"
+                "finish or cancel it (harness.cancel)",
+                runId=busy.session.run_id,
             )
         active = await self._open(params, root)
         active.announce = announce
@@ -294,7 +295,10 @@ def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContr
         problem = settings.refusals[0]
         raise InvalidParams(
             f"the setting {problem}; fix it in the editor's settings (harness.{problem.field}) "
-            "— until then no run starts, so that none goes to the provider's hosted API instead"
+            "— until then no run starts, so that none goes to the provider's hosted API instead",
+            setting=problem.field,
+            problem=problem.message,
+            refusesRuns=True,
         )
     try:
         return build_contract(goal, root, settings.contract_overrides(), params.overrides())

@@ -120,6 +120,7 @@ class ContextBudgetSettings(_Model):
     max_tokens: ContextTokens | None = None
     share: Fraction | None = None
     low_water: Fraction | None = None
+    cache_idle_seconds: Annotated[float, Field(gt=0.0, le=86_400.0)] | None = None
 
 
 class Settings(_Model):

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 from harness.contract import MemoryLimits
 from harness.memory.text import GLOBAL
 from harness.store import Store
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.params import StatusParams
 
 if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+@handles("harness.status")
 def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:
     roots = host.folder_roots()
     store = host.store()
@@ -75,6 +76,4 @@ def memory_usage(store: Store, scope: str | Path) -> dict[str, Any]:
     }
 
 
-COMMANDS: list[Command[Any]] = [Command("harness.status", StatusParams, status)]
-
-__all__ = ["COMMANDS", "memory_usage"]
+__all__ = ["memory_usage"]

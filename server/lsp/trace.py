@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.errors import NotFound
 from server.lsp.folders import check_read_scope, listed_folders
 from server.lsp.params import TraceRunParams, TraceRunsParams, TraceStepParams
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+@handles("harness.trace.runs")
 def trace_runs(host: CommandHost, params: TraceRunsParams) -> list[dict[str, Any]]:
     folders = listed_folders(host.folder_roots(), params.workspace_folder)
     store = host.store()
@@ -45,6 +46,7 @@ def _in_scope(host: CommandHost, params: TraceRunParams) -> None:
     check_read_scope([(row.run_id, row.workspace)], host.folder_roots(), params.workspace_folder)
 
 
+@handles("harness.trace.run")
 def trace_run(host: CommandHost, params: TraceRunParams) -> dict[str, Any]:
     _in_scope(host, params)
     store = host.store()
@@ -54,6 +56,7 @@ def trace_run(host: CommandHost, params: TraceRunParams) -> dict[str, Any]:
     return trace.to_json()
 
 
+@handles("harness.trace.step")
 def trace_step(host: CommandHost, params: TraceStepParams) -> dict[str, Any]:
     _in_scope(host, params)
     store = host.store()
@@ -63,10 +66,4 @@ def trace_step(host: CommandHost, params: TraceStepParams) -> dict[str, Any]:
     return detail.to_json()
 
 
-COMMANDS: list[Command[Any]] = [
-    Command("harness.trace.runs", TraceRunsParams, trace_runs),
-    Command("harness.trace.run", TraceRunParams, trace_run),
-    Command("harness.trace.step", TraceStepParams, trace_step),
-]
-
-__all__ = ["COMMANDS"]
+__all__: list[str] = []

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol.types import MessageType
 
 from harness.policy import default_user_config, record_trust
-from server.lsp.commands import Command
+from server.lsp.commands import handles
 from server.lsp.params import Folder, Params
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ class TrustParams(Params):
     trusted: bool
 
 
+@handles("harness.trust")
 def trust(host: CommandHost, params: TrustParams) -> dict[str, Any]:
     root = host.folder(params.workspace_folder)
     change = record_trust(root, params.trusted, config=default_user_config())
@@ -37,6 +38,4 @@ def trust(host: CommandHost, params: TrustParams) -> dict[str, Any]:
     return {"workspaceFolder": str(change.folder), "trusted": change.trusted}
 
 
-COMMANDS: list[Command[Any]] = [Command("harness.trust", TrustParams, trust)]
-
-__all__ = ["COMMANDS", "TrustParams"]
+__all__ = ["TrustParams"]

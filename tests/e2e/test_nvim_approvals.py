@@ -154,7 +154,7 @@ def test_leaving_the_float_keeps_the_approval_and_d_denies(asked: Asked) -> None
 def test_an_approval_is_dropped_when_its_run_is_cancelled(asked: Asked) -> None:
     nvim, ws, _ = asked
     nvim.type(":HarnessCancel<CR>")
-    nvim.wait_message("run 1 cancelled")
+    nvim.wait_message("run 1 was cancelled")
     nvim.wait("#require('harness.approval').pending() == 0", what="the approval to go")
     assert float_state(nvim)["shown"] is False
     assert "⚠" not in nvim.statusline()

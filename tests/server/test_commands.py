@@ -12,7 +12,7 @@ import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from harness.errors import ConfigError, StoreError
-from server.lsp.commands import COMMAND_MODULES, command
+from server.lsp.commands import COMMAND_MODULES, command, handles, params_model
 from server.lsp.errors import (
     CONFLICT,
     HARNESS_ERROR,
@@ -23,46 +23,38 @@ from server.lsp.errors import (
     NotFound,
     to_jsonrpc,
 )
-
-SPEC_COMMANDS = {
-    "harness.run",
-    "harness.cancel",
-    "harness.status",
-    "harness.memory.list",
-    "harness.memory.get",
-    "harness.memory.delete",
-    "harness.memory.pin",
-    "harness.memory.write",
-    "harness.memory.clear",
-    "harness.trace.runs",
-    "harness.trace.run",
-    "harness.trace.step",
-    "harness.run.revert",
-    "harness.run.changes",
-    "harness.run.revertFile",
-    "harness.run.revertHunk",
-    "harness.run.keep",
-    "harness.run.steer",
-    "harness.conversation.restore",
-    "harness.prompts",
-    "harness.run.events",
-    "harness.trust",
-    "harness.conversations",
-    "harness.codeAction",
-}
+from server.lsp.params import RunParams, StatusParams
+from server.protocol.commands import COMMANDS as DECLARED_COMMANDS
 
 
-def test_the_table_has_exactly_the_commands_of_the_spec() -> None:
-    assert set(COMMAND_MODULES) == SPEC_COMMANDS
-    for name in SPEC_COMMANDS:
-        assert command(name).name == name
+def test_the_table_has_exactly_the_declared_commands() -> None:
+    """The manifest (generated from the ``@handles`` functions) names every declared
+    command, in the declaration's order, and each resolves to its function."""
+    assert list(COMMAND_MODULES) == [c.name for c in DECLARED_COMMANDS]
+    for declared in DECLARED_COMMANDS:
+        found = command(declared.name)
+        assert found.name == declared.name
+        assert found.params is params_model(declared.params)
 
 
-def test_every_feature_module_command_is_in_the_table() -> None:
+def test_every_handler_is_in_the_table() -> None:
     for module_name in set(COMMAND_MODULES.values()):
-        module = importlib.import_module(module_name)
-        for cmd in module.COMMANDS:
-            assert COMMAND_MODULES[cmd.name] == module_name
+        importlib.import_module(module_name)
+    for name, module in COMMAND_MODULES.items():
+        assert command(name).run.__module__ == module
+
+
+def test_a_handler_of_an_undeclared_command_is_refused() -> None:
+    with pytest.raises(LookupError, match=r"harness\.nope is not declared"):
+        handles("harness.nope")
+
+
+def test_a_handler_taking_other_params_than_declared_is_refused() -> None:
+    def status(host: object, params: RunParams) -> None:
+        pass
+
+    with pytest.raises(TypeError, match=r"must take `params: StatusParams`"):
+        handles("harness.status")(status)
 
 
 @pytest.mark.parametrize(
@@ -109,3 +101,15 @@ def test_importing_the_server_is_light() -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_handler_annotated_with_the_class_itself_passes_the_params_check() -> None:
+    """A module without ``from __future__ import annotations`` gives the class, not its
+    name: the params check passes (and the second handler is then refused)."""
+
+    def status(host: object, params: object) -> None:
+        pass
+
+    status.__annotations__ = {"host": object, "params": StatusParams, "return": None}
+    with pytest.raises(LookupError, match="has two handlers"):
+        handles("harness.status")(status)

@@ -1,22 +1,29 @@
-"""The names of the server's surface agree across the three languages: the command table
-(``server.lsp.commands``) is exactly the VS Code client's ``Cmd``; every notification name the
-TypeScript protocol declares is one the server sends; the verification's call id the panel
-looks for is the one the server's events carry; every command or method name the Neovim
-plugin writes is one the server has (§7, §11)."""
+"""The names of the server's surface agree across the three languages. The TypeScript and
+Lua declarations are generated from ``server.protocol`` (``make protocol``; the lint check
+``python -m server.protocol.gen --check`` keeps them current), so these tests check what is
+not generated: the generated TypeScript is what the declaration says, the harness's own
+constants are the declaration's, and every command or method name the Neovim plugin writes
+is one the server has (§7, §11)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from pydantic import BaseModel
+from pydantic.alias_generators import to_camel
+
 from harness.observers import VERIFY_CALL
+from harness.types import Outcome
+from server import protocol
 from server.lsp.commands import COMMAND_MODULES
-from server.lsp.inline_approval import APPROVE
+from server.lsp.inline_approval import APPROVE, DECISIONS
 from server.lsp.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
+from server.lsp.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTIFICATIONS = {BUDGET, RUN_FINISHED, DID_WRITE, RUN_EVENT}
-PROTOCOL_TS = ROOT / "editors" / "vscode" / "src" / "protocol.ts"
+PROTOCOL_TS = ROOT / "editors" / "vscode" / "src" / "protocolDecl.ts"
 LUA = ROOT / "editors" / "nvim"
 # Names the clients already use whose server side is on another branch -> that branch.
 # Removed when it lands (the last test fails until it is).
@@ -48,6 +55,29 @@ def test_the_vscode_verification_call_id_is_the_servers() -> None:
     """The panel's end line finds a run's check by this ``callId`` (issue 23, verify per run)."""
     text = PROTOCOL_TS.read_text(encoding="utf-8")
     assert re.findall(r'export const VERIFY_CALL = "([^"]+)"', text) == [VERIFY_CALL]
+    assert protocol.VERIFY_CALL == VERIFY_CALL
+
+
+def test_the_declared_words_cover_the_harness_values() -> None:
+    """Every outcome and approval the harness has is declared with its words, and nothing
+    else is."""
+    assert {w.value for w in protocol.OUTCOMES} == {o.value for o in Outcome}
+    assert {w.value for w in protocol.DECISIONS} == set(DECISIONS)
+
+
+def test_the_declared_settings_are_the_settings_model() -> None:
+    def keys(model: type[BaseModel], prefix: str = "") -> set[str]:
+        found: set[str] = set()
+        for name, field in model.model_fields.items():
+            key = prefix + to_camel(name)
+            sub = field.annotation
+            if isinstance(sub, type) and issubclass(sub, BaseModel):
+                found |= keys(sub, key + ".")
+            else:
+                found.add(key)
+        return found
+
+    assert {s.key for s in protocol.SETTINGS} == keys(Settings)
 
 
 def test_every_name_the_neovim_plugin_writes_is_the_servers() -> None:

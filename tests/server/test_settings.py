@@ -255,3 +255,13 @@ def test_the_provider_config_comes_from_settings_then_the_environment() -> None:
     assert config.effective_base_url == "http://h:1/v1"
     default = Settings().provider_config({"HARNESS_PROVIDER": "anthropic"})
     assert default.name == "anthropic"
+
+
+def test_the_documented_cache_idle_setting_reaches_the_contract() -> None:
+    """docs/server.md has long listed ``contextBudget.cacheIdleSeconds``; the settings
+    model ignored it (found when the settings table became the declaration's)."""
+    settings, problems = parse_settings({"contextBudget": {"cacheIdleSeconds": 120.0}})
+    assert problems == []
+    assert settings.contract_overrides().context_budget.cache_idle_seconds == 120.0
+    _, problems = parse_settings({"contextBudget": {"cacheIdleSeconds": 0}})
+    assert [p.field for p in problems] == ["contextBudget.cacheIdleSeconds"]

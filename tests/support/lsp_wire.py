@@ -226,6 +226,7 @@ class JsonRpcError(Exception):
         super().__init__(f"{error.get('code')}: {error.get('message')}")
         self.code = error.get("code")
         self.message = str(error.get("message"))
+        self.data = error.get("data")
 
 
 def _answers(message: dict[str, Any], msg_id: Any) -> bool:

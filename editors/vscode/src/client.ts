@@ -29,6 +29,7 @@ import {
   type ApproveParams,
   type Budget,
   type Decision,
+  type ErrorData,
   type RunEvent,
   type RunFinished,
 } from "./protocol";
@@ -103,7 +104,7 @@ export class HarnessClient implements vscode.Disposable {
   private readonly missingEvents = new vscode.EventEmitter<Discovery & { found: false }>();
   private readonly runEvents = new vscode.EventEmitter<RunEvent>();
   /** The server's reason for a run that ended on an error, until its end is announced. */
-  private readonly runErrors = new Map<number, string>();
+  private readonly runErrors = new Map<number, ErrorData>();
   /** Why no server was found at the last start (the "Choose…" notification can come back). */
   private missing: (Discovery & { found: false }) | undefined;
   approver: Approver | undefined;
@@ -124,7 +125,7 @@ export class HarnessClient implements vscode.Disposable {
   ) {}
 
   /** The server's error for `runId`, once (it joins the run's end notification). */
-  takeRunError(runId: number): string | undefined {
+  takeRunError(runId: number): ErrorData | undefined {
     const error = this.runErrors.get(runId);
     this.runErrors.delete(runId);
     return error;

@@ -1,7 +1,8 @@
 /** Command handlers never throw into VS Code: a failure becomes one clear error message. */
 import { message, ServerNotRunning, type HarnessClient } from "./client";
 import { MessageType } from "vscode-languageclient/node";
-import { notify } from "./messages";
+import { notifyWith } from "./messages";
+import { errorData } from "./words";
 
 export function guarded<A extends unknown[]>(
   client: HarnessClient,
@@ -18,7 +19,7 @@ export function guarded<A extends unknown[]>(
         return;
       }
       // A user's mistake (a setting, a run already going) in VS Code's words.
-      void notify(MessageType.Error, `Harness: ${message(error)}`);
+      void notifyWith(MessageType.Error, `Harness: ${message(error)}`, errorData(error));
     }
   };
 }

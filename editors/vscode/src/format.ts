@@ -3,8 +3,8 @@
  * the end-of-run message, memory note rows. Pure: no `vscode` import, unit-tested.
  */
 import { pickText, plainText } from "./plainText";
-import type { Budget, Note, RunFinished } from "./protocol";
-import { vscodeWords } from "./words";
+import { OUTCOME_WORDS, type Budget, type ErrorData, type Note, type RunFinished } from "./protocol";
+import { settingTitle, vscodeWords } from "./words";
 
 const UNITS: [number, string][] = [
   [1e9, "B"],
@@ -125,17 +125,8 @@ export function idleTooltip(n: NotesCount | undefined): string {
   return `Harness: ${ws}, ${exact(n.global)} global.\nNo run yet in this window. Click to open the trace.`;
 }
 
-const OUTCOME_WORDS: Record<string, string> = {
-  success: "succeeded",
-  finished: "finished",
-  step_cap_reached: "stopped at the step cap",
-  budget_exhausted: "ran out of token budget",
-  cancelled: "was cancelled",
-  context_overflow: "overflowed the model's context",
-  provider_error: "failed: the model provider returned an error",
-  verification_failed: "failed verification",
-  interrupted: "was interrupted",
-};
+/** How a run ended, in words: the declaration's (server/protocol, generated). */
+const OUTCOMES: Record<string, string> = OUTCOME_WORDS;
 
 /** "step_cap_reached" → "step cap reached". */
 export function outcomeShort(outcome: string): string {
@@ -143,7 +134,7 @@ export function outcomeShort(outcome: string): string {
 }
 
 export function outcomeSentence(outcome: string): string {
-  return OUTCOME_WORDS[outcome] ?? `ended: ${outcomeShort(outcome)}`;
+  return OUTCOMES[outcome] ?? `ended: ${outcomeShort(outcome)}`;
 }
 
 /** Outcomes that are the user's plain "it worked" (or their own decision). */
@@ -219,21 +210,23 @@ export interface EndNotice {
 
 /**
  * The one notification at a run's end (SPEC §10, §11): outcome, steps, tokens and dollars,
- * the calls denied/refused/failed, summary, files. `error` is the server's reason for a
- * run that ended on an error (its "run N ended" message), in VS Code's words.
+ * the calls denied/refused/failed, summary, files. `ended` is the `data` of the server's
+ * message for a run that ended on an error (`{error, detail?, setting?}`), in VS Code's words.
  */
-export function endNotice(f: RunFinished, error?: string): EndNotice {
+export function endNotice(f: RunFinished, ended?: ErrorData): EndNotice {
   const cost = typeof f.costUsd === "number" ? ` (${dollars(f.costUsd)})` : "";
   const head =
-    f.outcome === "provider_error" && error !== undefined
+    f.outcome === "provider_error" && ended !== undefined
       ? `Harness run ${f.runId} could not reach the model`
       : `Harness run ${f.runId} ${outcomeSentence(f.outcome)} after ${plural(f.steps, "step")} and ${exact(f.spentTokens)} tokens${cost}`;
   const parts: string[] = [];
   let setting: string | undefined;
-  if (error !== undefined) {
-    const said = vscodeWords(error.replace(/^[a-z_]+: /, ""));
+  if (ended !== undefined) {
+    const said = vscodeWords(ended.detail ?? ended.error ?? "", ended);
     setting = said.setting;
-    parts.push(`${head}: ${said.text.replace(/;\s*check/, " — check")}.`);
+    const where =
+      ended.setting && !said.text.includes(settingTitle(ended.setting)) ? ` (${settingTitle(ended.setting)})` : "";
+    parts.push(`${head}: ${said.text}${where}.`);
   } else {
     parts.push(`${head}.`);
   }
@@ -243,7 +236,7 @@ export function endNotice(f: RunFinished, error?: string): EndNotice {
   if (Array.isArray(f.filesChanged)) {
     parts.push(f.filesChanged.length ? `Changed: ${fileList(f.filesChanged)}.` : "No files changed.");
   }
-  const severity = error !== undefined ? "error" : isGoodOutcome(f.outcome) && !counts ? "info" : "warning";
+  const severity = ended !== undefined ? "error" : isGoodOutcome(f.outcome) && !counts ? "info" : "warning";
   const notice: EndNotice = { text: plainText(parts.join(" ")), severity };
   if (setting !== undefined) notice.setting = setting;
   return notice;

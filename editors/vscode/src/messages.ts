@@ -19,6 +19,7 @@ import {
   type ShowMessageRequestParams,
 } from "vscode-languageclient/node";
 import { plainText } from "./plainText";
+import { type ErrorData } from "./protocol";
 import { runEndedMessage, vscodeWords } from "./words";
 
 export const OPEN_SETTINGS = "Open Settings";
@@ -29,16 +30,26 @@ export function openSetting(id: string): Thenable<unknown> {
 }
 
 /** A server text in VS Code's words, with "Open Settings" when it names a setting. */
-export async function notify(type: MessageType, message: string, ...extra: string[]): Promise<string | undefined> {
-  const said = vscodeWords(message);
+export function notify(type: MessageType, message: string, ...extra: string[]): Promise<string | undefined> {
+  return notifyWith(type, message, undefined, ...extra);
+}
+
+/** The same, worded from the failure's structured `data` (a JSON-RPC error's, a message's). */
+export async function notifyWith(
+  type: MessageType,
+  message: string,
+  data: ErrorData | undefined,
+  ...extra: string[]
+): Promise<string | undefined> {
+  const said = vscodeWords(message, data);
   const buttons = said.setting ? [OPEN_SETTINGS, ...extra] : extra;
   const pick = await shower(type)(plainText(said.text), ...buttons.map((title) => ({ title })));
   if (pick?.title === OPEN_SETTINGS && said.setting) await openSetting(said.setting);
   return pick?.title;
 }
 
-/** Where the server's "run N ended OUTCOME: ERROR" goes: into that run's end notification. */
-export type RunErrorSink = (runId: number, error: string) => void;
+/** Where the server's "run N ended" message (its `data`) goes: into that run's end notification. */
+export type RunErrorSink = (runId: number, ended: ErrorData) => void;
 
 type Show = (message: string, ...items: MessageActionItem[]) => Thenable<MessageActionItem | undefined>;
 
@@ -50,13 +61,13 @@ function shower(type: MessageType): Show {
 
 /** `window/showMessage`: a notification of the message as plain text, in VS Code's words;
  * a run's error is kept for its end notification (one notification per run end). */
-export function showMessage(params: ShowMessageParams, runError?: RunErrorSink): void {
-  const ended = runEndedMessage(params.message);
+export function showMessage(params: ShowMessageParams & { data?: ErrorData }, runError?: RunErrorSink): void {
+  const ended = runEndedMessage(params.data);
   if (ended !== undefined && runError !== undefined) {
-    runError(ended.runId, ended.error);
+    runError(ended.runId, ended);
     return;
   }
-  void notify(params.type, params.message);
+  void notifyWith(params.type, params.message, params.data);
 }
 
 /** `window/showMessageRequest`: the same, with the server's buttons; the answer is the

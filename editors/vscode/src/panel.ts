@@ -14,7 +14,8 @@ import { openChangeDiff, openProposedDiff, type TextsProvider } from "./changes"
 import { Conversation } from "./conversation";
 import { ConversationChanges } from "./conversationChanges";
 import { fileFolders, folderArg } from "./folders";
-import { notify } from "./messages";
+import { notifyWith } from "./messages";
+import { errorData } from "./words";
 import { askKey, budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "./panelHtml";
 import { escapeHtml } from "./html";
 import { oneLine } from "./format";
@@ -218,7 +219,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       await this.handle(m);
     } catch (error) {
       if (error instanceof ServerNotRunning) await this.client.explainNotRunning();
-      else void notify(MessageType.Error, `Harness: ${message(error)}`);
+      else void notifyWith(MessageType.Error, `Harness: ${message(error)}`, errorData(error));
     }
   }
 

@@ -1,48 +1,17 @@
 /**
  * The server's protocol as the extension sees it (SPEC §7, §8.1; docs/server.md): method and
- * command names, and the JSON shapes of its notifications and command results.
+ * command names (generated: protocolDecl.ts), and the JSON shapes of its notifications and
+ * command results.
  *
  * Fields the server adds over time (`cachedPromptTokens`, `prefixChars`, `summary`,
  * `filesChanged`, `refused`, `failed`, `said`) are optional here: an older server does not
  * send them, and everything that shows them copes with their absence.
  */
 
-/** Notifications, server → client. */
-export const BUDGET = "harness/budget";
-export const RUN_FINISHED = "harness/runFinished";
-export const DID_WRITE = "harness/didWrite";
-/** Each §11 event of a run as it happens: `{runId, conversationId, seq, step, kind, …}`. */
-export const RUN_EVENT = "harness/runEvent";
-/** Server → client request for a client declaring `experimental.harness.approvals`. */
-export const APPROVE = "harness/approve";
-
-/** The server's own command ids (`workspace/executeCommand`). */
-export const Cmd = {
-  run: "harness.run",
-  cancel: "harness.cancel",
-  status: "harness.status",
-  memoryList: "harness.memory.list",
-  memoryGet: "harness.memory.get",
-  memoryDelete: "harness.memory.delete",
-  memoryPin: "harness.memory.pin",
-  memoryWrite: "harness.memory.write",
-  memoryClear: "harness.memory.clear",
-  traceRuns: "harness.trace.runs",
-  traceRun: "harness.trace.run",
-  traceStep: "harness.trace.step",
-  revert: "harness.run.revert",
-  changes: "harness.run.changes",
-  revertFile: "harness.run.revertFile",
-  revertHunk: "harness.run.revertHunk",
-  keep: "harness.run.keep",
-  steer: "harness.run.steer",
-  restore: "harness.conversation.restore",
-  prompts: "harness.prompts",
-  runEvents: "harness.run.events",
-  trust: "harness.trust",
-  conversations: "harness.conversations",
-  codeAction: "harness.codeAction", // the code actions of any LSP editor (docs/editors.md)
-} as const;
+// The names (commands, notifications, requests, the verification's call id), the words of
+// outcomes and decisions, error kinds and `data`, and the params interfaces are generated
+// from the server's declaration (server/protocol, `make protocol`).
+export * from "./protocolDecl";
 
 /**
  * A run's outcome: success, finished, step_cap_reached, budget_exhausted, cancelled,
@@ -221,11 +190,6 @@ export interface ApproveParams {
   filesWritten?: string[];
   options?: string[];
 }
-
-export type Decision = "allow" | "allowRun" | "deny";
-
-/** The `callId` of a run's verification (its `toolCall`/`toolResult` events; target: the command). */
-export const VERIFY_CALL = "verify";
 
 /** `harness/runEvent` (SPEC §11), and the items of `harness.run.events`. */
 interface EventBase {

@@ -8,7 +8,8 @@ import { MessageType } from "vscode-languageclient/node";
 import { currentSettings, message, settingReader, ServerNotRunning, type HarnessClient } from "./client";
 import { folderArg, pickFolder } from "./folders";
 import { endNotice, exact, oneLine } from "./format";
-import { notify, OPEN_SETTINGS, openSetting } from "./messages";
+import { notifyWith, OPEN_SETTINGS, openSetting } from "./messages";
+import { errorData } from "./words";
 import { pickText } from "./plainText";
 import { Cmd, type RunFinished, type Status } from "./protocol";
 import { SECTION } from "./settings";
@@ -143,7 +144,7 @@ export class Runs {
       if (this.client.running) await this.runTask(goal);
       return;
     }
-    const pick = await notify(MessageType.Error, `Harness: ${message(error)}`, TRY_AGAIN);
+    const pick = await notifyWith(MessageType.Error, `Harness: ${message(error)}`, errorData(error), TRY_AGAIN);
     if (pick === TRY_AGAIN) await this.runTask(goal);
   }
 

@@ -1,8 +1,10 @@
 /**
  * The server's texts in VS Code's words (SPEC §11): a setting is named as the Settings
  * editor shows it ("Harness › Provider: Base Url") and can be opened with "Open Settings";
- * a command as the Command Palette shows it; never a CLI flag or a protocol name. Pure.
+ * a command as the Command Palette shows it; never a CLI flag or a protocol name. Worded
+ * from the server's structured `data`, never by parsing its sentences. Pure.
  */
+import { type ErrorData } from "./protocol";
 
 const CAP = (w: string): string => w.charAt(0).toUpperCase() + w.slice(1);
 
@@ -28,18 +30,6 @@ export interface Words {
   setting?: string;
 }
 
-/** CLI flags → the setting that does the same in VS Code. */
-const FLAGS: Record<string, string> = {
-  "--base-url": "provider.baseUrl",
-  "--provider": "provider.name",
-  "--model": "provider.model",
-  "--api-key-env": "provider.apiKeyEnv",
-  "--store": "storePath",
-  "--budget": "tokenBudget",
-  "--max-steps": "maxSteps",
-  "--verify": "verify",
-};
-
 const COMMANDS: Record<string, string> = {
   "harness.cancel": "Harness: Cancel Run",
   "harness.trust": "Harness: Trust This Folder",
@@ -47,37 +37,39 @@ const COMMANDS: Record<string, string> = {
   "harness.run": "Harness: Run Task",
 };
 
-export function vscodeWords(message: string): Words {
-  let setting: string | undefined;
-  let text = message.replace(
-    /^harness: invalid setting `([\w.]+)`: (.*?) \(from [\w/]+\)/s,
-    (_all, key: string, what: string) => {
-      setting = `harness.${key}`;
-      return `Harness: the setting ${settingTitle(key)} is invalid: ${what}`;
-    },
-  );
-  text = text.replace(/ ?\(from (didChangeConfiguration|initializationOptions|workspace\/configuration)\)/g, "");
-  text = text.replace(/\(or point --base-url at a server that needs none\)/, () => {
-    setting ??= "harness.provider.baseUrl";
-    return `— run Harness: Set API Key, or set ${settingTitle("provider.baseUrl")} to a server that needs none`;
-  });
-  text = text.replace(/--[a-z-]+/g, (flag) => {
-    const key = FLAGS[flag];
-    if (key === undefined) return flag;
-    setting ??= `harness.${key}`;
-    return settingTitle(key);
-  });
-  text = text.replace(/\bthe base URL\b/g, () => {
-    setting ??= "harness.provider.baseUrl";
-    return `the base URL (${settingTitle("provider.baseUrl")})`;
-  });
-  text = text.replace(/\((harness\.[\w.]+)\)/g, (all, id: string) => (COMMANDS[id] ? `(${COMMANDS[id]})` : all));
-  return setting === undefined ? { text } : { text, setting };
+/**
+ * A server text in VS Code's words, from the facts of its `data` (docs/server.md, Errors):
+ * a bad setting is said from `{setting, problem, refusesRuns}`; the setting a failure is
+ * about (`data.setting`, which the server's text names as "the setting KEY") is named as
+ * the Settings editor shows it; a missing key points at Harness: Set API Key; a command id
+ * in parentheses becomes its palette title. The text is never parsed.
+ */
+export function vscodeWords(message: string, data?: ErrorData): Words {
+  const key = typeof data?.setting === "string" ? data.setting : undefined;
+  let text = message;
+  if (data?.kind === "invalidSetting" && key !== undefined) {
+    const then = data.refusesRuns
+      ? "runs are refused until it is fixed, so that none goes to the provider's hosted API instead"
+      : "using the default";
+    text = `Harness: the setting ${settingTitle(key)} is invalid: ${data.problem ?? "not a valid value"}; ${then}`;
+  } else if (key !== undefined) {
+    text = text.split(`the setting ${key}`).join(settingTitle(key));
+  }
+  if (data?.missing === "apiKey") text += " — or run Harness: Set API Key";
+  for (const [id, title] of Object.entries(COMMANDS)) text = text.split(`(${id})`).join(`(${title})`);
+  return key === undefined ? { text } : { text, setting: `harness.${key}` };
 }
 
-/** The server's own "harness: run N ended OUTCOME: ERROR" (sent just before the run's
- * `harness/runFinished`): recognised so that the end of a run is one notification. */
-export function runEndedMessage(message: string): { runId: number; error: string } | undefined {
-  const m = /^harness: run (\d+) ended [a-z_]+: (.*)$/s.exec(message);
-  return m ? { runId: Number(m[1]), error: m[2] } : undefined;
+/** The `data` of a failure: a JSON-RPC error's (vscode-languageclient's ResponseError), or
+ * a `window/showMessage`'s. */
+export function errorData(error: unknown): ErrorData | undefined {
+  if (typeof error !== "object" || error === null || !("data" in error)) return undefined;
+  const data: unknown = error.data;
+  return typeof data === "object" && data !== null ? data : undefined;
+}
+
+/** The server's "run N ended" message, known by its `data` (`kind: "runEnded"`): kept to
+ * join the run's end notification, so the end of a run is one notification. */
+export function runEndedMessage(data: ErrorData | undefined): (ErrorData & { runId: number }) | undefined {
+  return data?.kind === "runEnded" && typeof data.runId === "number" ? { ...data, runId: data.runId } : undefined;
 }

@@ -105,7 +105,11 @@ function M.show_message(_, params)
   if type(params) ~= 'table' then
     return vim.NIL
   end
-  local message = notify.own_words(tostring(params.message or ''):gsub('^harness: ', ''))
+  local message = tostring(params.message or '')
+  if vim.startswith(message, 'harness: ') then
+    message = message:sub(#'harness: ' + 1)
+  end
+  message = notify.own_words(message, params.data)
   notify.long(message, MESSAGE_LEVELS[params.type] or vim.log.levels.INFO)
   return vim.NIL
 end

@@ -88,47 +88,67 @@ function M.long(message, level)
   M.show(line, level)
 end
 
--- Setting names as the server writes them (VS Code's `harness.provider.baseUrl`) and as
--- this plugin's users set them: `settings.provider.baseUrl` of setup().
-local SETTING_ROOTS = {
-  'provider',
-  'storePath',
-  'tokenBudget',
-  'maxSteps',
-  'contextBudget',
-  'contextWire',
-  'policy',
-  'trusted',
-  'prices',
-  'verify',
-}
+local protocol = require('harness.protocol')
 
---- A server message in this plugin's words: VS Code's setting names become setup()'s.
---- @param message string
---- @return string
-function M.own_words(message)
-  message = message:gsub("the editor's settings %(harness%.([%w%.]+)%)", 'setup() (settings.%1)')
-  for _, root in ipairs(SETTING_ROOTS) do
-    message = message:gsub('harness%.(' .. root .. '[%w%.]*)', 'settings.%1 in setup()')
+--- `old` replaced by `new` wherever it occurs in `s`, as plain text (no pattern).
+local function replace(s, old, new)
+  local out, from = {}, 1
+  while true do
+    local i, j = s:find(old, from, true)
+    if not i then
+      break
+    end
+    out[#out + 1] = s:sub(from, i - 1) .. new
+    from = j + 1
   end
-  message = message:gsub('ended (%l[%l_]*)', function(outcome)
-    return M.OUTCOMES[outcome] -- nil (kept as it is) for a word that is no outcome
-  end)
+  return table.concat(out) .. s:sub(from)
+end
+
+--- A setting as this plugin's users set it: `settings.provider.baseUrl in setup()`.
+--- @param key string
+--- @return string
+function M.setting(key)
+  return ('settings.%s in setup()'):format(key)
+end
+
+--- A server message in this plugin's words, from the facts of its `data` (docs/server.md,
+--- Errors): a bad setting and a refusal are said from `{setting, problem, refusesRuns}`, a
+--- run's end from `{runId, outcome, detail|error}`; the setting the server's text names
+--- ("the setting KEY") becomes setup()'s. The sentence itself is never parsed.
+--- @param message string
+--- @param data table? the `data` of the error or message
+--- @return string
+function M.own_words(message, data)
+  if type(data) ~= 'table' then
+    return message
+  end
+  local key = type(data.setting) == 'string' and data.setting or nil
+  if data.kind == 'runEnded' then
+    return ('run %s %s: %s'):format(
+      tostring(data.runId),
+      M.outcome(data.outcome),
+      tostring(data.detail or data.error or '')
+    )
+  end
+  local hosted = "so that none goes to the provider's hosted API instead"
+  if key and data.kind == 'invalidSetting' then
+    local after = data.refusesRuns and ('runs are refused until it is fixed, ' .. hosted)
+      or 'using the default'
+    return ('invalid setting %s: %s; %s'):format(M.setting(key), tostring(data.problem), after)
+  end
+  if key and data.refusesRuns and data.problem then
+    local fix =
+      'the setting %s: %s; fix it in setup() (settings.%s) — until then no run starts, %s'
+    return fix:format(M.setting(key), tostring(data.problem), key, hosted)
+  end
+  if key then
+    return replace(message, 'the setting ' .. key, M.setting(key))
+  end
   return message
 end
 
---- How a run ended, in words (never `provider_error`).
-M.OUTCOMES = {
-  success = 'succeeded',
-  finished = 'finished',
-  step_cap_reached = 'stopped at the step cap',
-  budget_exhausted = 'ran out of token budget',
-  cancelled = 'cancelled',
-  context_overflow = "overflowed the model's context",
-  provider_error = 'failed: the model provider returned an error',
-  verification_failed = 'failed verification',
-  interrupted = 'was interrupted',
-}
+--- How a run ended, in words (never `provider_error`): the declaration's (server/protocol).
+M.OUTCOMES = protocol.outcomes
 
 --- @param outcome any
 --- @return string

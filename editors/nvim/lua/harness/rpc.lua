@@ -104,7 +104,7 @@ end
 function M.error_text(err)
   local message = type(err) == 'table' and tostring(err.message or vim.inspect(err))
     or tostring(err)
-  return notify.own_words(message)
+  return notify.own_words(message, type(err) == 'table' and err.data or nil)
 end
 
 --- Send `command` with one object argument through `client`; `on_result(result)` on

@@ -9,39 +9,52 @@ test("a setting as the Settings editor names it", () => {
   assert.equal(settingTitle("tokenBudget"), "Harness: Token Budget");
 });
 
-test("server texts in VS Code's words: settings, commands; never CLI flags or protocol names", () => {
+test("server texts in VS Code's words, from their data: settings, commands; never CLI flags", () => {
   const key = vscodeWords(
-    "no API key for openai: set HARNESS_API_KEY or OPENAI_API_KEY (or point --base-url at a server that needs none)",
+    "no API key for openai: set HARNESS_API_KEY or OPENAI_API_KEY (or point the setting provider.baseUrl at a server that needs none)",
+    { kind: "harness", command: "harness.run", setting: "provider.baseUrl", missing: "apiKey" },
   );
-  assert.doesNotMatch(key.text, /--base-url/);
+  assert.doesNotMatch(key.text, /the setting provider\.baseUrl/);
   assert.match(key.text, /Harness: Set API Key/);
   assert.match(key.text, /Harness › Provider: Base Url/);
   assert.equal(key.setting, "harness.provider.baseUrl");
 
   const bad = vscodeWords(
     "harness: invalid setting `contextBudget.share`: Input should be less than or equal to 1 (from didChangeConfiguration); using the default",
+    {
+      kind: "invalidSetting",
+      setting: "contextBudget.share",
+      problem: "Input should be less than or equal to 1",
+      source: "didChangeConfiguration",
+      refusesRuns: false,
+    },
   );
   assert.equal(
     bad.text,
     "Harness: the setting Harness › Context Budget: Share is invalid: Input should be less than or equal to 1; using the default",
   );
   assert.equal(bad.setting, "harness.contextBudget.share");
-  assert.doesNotMatch(vscodeWords("x (from initializationOptions); y").text, /initializationOptions/);
 
-  const busy = vscodeWords("run 3 is already in progress in /ws; wait for it to finish or cancel it (harness.cancel)");
+  const busy = vscodeWords("run 3 is already in progress in /ws; wait for it to finish or cancel it (harness.cancel)", {
+    kind: "conflict",
+    command: "harness.run",
+    runId: 3,
+  });
   assert.equal(
     busy.text,
     "run 3 is already in progress in /ws; wait for it to finish or cancel it (Harness: Cancel Run)",
   );
   assert.equal(busy.setting, undefined);
+  // Without data, a text is shown as it came: nothing is read out of the sentence.
+  const plain = "harness: invalid setting `x`: y (from initializationOptions); using the default";
+  assert.deepEqual(vscodeWords(plain), { text: plain });
 });
 
-test("the server's 'run N ended' message is recognised (it joins the end notification)", () => {
-  assert.deepEqual(runEndedMessage("harness: run 4 ended provider_error: connection: cannot connect (refused)"), {
-    runId: 4,
-    error: "connection: cannot connect (refused)",
-  });
-  assert.equal(runEndedMessage("harness: invalid setting `x`: y"), undefined);
+test("the server's 'run N ended' message is known by its data (it joins the end notification)", () => {
+  const data = { kind: "runEnded", runId: 4, outcome: "provider_error", error: "connection: cannot connect (refused)" };
+  assert.deepEqual(runEndedMessage(data), data);
+  assert.equal(runEndedMessage({ kind: "invalidSetting", setting: "x" }), undefined);
+  assert.equal(runEndedMessage(undefined), undefined);
 });
 
 test("the end notification counts denials, refusals and failures; dollars when priced", () => {
@@ -66,7 +79,16 @@ test("the end notification counts denials, refusals and failures; dollars when p
 test("provider down: one notice, the reason in VS Code's words, with Open Settings", () => {
   const n = endNotice(
     { runId: 2, outcome: "provider_error", steps: 0, spentTokens: 0 },
-    "connection: cannot connect (All connection attempts failed); check the base URL and that the server is reachable",
+    {
+      kind: "runEnded",
+      runId: 2,
+      outcome: "provider_error",
+      error:
+        "connection: cannot connect (All connection attempts failed); check the base URL and that the server is reachable",
+      failure: "connection",
+      detail: "cannot connect (All connection attempts failed); check the base URL and that the server is reachable",
+      setting: "provider.baseUrl",
+    },
   );
   assert.doesNotMatch(n.text, /after 0 steps/);
   assert.match(n.text, /^Harness run 2 could not reach the model: cannot connect/);
