@@ -16,6 +16,7 @@ import {
   type ServerOptions,
   type StaticFeature,
 } from "vscode-languageclient/node";
+import { serverCodeActionFilter } from "./codeActions";
 import { findServer, type Discovery } from "./discovery";
 import { handleMessages, plainProgress } from "./messages";
 import { announceMissing } from "./missingServer";
@@ -201,6 +202,7 @@ export class HarnessClient implements vscode.Disposable {
       middleware: {
         handleWorkDoneProgress: plainProgress,
         executeCommand: serverCommandGuard,
+        provideCodeActions: serverCodeActionFilter,
         workspace: {
           // A server that pulls its section gets what the push sends, `trusted` included.
           configuration: (params, token, next) => {

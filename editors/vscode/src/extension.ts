@@ -21,6 +21,10 @@ import { ConversationPanel } from "./panel";
 import { StatusModel } from "./statusModel";
 import { TraceView } from "./traceView";
 import { trustFolder } from "./trust";
+import { registerAttach } from "./attach";
+import { HarnessCodeActions } from "./codeActions";
+import { HunkCommands } from "./hunkCommands";
+import { HunkReview } from "./hunkReview";
 
 let client: HarnessClient | undefined;
 
@@ -54,6 +58,7 @@ function wire(context: vscode.ExtensionContext): void {
   const memory = new Memory(harness, () => void runs.refreshStatus());
   const texts = new TextsProvider();
   const panel = new ConversationPanel(harness, model, item, context.workspaceState, context.extensionUri, texts);
+  const review = new HunkReview(harness, context.workspaceState, context.extensionUri);
   const command = (id: string, name: string, fn: () => Promise<unknown>): vscode.Disposable =>
     vscode.commands.registerCommand(id, guarded(harness, name, fn));
 
@@ -66,6 +71,10 @@ function wire(context: vscode.ExtensionContext): void {
     ...trace.wire(),
     ...panel.wire(),
     texts.register(),
+    ...review.wire(),
+    ...new HunkCommands(harness, review).wire(),
+    new HarnessCodeActions(review).register(),
+    registerAttach((ref, goal) => panel.attachContext(ref, goal)),
     command("harness.setApiKey", "Set API Key", () => setApiKey(context.secrets, harness)),
     command("harness.newConversation", "New Conversation", () => panel.newConversation()),
     command(SHOW_APPROVAL, "Show Approval", () => panel.showApproval()),

@@ -41,7 +41,7 @@ interface Pending {
   answer: (d: Decision) => void;
 }
 
-interface ContextRef {
+export interface ContextRef {
   uri: string;
   range?: { start: { line: number; character: number }; end: { line: number; character: number } };
   label: string;
@@ -56,6 +56,9 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private changes: FileChange[] = [];
   private history: ConversationRow[] = [];
   private attached: ContextRef[] = [];
+  /** A goal `attachContext` put in the box, until a prompt is sent (a webview that was not
+   * loaded yet gets it on "ready"). */
+  private goalDraft: string | undefined;
   private renderTimer: NodeJS.Timeout | undefined;
   private readonly verify = new VerifyControl();
   private readonly convChanges: ConversationChanges;
@@ -226,6 +229,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     switch (m.action) {
       case "ready":
         this.renderAll();
+        if (this.goalDraft) this.post({ draft: this.goalDraft });
         if (this.conv.items.length === 0 && this.client.running) await this.restore();
         return;
       case "send":
@@ -267,6 +271,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private async send(text: string): Promise<void> {
     const folder = this.folder();
     if (!text.trim() || !folder) return;
+    this.goalDraft = undefined;
     const args = {
       goal: text,
       workspaceFolder: folderArg(folder),
@@ -290,6 +295,17 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     this.model.runStarted(started.runId);
     this.item.render();
     this.renderAll();
+  }
+
+  /** `harness.attachAndFocus` (attach.ts: a code action's "Fix with Harness", "Ask Harness…"):
+   * `ref` as a chip, `goal` in the prompt box unless the user typed there, the box focused. */
+  async attachContext(ref: ContextRef, goal?: string): Promise<void> {
+    if (!this.attached.some((a) => a.uri === ref.uri && a.label === ref.label)) this.attached.push(ref);
+    if (goal) this.goalDraft = goal;
+    await this.reveal(false);
+    this.renderAll();
+    if (goal) this.post({ draft: goal });
+    this.post({ focusPrompt: true });
   }
 
   private attach(): void {
