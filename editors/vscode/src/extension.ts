@@ -20,7 +20,7 @@ import { TextsProvider } from "./changes";
 import { ConversationPanel } from "./panel";
 import { StatusModel } from "./statusModel";
 import { TraceView } from "./traceView";
-import { trustFolder } from "./trust";
+import { refreshHarnessTrust, trustFolder } from "./trust";
 import { registerAttach } from "./attach";
 import { HarnessCodeActions } from "./codeActions";
 import { HunkCommands } from "./hunkCommands";
@@ -75,6 +75,8 @@ function wire(context: vscode.ExtensionContext): void {
     ...new HunkCommands(harness, review).wire(),
     new HarnessCodeActions(review).register(),
     registerAttach((ref, goal) => panel.attachContext(ref, goal)),
+    // Whether the harness trusts the folders: a workspace's verify and caps wait for it (issue 30).
+    harness.onReady(() => void refreshHarnessTrust(harness).catch((e: unknown) => harness.log(`trust: ${String(e)}`))),
     command("harness.setApiKey", "Set API Key", () => setApiKey(context.secrets, harness)),
     command("harness.newConversation", "New Conversation", () => panel.newConversation()),
     command(SHOW_APPROVAL, "Show Approval", () => panel.showApproval()),
@@ -94,7 +96,10 @@ function wire(context: vscode.ExtensionContext): void {
     }),
     // Trust changes which server may start (the workspace's .venv) and the `trusted` setting.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void harness.refresh()),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refreshStatus()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      void runs.refreshStatus();
+      void refreshHarnessTrust(harness).catch((e: unknown) => harness.log(`trust: ${String(e)}`));
+    }),
   );
   void harness.start();
 }
