@@ -24,6 +24,27 @@ interface FileRevert extends UndoDiagnostics {
   reason?: string | null;
 }
 
+/** `harness.run.revert` of a conversation: one result per run, newest first (or, from a
+ * server that reverts it as one, the files at the top). */
+interface ConversationRevert extends UndoDiagnostics {
+  files?: RevertResult["files"];
+  runs?: (RevertResult & UndoDiagnostics)[];
+}
+
+/** Each file's last word (the runs come newest first, so the last result that did something
+ * is the one that put the file back as before the conversation) and the runs' diagnostics. */
+function flatten(r: ConversationRevert): { files: RevertResult["files"]; diagnostics: UndoDiagnostics } {
+  const runs = r.runs ?? [];
+  const byPath = new Map<string, RevertResult["files"][number]>();
+  for (const f of [...(r.files ?? []), ...runs.flatMap((run) => run.files)]) {
+    const seen = byPath.get(f.path);
+    if (!seen || f.action !== "unchanged") byPath.set(f.path, f);
+  }
+  const lists = [r, ...runs].map((x) => x.diagnostics).filter((d) => Array.isArray(d));
+  const diagnostics = lists.length ? { diagnostics: lists.flat() } : { diagnostics: null };
+  return { files: [...byPath.values()], diagnostics };
+}
+
 function conflict(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === CONFLICT;
 }
@@ -188,7 +209,7 @@ export class HunkCommands {
     if (ok !== "Undo All") return;
     const uris = this.uris(paths);
     const before = snapshot(uris);
-    const result = await this.client.command<RevertResult & UndoDiagnostics>(Cmd.revert, { conversationId });
+    const result = flatten(await this.client.command<ConversationRevert>(Cmd.revert, { conversationId }));
     await this.review.refresh();
     const left = result.files.filter((f) => f.action === "refused" || f.action === "failed");
     if (left.length) {
@@ -197,6 +218,6 @@ export class HunkCommands {
     }
     const back = result.files.filter((f) => f.action === "restored" || f.action === "deleted").map((f) => f.path);
     if (back.length === 0) return;
-    await reportUndo(`put back ${filesWords(back)}`, this.uris(back), before, result);
+    await reportUndo(`put back ${filesWords(back)}`, this.uris(back), before, result.diagnostics);
   }
 }

@@ -59,6 +59,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   /** A goal `attachContext` put in the box, until a prompt is sent (a webview that was not
    * loaded yet gets it on "ready"). */
   private goalDraft: string | undefined;
+  /** The caret goes to the prompt box once the webview is ready (`attachContext`). */
+  private focusPrompt = false;
   private renderTimer: NodeJS.Timeout | undefined;
   private readonly verify = new VerifyControl();
   private readonly convChanges: ConversationChanges;
@@ -230,6 +232,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       case "ready":
         this.renderAll();
         if (this.goalDraft) this.post({ draft: this.goalDraft });
+        if (this.focusPrompt) this.post({ focusPrompt: true });
+        this.focusPrompt = false;
         if (this.conv.items.length === 0 && this.client.running) await this.restore();
         return;
       case "send":
@@ -302,6 +306,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   async attachContext(ref: ContextRef, goal?: string): Promise<void> {
     if (!this.attached.some((a) => a.uri === ref.uri && a.label === ref.label)) this.attached.push(ref);
     if (goal) this.goalDraft = goal;
+    this.focusPrompt = this.view === undefined;
     await this.reveal(false);
     this.renderAll();
     if (goal) this.post({ draft: goal });

@@ -31,14 +31,16 @@ export function snapshot(uris: readonly vscode.Uri[]): Map<string, Set<string>> 
   return new Map(uris.map((u) => [u.toString(), new Set(errorsOf(u).map(key))]));
 }
 
-/** Resolves once the diagnostics of `uris` changed, or after `ms`. */
-function settled(uris: readonly vscode.Uri[], ms: number): Promise<void> {
+/** Resolves once the diagnostics of `uris` hold an error that was not there `before` (a
+ * language server re-checked the undone file), or after `ms` (nothing new to say). */
+function settled(uris: readonly vscode.Uri[], before: Map<string, Set<string>>, ms: number): Promise<void> {
   const wanted = new Set(uris.map((u) => u.toString()));
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     const sub = vscode.languages.onDidChangeDiagnostics((e) => {
-      if (e.uris.some((u) => wanted.has(u.toString()))) done();
+      if (e.uris.some((u) => wanted.has(u.toString())) && introduced(uris, before).length > 0) done();
     });
+    if (introduced(uris, before).length > 0) done();
     function done(): void {
       clearTimeout(timer);
       sub.dispose();
@@ -77,7 +79,7 @@ export async function reportUndo(
 ): Promise<string[]> {
   let found = fromServer(result);
   if (found === undefined) {
-    await settled(uris, SETTLE_MS);
+    await settled(uris, before, SETTLE_MS);
     found = introduced(uris, before);
   }
   if (found.length === 0) {
