@@ -51,7 +51,7 @@ NEG_UNDONE = AGENT.replace("return -a", "return a")
 DATA = '{\n  "a": 1\n  "b": 2\n}\n'
 NOTES = "# Notes\n"
 SENTINEL = "VERIFY_RAN"
-VERIFY = ["python3", "-c", f"open('{SENTINEL}', 'w').close()"]
+VERIFY = ["touch", SENTINEL]
 
 
 def edit(path: str, old: str, new: str) -> dict[str, Any]:
@@ -143,6 +143,14 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
 
 def lens(wb: Any, text: str) -> Any:
     return wb.page.locator(".editor-instance .codelens-decoration a", has_text=text)
+
+
+def to_tab(wb: Any, name: str) -> None:
+    """The open editor ``name`` by its tab (the keyboard may be in the panel or a toast)."""
+    from playwright.sync_api import expect
+
+    wb.page.locator(".tab", has_text=name).click()
+    expect(wb.page.locator(".tab.active", has_text=name)).to_be_visible()
 
 
 def go_to(wb: Any, where: str) -> None:
@@ -243,8 +251,7 @@ def test_undo_a_file_asks_first_and_says_what_it_broke(review: Review) -> None:
     from playwright.sync_api import expect
 
     wb = review.wb
-    wb.page.locator(".tab", has_text="data.json").click()  # the keyboard is in the panel
-    expect(wb.page.locator(".tab.active", has_text="data.json")).to_be_visible()
+    to_tab(wb, "data.json")
     undo = lens(wb, "Undo all…")
     undo.click()
     dialog = wb.dialog("Undo the agent's changes to data.json?")
@@ -261,6 +268,7 @@ def test_undo_a_file_asks_first_and_says_what_it_broke(review: Review) -> None:
     expect(said).to_be_visible(timeout=60_000)
     expect(said).to_contain_text("Expected comma")
     assert (review.ws / "data.json").read_text() == DATA
+    expect(lens(wb, "Undo all…")).to_have_count(0)  # nothing left to review in it
     wb.shot(IMG / "review-undo-broke.png")
 
 
@@ -279,7 +287,7 @@ def test_undo_all_of_the_conversation_asks_first(review: Review) -> None:
     expect(wb.toast(re.compile(r"Harness: put back 2 files"))).to_be_visible(timeout=60_000)
     assert (review.ws / "calc.py").read_text() == CALC
     assert (review.ws / "notes.md").read_text() == NOTES
-    wb.open_file("calc.py")
+    to_tab(wb, "calc.py")
     expect(lens(wb, "↶ Undo")).to_have_count(0)
 
 
@@ -296,6 +304,6 @@ def test_once_the_harness_trusts_the_folder_its_verify_runs(review: Review) -> N
     view.locator("#prompt").press("Enter")
     end = view.locator(".end").nth(1)
     expect(end).to_contain_text("Run 2", timeout=60_000)
-    expect(end).to_contain_text("check passed")
+    expect(end).to_contain_text("check passed: touch VERIFY_RAN")
     assert (review.ws / SENTINEL).exists()
     wb.shot(IMG / "review-trusted-verify.png", wb.page.locator(".part.sidebar"))

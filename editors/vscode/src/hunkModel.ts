@@ -114,7 +114,8 @@ export interface Lens {
 function hunkWords(p: PlacedHunk): string {
   if (p.lines === 0) return `removed ${p.removed} line${p.removed === 1 ? "" : "s"}`;
   if (p.removed === 0) return `added ${p.lines} line${p.lines === 1 ? "" : "s"}`;
-  return `changed ${p.removed} → ${p.lines} line${p.lines === 1 ? "" : "s"}`;
+  if (p.removed === p.lines) return `changed ${p.lines} line${p.lines === 1 ? "" : "s"}`;
+  return `changed ${p.removed} → ${p.lines} lines`;
 }
 
 /** The CodeLenses of a file (`path`, workspace-relative): the file's line first, then each hunk's. */

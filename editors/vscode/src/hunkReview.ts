@@ -28,6 +28,8 @@ export class HunkReview implements vscode.CodeLensProvider {
   conversationId: number | undefined;
   private files = new Map<string, ReviewFile>();
   private readonly lensEvents = new vscode.EventEmitter<void>();
+  /** Documents that were given lenses: a change of one asks VS Code for them again. */
+  private readonly lensed = new Set<string>();
   readonly onDidChangeCodeLenses = this.lensEvents.event;
   private readonly added: vscode.TextEditorDecorationType;
   private readonly removed: vscode.TextEditorDecorationType;
@@ -124,7 +126,10 @@ export class HunkReview implements vscode.CodeLensProvider {
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const rel = this.pathOf(doc.uri);
     if (rel === undefined) return [];
-    return lenses(rel, this.placed(doc)).map(
+    const found = lenses(rel, this.placed(doc));
+    if (found.length) this.lensed.add(doc.uri.toString());
+    else this.lensed.delete(doc.uri.toString());
+    return found.map(
       (l) =>
         new vscode.CodeLens(new vscode.Range(l.line, 0, l.line, 0), {
           title: l.title,
@@ -135,6 +140,7 @@ export class HunkReview implements vscode.CodeLensProvider {
   }
 
   private changed(doc: vscode.TextDocument): void {
+    if (this.lensed.has(doc.uri.toString())) this.lensEvents.fire();
     if (this.files.size === 0) return;
     for (const editor of vscode.window.visibleTextEditors) if (editor.document === doc) this.decorate(editor);
   }

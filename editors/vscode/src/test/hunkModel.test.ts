@@ -133,13 +133,13 @@ test("CodeLenses: the file's Keep all / Undo all on line 0, then Keep · Undo ab
   assert.deepEqual(
     got.slice(2).map((l) => [l.line, l.title, l.command, l.args]),
     [
-      [1, "✓ Keep (changed 1 → 1 line)", ReviewCmd.keepHunk, ["src/long.py", "h2"]],
+      [1, "✓ Keep (changed 1 line)", ReviewCmd.keepHunk, ["src/long.py", "h2"]],
       [1, "↶ Undo", ReviewCmd.undoHunk, ["src/long.py", "h2"]],
       [5, "✓ Keep (added 2 lines)", ReviewCmd.keepHunk, ["src/long.py", "h5"]],
       [5, "↶ Undo", ReviewCmd.undoHunk, ["src/long.py", "h5"]],
       [8, "✓ Keep (removed 1 line)", ReviewCmd.keepHunk, ["src/long.py", "h7"]],
       [8, "↶ Undo", ReviewCmd.undoHunk, ["src/long.py", "h7"]],
-      [9, "✓ Keep (changed 1 → 1 line)", ReviewCmd.keepHunk, ["src/long.py", "h9"]],
+      [9, "✓ Keep (changed 1 line)", ReviewCmd.keepHunk, ["src/long.py", "h9"]],
       [9, "↶ Undo", ReviewCmd.undoHunk, ["src/long.py", "h9"]],
     ],
   );
