@@ -225,6 +225,14 @@ def test_hunks_in_the_editor_undo_one_and_keep_one(review: Review) -> None:
     expect(gutter).to_have_count(3)
     wb.shot(IMG / "review-hunks.png")
 
+    # The same marks in the Changes diff (its right side is the file).
+    wb.panel().locator("#changes [data-action=diff]", has_text="calc.py").click()
+    diff = wb.page.locator(".editor-instance .monaco-diff-editor")
+    expect(diff.locator(".editor.modified .cgmr")).to_have_count(3)
+    wb.shot(IMG / "review-diff.png")
+    wb.page.locator(".tab.active .codicon-close").click()
+    to_tab(wb, "calc.py")
+
     lens(wb, "↶ Undo").nth(1).click()  # neg's hunk
     expect(wb.toast("Harness: undid 1 change in calc.py.")).to_be_visible()
     # On disk: neg is as before, add and mul keep the agent's fix.

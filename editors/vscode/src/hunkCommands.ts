@@ -14,7 +14,7 @@ import type { HunkReview } from "./hunkReview";
 import { plural } from "./format";
 import { plainText } from "./plainText";
 import { Cmd, type RevertResult } from "./protocol";
-import { filesWords, reportUndo, snapshot, type UndoDiagnostics } from "./undoReport";
+import { askUndoFile, filesWords, reportUndo, snapshot, type UndoDiagnostics } from "./undoReport";
 
 /** The server's Conflict (-32009): refused, nothing written, the reason in the message. */
 const CONFLICT = -32009;
@@ -155,19 +155,7 @@ export class HunkCommands {
     const conversationId = this.conversation();
     const rel = this.pathArg(p);
     if (conversationId === undefined || !rel) return;
-    if (!force) {
-      const ok = await vscode.window.showWarningMessage(
-        plainText(`Undo the agent's changes to ${rel}?`),
-        {
-          modal: true,
-          detail:
-            "The file goes back to its text before this conversation changed it — kept changes too. " +
-            "A file the agent created is deleted.",
-        },
-        "Undo File",
-      );
-      if (ok !== "Undo File") return;
-    }
+    if (!force && !(await askUndoFile(rel))) return;
     const uris = this.uris([rel]);
     const before = snapshot(uris);
     const args = { conversationId, path: rel, ...(force ? { force } : {}) };

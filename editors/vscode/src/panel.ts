@@ -28,6 +28,7 @@ import {
   type RunFinished,
 } from "./protocol";
 import { SECTION } from "./settings";
+import { askUndoFile } from "./undoReport";
 import { VERIFY_ACTION } from "./verifyChoice";
 import { VerifyControl } from "./verifyControl";
 import type { BudgetItem } from "./statusBar";
@@ -364,6 +365,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   private async revertFile(path: string, force = false): Promise<void> {
     if (this.conv.id === undefined) return;
+    if (!force && !(await askUndoFile(path))) return; // ↶ asks first (issue 36)
     const file = await this.convChanges.revertFile(this.conv.id, this.conv.runs(), path, force);
     if (file.action === "refused" && !force) {
       const pick = await vscode.window.showWarningMessage(

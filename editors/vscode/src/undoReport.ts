@@ -96,3 +96,19 @@ export async function reportUndo(
 export function filesWords(paths: readonly string[]): string {
   return paths.length === 1 ? paths[0] : `${plural(paths.length, "file")} (${fileList(paths, 5)})`;
 }
+
+/** The question before a file goes back (the CodeLens "Undo all…", the panel's ↶): true
+ * when the user said "Undo File". */
+export async function askUndoFile(rel: string): Promise<boolean> {
+  const ok = await vscode.window.showWarningMessage(
+    plainText(`Undo the agent's changes to ${rel}?`),
+    {
+      modal: true,
+      detail:
+        "The file goes back to its text before this conversation changed it — kept changes too. " +
+        "A file the agent created is deleted.",
+    },
+    "Undo File",
+  );
+  return ok === "Undo File";
+}
