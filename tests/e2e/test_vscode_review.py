@@ -277,6 +277,7 @@ def test_undo_a_file_asks_first_and_says_what_it_broke(review: Review) -> None:
     expect(said).to_contain_text("Expected comma")
     assert (review.ws / "data.json").read_text() == DATA
     expect(lens(wb, "Undo all…")).to_have_count(0)  # nothing left to review in it
+    expect(wb.panel().locator("#changes")).not_to_contain_text("data.json")  # the panel follows
     wb.shot(IMG / "review-undo-broke.png")
 
 

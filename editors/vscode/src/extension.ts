@@ -59,6 +59,7 @@ function wire(context: vscode.ExtensionContext): void {
   const texts = new TextsProvider();
   const panel = new ConversationPanel(harness, model, item, context.workspaceState, context.extensionUri, texts);
   const review = new HunkReview(harness, context.workspaceState, context.extensionUri);
+  const reviewCommands = new HunkCommands(harness, review);
   const command = (id: string, name: string, fn: () => Promise<unknown>): vscode.Disposable =>
     vscode.commands.registerCommand(id, guarded(harness, name, fn));
 
@@ -72,7 +73,8 @@ function wire(context: vscode.ExtensionContext): void {
     ...panel.wire(),
     texts.register(),
     ...review.wire(),
-    ...new HunkCommands(harness, review).wire(),
+    ...reviewCommands.wire(),
+    reviewCommands.onDidAct(() => void panel.refreshChanges()),
     new HarnessCodeActions(review).register(),
     registerAttach((ref, goal) => panel.attachContext(ref, goal)),
     // Whether the harness trusts the folders: a workspace's verify and caps wait for it (issue 30).

@@ -11,7 +11,7 @@ import { guarded } from "./errors";
 import { fileFolders } from "./folders";
 import { hunkAt, ReviewCmd } from "./hunkModel";
 import type { HunkReview } from "./hunkReview";
-import { plural } from "./format";
+import { fileList, plural } from "./format";
 import { plainText } from "./plainText";
 import { Cmd, type RevertResult } from "./protocol";
 import { askUndoFile, filesWords, reportUndo, snapshot, type UndoDiagnostics } from "./undoReport";
@@ -50,6 +50,10 @@ function conflict(error: unknown): boolean {
 }
 
 export class HunkCommands {
+  private readonly acted = new vscode.EventEmitter<void>();
+  /** A keep or an undo was done (the panel's Changes list follows). */
+  readonly onDidAct = this.acted.event;
+
   constructor(
     private readonly client: HarnessClient,
     private readonly review: HunkReview,
@@ -59,6 +63,7 @@ export class HunkCommands {
     const command = (id: string, name: string, fn: (...a: unknown[]) => Promise<unknown>): vscode.Disposable =>
       vscode.commands.registerCommand(id, guarded(this.client, name, fn));
     return [
+      this.acted,
       command(ReviewCmd.keepHunk, "Keep Change", (p, id) => this.keepHunk(p, id)),
       command(ReviewCmd.undoHunk, "Undo Change", (p, id) => this.undoHunk(p, id)),
       command(ReviewCmd.keepFile, "Keep File's Changes", (p) => this.keepFile(p)),
@@ -66,6 +71,12 @@ export class HunkCommands {
       command(ReviewCmd.keepAll, "Keep All Changes", () => this.keepAll()),
       command(ReviewCmd.undoAll, "Undo All Changes", () => this.undoAll()),
     ];
+  }
+
+  /** The hunks again, and the news for whoever lists changes. */
+  private async done(): Promise<void> {
+    await this.review.refresh();
+    this.acted.fire();
   }
 
   private conversation(): number | undefined {
@@ -111,7 +122,7 @@ export class HunkCommands {
     const hunk = this.hunkArg(p, id);
     if (conversationId === undefined || !hunk) return;
     await this.client.command(Cmd.keep, { conversationId, path: hunk.path, hunkIds: [hunk.id] });
-    await this.review.refresh();
+    await this.done();
   }
 
   async undoHunk(p: unknown, id: unknown, force = false): Promise<void> {
@@ -138,7 +149,7 @@ export class HunkCommands {
       if (pick === "Undo Anyway") await this.undoHunk(hunk.path, hunk.id, true);
       return;
     }
-    await this.review.refresh();
+    await this.done();
     await reportUndo(`undid 1 change in ${hunk.path}`, uris, before, result);
   }
 
@@ -147,7 +158,7 @@ export class HunkCommands {
     const rel = this.pathArg(p);
     if (conversationId === undefined || !rel) return;
     const { kept } = await this.client.command<{ kept: number }>(Cmd.keep, { conversationId, path: rel });
-    await this.review.refresh();
+    await this.done();
     void vscode.window.showInformationMessage(plainText(`Harness: kept ${plural(kept, "change")} in ${rel}.`));
   }
 
@@ -169,7 +180,7 @@ export class HunkCommands {
       if (pick === "Overwrite" && !force) await this.undoFile(rel, true);
       return;
     }
-    await this.review.refresh();
+    await this.done();
     await reportUndo(`put back ${rel}`, uris, before, result);
   }
 
@@ -177,7 +188,7 @@ export class HunkCommands {
     const conversationId = this.conversation();
     if (conversationId === undefined) return;
     const { kept } = await this.client.command<{ kept: number }>(Cmd.keep, { conversationId });
-    await this.review.refresh();
+    await this.done();
     void vscode.window.showInformationMessage(`Harness: kept ${plural(kept, "change")} of the conversation.`);
   }
 
@@ -186,10 +197,11 @@ export class HunkCommands {
     if (conversationId === undefined) return;
     const paths = this.review.paths();
     const ok = await vscode.window.showWarningMessage(
-      plainText(`Undo every change of this conversation (${filesWords(paths)})?`),
+      `Undo every change of this conversation (${plural(paths.length, "file")})?`,
       {
         modal: true,
         detail:
+          `${plainText(fileList(paths, 20))}\n\n` +
           "Each file goes back to its text before the conversation changed it; a file the agent created is deleted.",
       },
       "Undo All",
@@ -198,7 +210,7 @@ export class HunkCommands {
     const uris = this.uris(paths);
     const before = snapshot(uris);
     const result = flatten(await this.client.command<ConversationRevert>(Cmd.revert, { conversationId }));
-    await this.review.refresh();
+    await this.done();
     const left = result.files.filter((f) => f.action === "refused" || f.action === "failed");
     if (left.length) {
       const why = left.map((f) => `${f.path} (${f.reason ?? f.action})`).join("; ");

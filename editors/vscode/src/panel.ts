@@ -346,6 +346,11 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   // -- changes and history -------------------------------------------------------------
 
+  /** The Changes list again (after a keep or an undo in the editor: hunkCommands.ts). */
+  refreshChanges(): Promise<void> {
+    return this.loadChanges();
+  }
+
   private async loadChanges(): Promise<void> {
     if (this.conv.id === undefined) return;
     try {
