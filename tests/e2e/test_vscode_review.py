@@ -8,11 +8,13 @@ order, each on what the ones before left:
    attached and the goal in the box; the run it starts fixes it and changes calc.py in three
    places and notes.md — and the repository's ``.vscode/settings.json`` ``harness.verify``
    does not run (Trust off, the folder not in the harness's trusted list);
-2. calc.py shows the three hunks in the gutter with "✓ Keep · ↶ Undo" CodeLenses; Undo of the
-   middle one takes that hunk only off the disk, Keep of the first leaves one to review;
-   "Ask Harness…" on a selection attaches it;
+2. calc.py shows the three hunks in the gutter with "✓ Keep · ↶ Undo" CodeLenses, and the
+   same marks in the panel's Changes diff; Undo of the middle one takes that hunk only off
+   the disk, Keep of the first leaves one to review; "Ask Harness…" on a selection attaches
+   exactly its lines;
 3. the file's "Undo all…" asks first (Cancel changes nothing), then puts data.json back and
-   says the error the undo brought back;
+   says the error the undo brought back (VS Code's JSON diagnostics); the panel's Changes
+   list follows;
 4. "Undo All Changes of the Conversation…" asks first, then every file is as before;
 5. Trust This Folder: the next run uses the repository's verify.
 
