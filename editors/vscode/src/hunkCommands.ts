@@ -9,11 +9,11 @@ import * as vscode from "vscode";
 import { message, type HarnessClient } from "./client";
 import { guarded } from "./errors";
 import { fileFolders } from "./folders";
-import { hunkAt, ReviewCmd } from "./hunkModel";
+import { flattenRevert, hunkAt, ReviewCmd, type ConversationRevert } from "./hunkModel";
 import type { HunkReview } from "./hunkReview";
 import { fileList, plural } from "./format";
 import { plainText } from "./plainText";
-import { Cmd, type RevertResult } from "./protocol";
+import { Cmd } from "./protocol";
 import { askUndoFile, filesWords, reportUndo, snapshot, type UndoDiagnostics } from "./undoReport";
 
 /** The server's Conflict (-32009): refused, nothing written, the reason in the message. */
@@ -22,27 +22,6 @@ const CONFLICT = -32009;
 interface FileRevert extends UndoDiagnostics {
   action?: string;
   reason?: string | null;
-}
-
-/** `harness.run.revert` of a conversation: one result per run, newest first (or, from a
- * server that reverts it as one, the files at the top). */
-interface ConversationRevert extends UndoDiagnostics {
-  files?: RevertResult["files"];
-  runs?: (RevertResult & UndoDiagnostics)[];
-}
-
-/** Each file's last word (the runs come newest first, so the last result that did something
- * is the one that put the file back as before the conversation) and the runs' diagnostics. */
-function flatten(r: ConversationRevert): { files: RevertResult["files"]; diagnostics: UndoDiagnostics } {
-  const runs = r.runs ?? [];
-  const byPath = new Map<string, RevertResult["files"][number]>();
-  for (const f of [...(r.files ?? []), ...runs.flatMap((run) => run.files)]) {
-    const seen = byPath.get(f.path);
-    if (!seen || f.action !== "unchanged") byPath.set(f.path, f);
-  }
-  const lists = [r, ...runs].map((x) => x.diagnostics).filter((d) => Array.isArray(d));
-  const diagnostics = lists.length ? { diagnostics: lists.flat() } : { diagnostics: null };
-  return { files: [...byPath.values()], diagnostics };
 }
 
 function conflict(error: unknown): boolean {
@@ -209,7 +188,7 @@ export class HunkCommands {
     if (ok !== "Undo All") return;
     const uris = this.uris(paths);
     const before = snapshot(uris);
-    const result = flatten(await this.client.command<ConversationRevert>(Cmd.revert, { conversationId }));
+    const result = flattenRevert(await this.client.command<ConversationRevert>(Cmd.revert, { conversationId }));
     await this.done();
     const left = result.files.filter((f) => f.action === "refused" || f.action === "failed");
     if (left.length) {

@@ -142,3 +142,37 @@ export function lenses(path: string, placed: readonly PlacedHunk[]): Lens[] {
 export function hunkAt(placed: readonly PlacedHunk[], line: number): PlacedHunk | undefined {
   return placed.find((p) => line >= p.line && line < p.line + Math.max(p.lines, 1));
 }
+
+/** One file of a revert's result (`harness.run.revert`). */
+export interface RevertFile {
+  path: string;
+  action: string;
+  reason?: string | null;
+}
+
+/** The `diagnostics` of an undo's result (docs/server.md, "What an undo broke"). */
+export interface RevertDiagnostics {
+  diagnostics?: { path?: string; line?: number; message?: string }[] | null;
+  diagnosticsReason?: string | null;
+}
+
+/** `harness.run.revert` of a conversation: one result per run, newest first (or, from a
+ * server that reverts it as one, the files at the top). */
+export interface ConversationRevert extends RevertDiagnostics {
+  files?: RevertFile[];
+  runs?: ({ files: RevertFile[] } & RevertDiagnostics)[];
+}
+
+/** Each file's last word (the runs come newest first, so the last result that did something
+ * is the one that put the file back as before the conversation) and the runs' diagnostics. */
+export function flattenRevert(r: ConversationRevert): { files: RevertFile[]; diagnostics: RevertDiagnostics } {
+  const runs = r.runs ?? [];
+  const byPath = new Map<string, RevertFile>();
+  for (const f of [...(r.files ?? []), ...runs.flatMap((run) => run.files)]) {
+    const seen = byPath.get(f.path);
+    if (!seen || f.action !== "unchanged") byPath.set(f.path, f);
+  }
+  const lists = [r, ...runs].map((x) => x.diagnostics).filter((d) => Array.isArray(d));
+  const diagnostics = lists.length ? { diagnostics: lists.flat() } : { diagnostics: null };
+  return { files: [...byPath.values()], diagnostics };
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixGoal, isServerHarnessAction, rangeLabel } from "../actionModel";
-import { hunkAt, lenses, marks, placeHunks, ReviewCmd, splitLines, type Hunk } from "../hunkModel";
+import { flattenRevert, hunkAt, lenses, marks, placeHunks, ReviewCmd, splitLines, type Hunk } from "../hunkModel";
 
 // Before: lines 1..10 "line N"; the agent changed line 2 and line 9 (docs/server.md's example),
 // inserted two lines after line 5 and deleted line 7.
@@ -172,4 +172,37 @@ test("the server's Harness actions are dropped in VS Code, every other server's 
   assert.ok(isServerHarnessAction({ title: "Ask", command: "harness.codeAction" }));
   assert.ok(!isServerHarnessAction({ title: "Organize imports", command: { title: "x", command: "python.sort" } }));
   assert.ok(!isServerHarnessAction({ title: "Fix with Harness" }), "the extension's own title is not the server's");
+});
+
+test("a conversation's revert (one result per run, newest first): each file's last act, the runs' diagnostics", () => {
+  const got = flattenRevert({
+    runs: [
+      {
+        files: [
+          { path: "calc.py", action: "restored" },
+          { path: "notes.md", action: "unchanged" },
+        ],
+        diagnostics: null,
+      },
+      {
+        files: [
+          { path: "calc.py", action: "unchanged" },
+          { path: "notes.md", action: "refused", reason: "changed since" },
+        ],
+        diagnostics: null,
+      },
+    ],
+  });
+  assert.deepEqual(got.files, [
+    { path: "calc.py", action: "restored" },
+    { path: "notes.md", action: "refused", reason: "changed since" },
+  ]);
+  assert.deepEqual(got.diagnostics, { diagnostics: null }, "no back end: the caller asks VS Code");
+  const withServer = flattenRevert({
+    runs: [{ files: [], diagnostics: [{ path: "a.py", line: 3, message: "undefined name" }] }],
+  });
+  assert.deepEqual(withServer.diagnostics, { diagnostics: [{ path: "a.py", line: 3, message: "undefined name" }] });
+  assert.deepEqual(flattenRevert({ files: [{ path: "x", action: "deleted" }] }).files, [
+    { path: "x", action: "deleted" },
+  ]);
 });
