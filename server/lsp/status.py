@@ -1,7 +1,7 @@
 """``harness.status``: everything a client that starts after a run needs to restore its
 status bar — the active runs, the last budget, memory counts against their caps, the store,
-the settings in effect, the watched folders, and what the OpenTelemetry export did (spans
-ended, exported, dropped; null when off)."""
+the settings in effect, the watched folders (and whether the harness trusts each), and what
+the OpenTelemetry export did (spans ended, exported, dropped; null when off)."""
 
 from __future__ import annotations
 
@@ -33,12 +33,30 @@ def status(host: CommandHost, params: StatusParams) -> dict[str, Any]:
         "storePath": str(store.path),
         "settings": _shown_settings(host.settings.model_dump(mode="json", by_alias=True)),
         "workspaceFolders": [
-            {"path": str(root), "watching": host.watching(root)} for root in roots
+            {
+                "path": str(root),
+                "watching": host.watching(root),
+                "trusted": _trusted(root, host.settings.trusted),
+            }
+            for root in roots
         ],
         "telemetry": host.runs.telemetry_status(),
         "languageServers": host.runs.language_servers(),
         "mcp": {str(root): _mcp(root, host.settings.trusted) for root in roots},
     }
+
+
+def _trusted(root: Path, trusted: bool | None) -> bool:
+    """Whether the harness trusts ``root`` (§6.3): the client's verdict when it sent one, else
+    the user's list — what a client reads before it uses a workspace's own settings that run
+    something or raise a cap (issue 30, finding 3). A policy file that does not load: no."""
+    from harness.errors import ConfigError
+    from harness.policy import Policy
+
+    try:
+        return Policy.load(root, client_trusted=trusted).trusted
+    except ConfigError:
+        return False
 
 
 def _mcp(root: Path, trusted: bool | None) -> list[dict[str, Any]] | dict[str, str]:

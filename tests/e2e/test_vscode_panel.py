@@ -225,6 +225,10 @@ def test_a_follow_up_then_the_diff_and_a_revert_from_changes(panel: Panel) -> No
     expect(diff.locator(".editor.modified .view-lines")).to_contain_text(loose('"""Add."""'))
     wb.shot(IMG / "panel-diff.png")
     view.locator("#changes [data-action=revertFile][data-path='calc.py']").click()
+    # ↶ asks first (issue 36).
+    wb.dialog("Undo the agent's changes to calc.py?").get_by_role(
+        "button", name="Undo File"
+    ).click()
     expect(wb.toast("Harness: put back calc.py.")).to_be_visible()
     assert (panel.ws / "calc.py").read_text() == ORIGINAL
     expect(view.locator("#changes")).not_to_contain_text("calc.py")

@@ -162,6 +162,39 @@ async def test_harness_trust_records_the_folder_and_its_rules_apply(
 
 
 @pytest.mark.parametrize(
+    ("listed", "verdict", "trusted"),
+    [
+        pytest.param(False, None, False, id="not-listed"),
+        pytest.param(True, None, True, id="listed"),
+        pytest.param(True, False, False, id="client-distrusts-a-listed-folder"),
+        pytest.param(False, True, True, id="client-trusts"),
+    ],
+)
+async def test_status_says_whether_the_harness_trusts_each_folder(
+    bare: HarnessClient,
+    ws: Path,
+    fake: FakeLLM,
+    store: Path,
+    listed: bool,
+    verdict: bool | None,
+    trusted: bool,
+) -> None:
+    """Issue 30 finding 3: VS Code with Workspace Trust off reads a workspace's harness.verify
+    only where the harness itself trusts the folder; ``harness.status`` is how it knows."""
+    if listed:
+        USER_CONFIG.parent.mkdir(parents=True)
+        USER_CONFIG.write_text(f'trusted = ["{ws.resolve()}"]\n')
+    more = {} if verdict is None else {"trusted": verdict}
+    await start(bare, ws, fake, store, **more)
+    status = await bare.command("harness.status", {})
+    assert [f["trusted"] for f in status["workspaceFolders"]] == [trusted]
+    if not listed and verdict is None:
+        await bare.command("harness.trust", {"trusted": True})
+        status = await bare.command("harness.status", {})
+        assert [f["trusted"] for f in status["workspaceFolders"]] == [True]
+
+
+@pytest.mark.parametrize(
     ("listed", "verdict", "asked"),
     [
         pytest.param(True, False, True, id="client-distrusts-a-listed-folder"),

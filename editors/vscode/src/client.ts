@@ -16,6 +16,7 @@ import {
   type ServerOptions,
   type StaticFeature,
 } from "vscode-languageclient/node";
+import { serverCodeActionFilter } from "./codeActions";
 import { findServer, type Discovery } from "./discovery";
 import { handleMessages, plainProgress } from "./messages";
 import { announceMissing } from "./missingServer";
@@ -33,8 +34,8 @@ import {
   type RunEvent,
   type RunFinished,
 } from "./protocol";
-import { readerFor, SECTION, serverSettings, type ReadSetting } from "./settings";
-import { serverCommandGuard } from "./trust";
+import { readerFor, SECTION, serverSettings, settingsTrusted, type ReadSetting } from "./settings";
+import { harnessTrusts, serverCommandGuard } from "./trust";
 
 export class ServerNotRunning extends Error {}
 
@@ -59,9 +60,10 @@ const inlineApprovals: StaticFeature = {
 };
 
 /** The `harness.*` settings as they may be used: the user's own for what runs and where
- * data and keys go, a workspace's cost caps only in a trusted workspace (SPEC §10). */
+ * data and keys go, a workspace's cost caps and verify only in a workspace the harness
+ * trusts (SPEC §10; with Workspace Trust off, the harness's own list: issue 30). */
 export function settingReader(): ReadSetting {
-  return readerFor(vscode.workspace.getConfiguration(SECTION), trustVerdict());
+  return readerFor(vscode.workspace.getConfiguration(SECTION), settingsTrusted(trustVerdict(), harnessTrusts()));
 }
 
 export function currentSettings(): ReturnType<typeof serverSettings> {
@@ -202,6 +204,7 @@ export class HarnessClient implements vscode.Disposable {
       middleware: {
         handleWorkDoneProgress: plainProgress,
         executeCommand: serverCommandGuard,
+        provideCodeActions: serverCodeActionFilter,
         workspace: {
           // A server that pulls its section gets what the push sends, `trusted` included.
           configuration: (params, token, next) => {

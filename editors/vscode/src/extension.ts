@@ -20,7 +20,11 @@ import { TextsProvider } from "./changes";
 import { ConversationPanel } from "./panel";
 import { StatusModel } from "./statusModel";
 import { TraceView } from "./traceView";
-import { trustFolder } from "./trust";
+import { refreshHarnessTrust, trustFolder } from "./trust";
+import { registerAttach } from "./attach";
+import { HarnessCodeActions } from "./codeActions";
+import { HunkCommands } from "./hunkCommands";
+import { HunkReview } from "./hunkReview";
 
 let client: HarnessClient | undefined;
 
@@ -54,6 +58,8 @@ function wire(context: vscode.ExtensionContext): void {
   const memory = new Memory(harness, () => void runs.refreshStatus());
   const texts = new TextsProvider();
   const panel = new ConversationPanel(harness, model, item, context.workspaceState, context.extensionUri, texts);
+  const review = new HunkReview(harness, context.workspaceState, context.extensionUri);
+  const reviewCommands = new HunkCommands(harness, review);
   const command = (id: string, name: string, fn: () => Promise<unknown>): vscode.Disposable =>
     vscode.commands.registerCommand(id, guarded(harness, name, fn));
 
@@ -66,6 +72,13 @@ function wire(context: vscode.ExtensionContext): void {
     ...trace.wire(),
     ...panel.wire(),
     texts.register(),
+    ...review.wire(),
+    ...reviewCommands.wire(),
+    reviewCommands.onDidAct(() => void panel.refreshChanges()),
+    new HarnessCodeActions(review).register(),
+    registerAttach((ref, goal) => panel.attachContext(ref, goal)),
+    // Whether the harness trusts the folders: a workspace's verify and caps wait for it (issue 30).
+    harness.onReady(() => void refreshHarnessTrust(harness).catch((e: unknown) => harness.log(`trust: ${String(e)}`))),
     command("harness.setApiKey", "Set API Key", () => setApiKey(context.secrets, harness)),
     command("harness.newConversation", "New Conversation", () => panel.newConversation()),
     command(SHOW_APPROVAL, "Show Approval", () => panel.showApproval()),
@@ -85,7 +98,10 @@ function wire(context: vscode.ExtensionContext): void {
     }),
     // Trust changes which server may start (the workspace's .venv) and the `trusted` setting.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void harness.refresh()),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refreshStatus()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      void runs.refreshStatus();
+      void refreshHarnessTrust(harness).catch((e: unknown) => harness.log(`trust: ${String(e)}`));
+    }),
   );
   void harness.start();
 }

@@ -29,6 +29,7 @@ import {
   type RunFinished,
 } from "./protocol";
 import { SECTION } from "./settings";
+import { askUndoFile } from "./undoReport";
 import { VERIFY_ACTION } from "./verifyChoice";
 import { VerifyControl } from "./verifyControl";
 import type { BudgetItem } from "./statusBar";
@@ -42,7 +43,7 @@ interface Pending {
   answer: (d: Decision) => void;
 }
 
-interface ContextRef {
+export interface ContextRef {
   uri: string;
   range?: { start: { line: number; character: number }; end: { line: number; character: number } };
   label: string;
@@ -57,6 +58,11 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private changes: FileChange[] = [];
   private history: ConversationRow[] = [];
   private attached: ContextRef[] = [];
+  /** A goal `attachContext` put in the box, until a prompt is sent (a webview that was not
+   * loaded yet gets it on "ready"). */
+  private goalDraft: string | undefined;
+  /** The caret goes to the prompt box once the webview is ready (`attachContext`). */
+  private focusPrompt = false;
   private renderTimer: NodeJS.Timeout | undefined;
   private readonly verify = new VerifyControl();
   private readonly convChanges: ConversationChanges;
@@ -227,6 +233,9 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     switch (m.action) {
       case "ready":
         this.renderAll();
+        if (this.goalDraft) this.post({ draft: this.goalDraft });
+        if (this.focusPrompt) this.post({ focusPrompt: true });
+        this.focusPrompt = false;
         if (this.conv.items.length === 0 && this.client.running) await this.restore();
         return;
       case "send":
@@ -268,6 +277,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   private async send(text: string): Promise<void> {
     const folder = this.folder();
     if (!text.trim() || !folder) return;
+    this.goalDraft = undefined;
     const args = {
       goal: text,
       workspaceFolder: folderArg(folder),
@@ -291,6 +301,18 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     this.model.runStarted(started.runId);
     this.item.render();
     this.renderAll();
+  }
+
+  /** `harness.attachAndFocus` (attach.ts: a code action's "Fix with Harness", "Ask Harness…"):
+   * `ref` as a chip, `goal` in the prompt box unless the user typed there, the box focused. */
+  async attachContext(ref: ContextRef, goal?: string): Promise<void> {
+    if (!this.attached.some((a) => a.uri === ref.uri && a.label === ref.label)) this.attached.push(ref);
+    if (goal) this.goalDraft = goal;
+    this.focusPrompt = this.view === undefined;
+    await this.reveal(false);
+    this.renderAll();
+    if (goal) this.post({ draft: goal });
+    this.post({ focusPrompt: true });
   }
 
   private attach(): void {
@@ -325,6 +347,11 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   // -- changes and history -------------------------------------------------------------
 
+  /** The Changes list again (after a keep or an undo in the editor: hunkCommands.ts). */
+  refreshChanges(): Promise<void> {
+    return this.loadChanges();
+  }
+
   private async loadChanges(): Promise<void> {
     if (this.conv.id === undefined) return;
     try {
@@ -344,6 +371,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   private async revertFile(path: string, force = false): Promise<void> {
     if (this.conv.id === undefined) return;
+    if (!force && !(await askUndoFile(path))) return; // ↶ asks first (issue 36)
     const file = await this.convChanges.revertFile(this.conv.id, this.conv.runs(), path, force);
     if (file.action === "refused" && !force) {
       const pick = await vscode.window.showWarningMessage(

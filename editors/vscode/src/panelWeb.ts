@@ -27,6 +27,8 @@ interface Render {
   focusKey?: string;
   /** A prompt that could not be sent, put back in the box. */
   draft?: string;
+  /** Put the caret in the prompt box (a code action attached something). */
+  focusPrompt?: boolean;
 }
 
 const vscode = acquireVsCodeApi();
@@ -68,6 +70,7 @@ window.addEventListener("message", (event: MessageEvent<Render>) => {
     box.value = m.draft;
     vscode.setState({ draft: m.draft });
   }
+  if (m.focusPrompt) box.focus();
   if (m.focusKey) {
     const row = conv.querySelector(`details[data-key="${CSS.escape(m.focusKey)}"]`);
     row?.scrollIntoView({ block: "center" });

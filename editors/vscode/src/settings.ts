@@ -86,6 +86,16 @@ export function permittedValue(
   return resolved;
 }
 
+/**
+ * Whether a workspace's own TRUSTED_ONLY settings may be used: Workspace Trust's verdict
+ * when it is on (the server then takes the same verdict), else whether the harness's own
+ * list trusts the folder (`harness.status`) — with Trust off VS Code calls every folder
+ * trusted, which says nothing of a cloned repository (issue 30, finding 3).
+ */
+export function settingsTrusted(verdict: boolean | undefined, harnessList: boolean): boolean {
+  return verdict ?? harnessList;
+}
+
 /** What `readerFor` needs of a `WorkspaceConfiguration`. */
 export interface Configuration {
   inspect(key: string): Layers | undefined;

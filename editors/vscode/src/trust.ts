@@ -16,7 +16,37 @@ export interface CommandRunner {
   command<T>(name: string, args?: object): Promise<T>;
 }
 
-export async function trustFolder(client: CommandRunner): Promise<void> {
+/** Whether the harness trusts every folder of the window (`harness.status`'s
+ * `workspaceFolders[].trusted`: its own list, or the verdict VS Code sent); false until the
+ * server has said so. With Workspace Trust turned off this decides whether a workspace's
+ * `.vscode/settings.json` may set what runs (`harness.verify`) or raise a cap (issue 30). */
+let harnessTrusted = false;
+
+export function harnessTrusts(): boolean {
+  return harnessTrusted;
+}
+
+/** What reading the harness's trust needs of the client. */
+export interface TrustClient extends CommandRunner {
+  pushSettings(): Promise<void>;
+}
+
+interface FolderStatus {
+  trusted?: boolean;
+}
+
+/** Ask the server again (after it started, after Trust This Folder); new settings are pushed
+ * when the answer changed. A server that does not say trusts nothing. */
+export async function refreshHarnessTrust(client: TrustClient): Promise<void> {
+  const status = await client.command<{ workspaceFolders?: FolderStatus[] }>(Cmd.status);
+  const folders = Array.isArray(status.workspaceFolders) ? status.workspaceFolders : [];
+  const now = folders.length > 0 && folders.every((f) => f.trusted === true);
+  if (now === harnessTrusted) return;
+  harnessTrusted = now;
+  await client.pushSettings();
+}
+
+export async function trustFolder(client: TrustClient): Promise<void> {
   const folder = await pickFolder("Trust which folder?");
   if (!folder) return;
   if (!vscode.workspace.isTrusted) {
@@ -39,6 +69,7 @@ export async function trustFolder(client: CommandRunner): Promise<void> {
   );
   if (ok !== "Trust") return;
   await client.command(Cmd.trust, { workspaceFolder: folderArg(folder), trusted: true });
+  await refreshHarnessTrust(client);
   void vscode.window.showInformationMessage(
     `Harness: ${plainText(folder.name)} is in your trusted folders (for the harness command line and other editors too).`,
   );

@@ -30,6 +30,14 @@ const SPEC_COMMANDS: Record<string, string> = {
   "harness.trustFolder": "Harness: Trust This Folder",
   "harness.setApiKey": "Harness: Set API Key",
   "harness.newConversation": "Harness: New Conversation",
+  // Review in the editor (issue 36): hunkCommands.ts, attach.ts.
+  "harness.review.keepHunk": "Harness: Keep Change Under Cursor",
+  "harness.review.undoHunk": "Harness: Undo Change Under Cursor",
+  "harness.review.keepFile": "Harness: Keep This File's Changes",
+  "harness.review.undoFile": "Harness: Undo This File's Changes…",
+  "harness.review.keepAll": "Harness: Keep All Changes of the Conversation",
+  "harness.review.undoAll": "Harness: Undo All Changes of the Conversation…",
+  "harness.attachAndFocus": "Harness: Attach to the Conversation",
 };
 
 test("the panel: a webview view harness.conversation in its own activity-bar container Harness", () => {

@@ -5,6 +5,7 @@ import {
   DEFAULTS,
   permittedValue,
   readerFor,
+  settingsTrusted,
   serverSettings,
   USER_ONLY,
   type Configuration,
@@ -156,4 +157,17 @@ test("issue 30 finding 3: with Workspace Trust off a cloned repository's verify 
   assert.equal(trusted("tokenBudget"), 99_000_000);
   const mine = configuration({ verify: { globalValue: ["make", "test"] } });
   assert.deepEqual(readerFor(mine, undefined)("verify"), ["make", "test"]); // the user's own
+});
+
+test("issue 30 finding 3: with Workspace Trust off the harness's own list decides, never isTrusted", () => {
+  const cloned = configuration({ verify: { workspaceValue: ["sh", "-c", "touch pwned"] } });
+  // Trust off (verdict undefined): a folder the harness does not trust keeps its verify out …
+  assert.equal(settingsTrusted(undefined, false), false);
+  assert.equal(readerFor(cloned, settingsTrusted(undefined, false))("verify"), undefined);
+  // … one the user trusted (Harness: Trust This Folder, `harness trust`) has it.
+  assert.equal(settingsTrusted(undefined, true), true);
+  assert.deepEqual(readerFor(cloned, settingsTrusted(undefined, true))("verify"), ["sh", "-c", "touch pwned"]);
+  // Trust on: VS Code's verdict, which the server also takes as the harness's.
+  assert.equal(settingsTrusted(false, true), false);
+  assert.equal(settingsTrusted(true, false), true);
 });
