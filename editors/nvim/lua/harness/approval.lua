@@ -108,19 +108,20 @@ local function lines_for(item, width)
   return lines
 end
 
---- The float's right edge: the screen's, or the left of the conversation window when it
---- is shown (the conversation shows the approval too, and stays readable).
---- @return integer
-function M.right_edge()
+--- Where the float goes: inside the conversation window when it is shown in this tab (at
+--- its bottom, above the prompt line: the code window stays visible), else the top-right
+--- corner of the screen.
+--- @return table position, integer width
+local function place()
   local ok, convbuf = pcall(require, 'harness.convbuf')
   local win = ok and convbuf.window()
   if win then
-    local col = vim.api.nvim_win_get_position(win)[2]
-    if col >= 40 then
-      return col - 1
-    end
+    local width = math.max(20, vim.api.nvim_win_get_width(win) - 2)
+    local bottom = math.max(1, vim.api.nvim_win_get_height(win) - 1)
+    return { relative = 'win', win = win, anchor = 'SW', row = bottom, col = 0 }, width
   end
-  return vim.o.columns
+  local width = math.min(72, math.max(30, vim.o.columns - 6))
+  return { relative = 'editor', anchor = 'NE', row = 1, col = vim.o.columns }, width
 end
 
 local render -- forward
@@ -137,8 +138,7 @@ local function set_keys(buf, item)
 end
 
 local function open(item)
-  local right = M.right_edge()
-  local width = math.min(72, math.max(30, right - 6))
+  local pos, width = place()
   local lines = lines_for(item, width)
   if not (ui.buf and vim.api.nvim_buf_is_valid(ui.buf)) then
     ui.buf = vim.api.nvim_create_buf(false, true)
@@ -157,13 +157,10 @@ local function open(item)
   vim.bo[ui.buf].modifiable = false
   set_keys(ui.buf, item)
   local more = #queue > 1 and (' (1 of %d)'):format(#queue) or ''
-  local win_config = {
-    relative = 'editor',
-    anchor = 'NE',
-    row = 1,
-    col = right,
+  local max_height = pos.relative == 'win' and math.max(3, pos.row - 2) or (vim.o.lines - 4)
+  local win_config = vim.tbl_extend('force', pos, {
     width = width,
-    height = #lines,
+    height = math.min(#lines, max_height),
     style = 'minimal',
     border = config.options.border,
     title = ' harness: approval needed' .. more .. ' ',
@@ -171,7 +168,7 @@ local function open(item)
     footer_pos = 'right',
     focusable = ui.focused,
     zindex = 200,
-  }
+  })
   if not config.options.border or config.options.border == 'none' then
     win_config.title, win_config.footer, win_config.footer_pos = nil, nil, nil
     win_config.border = 'none'
@@ -274,6 +271,39 @@ function M.answer_key(item, key)
       M.answer(item, k.action)
       return
     end
+  end
+end
+
+local WORDS = { allow = 'Allow', run = 'Allow for this run', deny = 'Deny' }
+
+--- Answer `item` with `word`: allow, run (allow for this run) or deny.
+--- @param item harness.Approval
+--- @param word string
+--- @return boolean answered
+function M.answer_word(item, word)
+  local title = WORDS[word]
+  for _, action in ipairs(item.actions) do
+    if action.title == title then
+      M.answer(item, action)
+      return true
+    end
+  end
+  notify.warn(('%s is not an answer to this approval'):format(tostring(word)))
+  return false
+end
+
+--- `:HarnessApprove allow|run|deny`: answer the oldest approval waiting (nothing: focus it).
+--- @param word string?
+function M.command(word)
+  word = vim.trim(word or '')
+  if word == '' then
+    M.focus()
+  elseif not WORDS[word] then
+    notify.error(':HarnessApprove takes allow, run, deny or nothing')
+  elseif not queue[1] then
+    notify.info('no approval is waiting')
+  else
+    M.answer_word(queue[1], word)
   end
 end
 
