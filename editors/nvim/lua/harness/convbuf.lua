@@ -21,6 +21,8 @@ local RESULT = M.RESULT
 local buf ---@type integer?
 local approval_rows = {} ---@type table<integer, table> row → pending approval item
 local entry_rows = {} ---@type table<integer, harness.Entry> row → the entry drawn there
+local folds = {} ---@type { [1]: integer, [2]: integer, [3]: harness.Entry }[] result heads
+local opened = {} ---@type table<harness.Entry, boolean> results whose fold the user opened
 local drawn = 0 -- the lines above the prompt line, as last rendered
 local pending_render = false
 
@@ -83,7 +85,9 @@ local function tool_lines(lines, e)
   lines[#lines + 1] = line
   entry_rows[#lines] = e
   if e.detail and e.detail ~= '' then
+    local first = #lines + 1
     push_text(lines, RESULT, e.detail, e)
+    folds[#folds + 1] = { first, #lines, e }
   end
 end
 
@@ -139,7 +143,7 @@ end
 --- @return string[]
 function M.lines()
   local c = conversation.current()
-  entry_rows = {}
+  entry_rows, folds = {}, {}
   local lines = { header(c) }
   for _, e in ipairs(c.entries) do
     local fn = draw[e.kind]
@@ -182,18 +186,47 @@ function M.guard()
   end
 end
 
+--- The folds of `win` (manual: an expression would be evaluated on every line at every
+--- delta): each result's head folded under its row, closed unless the user opened it.
+local function remember_open(win)
+  vim.api.nvim_win_call(win, function()
+    for _, f in ipairs(folds) do -- what the user opened stays open
+      if vim.fn.foldlevel(f[1]) > 0 and vim.fn.foldclosed(f[1]) == -1 then
+        opened[f[3]] = true
+      elseif vim.fn.foldlevel(f[1]) > 0 then
+        opened[f[3]] = nil
+      end
+    end
+  end)
+end
+
+local function refold(win)
+  vim.api.nvim_win_call(win, function()
+    vim.wo.foldmethod = 'manual'
+    vim.cmd('silent! normal! zE')
+    for _, f in ipairs(folds) do
+      vim.cmd(('silent! %d,%dfold'):format(f[1], f[2]))
+      if opened[f[3]] then
+        vim.cmd(('silent! %dfoldopen'):format(f[1]))
+      end
+    end
+  end)
+end
+
 --- Draw the conversation again; the prompt line (what you are typing) is left as it is.
 function M.render()
   pending_render = false
   if not valid() then
     return
   end
-  local lines = M.lines()
   local count = vim.api.nvim_buf_line_count(buf)
   local at_end = {}
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+  local wins = vim.fn.win_findbuf(buf)
+  for _, win in ipairs(wins) do
     at_end[win] = vim.api.nvim_win_get_cursor(win)[1] >= count - 1
+    remember_open(win)
   end
+  local lines = M.lines()
   local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
   vim.bo[buf].modifiable = true
   if last:sub(1, #PROMPT) == PROMPT then -- the prompt line as it is (the cursor stays put)
@@ -204,6 +237,9 @@ function M.render()
   end
   drawn = vim.api.nvim_buf_line_count(buf) - 1
   local total = drawn + 1
+  for _, win in ipairs(wins) do
+    refold(win)
+  end
   for win, follow in pairs(at_end) do
     if follow then
       local col = vim.api.nvim_win_get_cursor(win)[2]

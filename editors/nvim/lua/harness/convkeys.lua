@@ -26,33 +26,51 @@ local function pending()
   end
 end
 
-local function to_prompt(append)
+--- Type on the prompt line, after its "> ": `i` at the cursor, `a` after it, `A` at the end.
+local function to_prompt(how)
   local last = vim.api.nvim_buf_line_count(0)
   local line = vim.api.nvim_buf_get_lines(0, last - 1, last, false)[1] or ''
-  vim.api.nvim_win_set_cursor(0, { last, append and #line or math.min(#line, 2) })
+  local r, col = unpack(vim.api.nvim_win_get_cursor(0))
+  col = r == last and col or #line
+  if how == 'a' and r == last and #line > 0 then
+    col = col + 1
+  end
+  local PROMPT = convbuf().PROMPT
+  col = math.max(col, #PROMPT)
+  vim.api.nvim_win_set_cursor(0, { last, math.min(col, #line) })
   convbuf().guard()
-  vim.cmd(append and 'startinsert!' or 'startinsert')
+  if how == 'A' or col >= #line then
+    vim.cmd('startinsert!')
+  else
+    vim.cmd('startinsert')
+  end
 end
 
---- `key` on an approval's line answers it; on the prompt line it is Vim's own key;
---- elsewhere `fallback` (or Vim's key). Expr mappings run under textlock: the answer is
---- made once the mapping has returned.
-local function on_row(key, fallback, answers)
+--- `key` (`i` `a` `A`) on an approval's line answers it; elsewhere (the prompt line too)
+--- it goes to typing on the prompt line, at once (the keys typed next are the text).
+local function type_or_answer(key, answers)
   return function()
-    local r = row()
-    local item = answers ~= false and convbuf().approval_at(r)
+    local item = answers and convbuf().approval_at(row())
     if item then
-      vim.schedule(function()
-        require('harness.approval').answer_key(item, key)
-      end)
-      return ''
+      require('harness.approval').answer_key(item, key)
+      return
     end
-    if fallback and not convbuf().is_prompt(r) then
-      vim.schedule(fallback)
-      return ''
-    end
-    return key
+    to_prompt(key)
   end
+end
+
+--- `d` on an approval's line denies it; elsewhere it is Vim's `d` (the transcript is
+--- read-only: it changes nothing there). An expr mapping: the answer (which closes the
+--- approval's float) is made once the mapping has returned (textlock).
+local function deny_or_d()
+  local item = convbuf().approval_at(row())
+  if item then
+    vim.schedule(function()
+      require('harness.approval').answer_key(item, 'd')
+    end)
+    return ''
+  end
+  return 'd'
 end
 
 local function answer(word)
@@ -160,34 +178,10 @@ function M.set(b)
     vim.cmd('stopinsert')
     vim.schedule(convbuf().send)
   end, 'harness: send the prompt line')
-  map(
-    'n',
-    'i',
-    on_row('i', function()
-      to_prompt(false)
-    end, false),
-    'harness: type on the prompt line',
-    true
-  )
-  map(
-    'n',
-    'a',
-    on_row('a', function()
-      to_prompt(true)
-    end),
-    'harness: allow (on the approval), or type',
-    true
-  )
-  map(
-    'n',
-    'A',
-    on_row('A', function()
-      to_prompt(true)
-    end),
-    'harness: allow for the run (on the approval), or type',
-    true
-  )
-  map('n', 'd', on_row('d'), 'harness: deny (on the approval)', true)
+  map('n', 'i', type_or_answer('i', false), 'harness: type on the prompt line')
+  map('n', 'a', type_or_answer('a', true), 'harness: allow (on the approval), or type')
+  map('n', 'A', type_or_answer('A', true), 'harness: allow for the run (on the approval), or type')
+  map('n', 'd', deny_or_d, 'harness: deny (on the approval)', true)
   map('n', 'R', restore_row, 'harness: restore the files to before this turn')
   map('n', 'g?', M.help, 'harness: the keys of this buffer')
   map('n', 'q', '<Cmd>close<CR>', 'harness: close the conversation')

@@ -69,8 +69,7 @@ function M.style(win, buf)
   wo.wrap, wo.linebreak, wo.number, wo.relativenumber = true, true, false, false
   wo.breakindent, wo.breakindentopt = true, 'shift:2'
   wo.signcolumn = 'no'
-  wo.foldmethod = 'expr'
-  wo.foldexpr = "getline(v:lnum)=~'^    │'?1:0"
+  wo.foldmethod = 'manual' -- harness.convbuf makes the folds
   wo.foldlevel, wo.foldminlines = 0, 0
   wo.foldenable = true
   wo.foldtext = ''
@@ -126,6 +125,7 @@ function M.open(buf, win, focus)
   local tab = vim.api.nvim_get_current_tabpage()
   win = open_win(buf)
   M.style(win, buf)
+  require('harness.convbuf').render()
   vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
   if not focus and vim.api.nvim_get_current_tabpage() == tab then
     vim.api.nvim_set_current_win(current)
