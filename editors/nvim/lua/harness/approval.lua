@@ -82,19 +82,23 @@ local function close()
   end
 end
 
+local function wrap(lines, paragraph, width)
+  local line = ''
+  for word in paragraph:gmatch('%S+') do
+    if line ~= '' and vim.fn.strdisplaywidth(line .. ' ' .. word) > width then
+      lines[#lines + 1] = line
+      line = word
+    else
+      line = line == '' and word or (line .. ' ' .. word)
+    end
+  end
+  lines[#lines + 1] = line
+end
+
 local function lines_for(item, width)
   local lines = {}
   for _, paragraph in ipairs(text.lines(item.message)) do
-    local line = ''
-    for word in paragraph:gmatch('%S+') do
-      if line ~= '' and vim.fn.strdisplaywidth(line .. ' ' .. word) > width then
-        lines[#lines + 1] = line
-        line = word
-      else
-        line = line == '' and word or (line .. ' ' .. word)
-      end
-    end
-    lines[#lines + 1] = line
+    wrap(lines, paragraph, width)
   end
   lines[#lines + 1] = ''
   local choices = {}
@@ -104,8 +108,18 @@ local function lines_for(item, width)
   if ui.focused then
     choices[#choices + 1] = '[q] later'
   end
-  lines[#lines + 1] = table.concat(choices, '   ')
-  return lines
+  local answers = { '' } -- the answers' lines: an answer is never cut in two
+  for _, choice in ipairs(choices) do
+    local last = answers[#answers]
+    if last == '' then
+      answers[#answers] = choice
+    elseif vim.fn.strdisplaywidth(last .. '   ' .. choice) > width then
+      answers[#answers + 1] = choice
+    else
+      answers[#answers] = last .. '   ' .. choice
+    end
+  end
+  return lines, answers
 end
 
 --- Where the float goes: inside the conversation window when it is shown in this tab (at
@@ -139,7 +153,13 @@ end
 
 local function open(item)
   local pos, width = place()
-  local lines = lines_for(item, width)
+  local lines, answers = lines_for(item, width)
+  local max_height = pos.relative == 'win' and math.max(3, pos.row - 2) or (vim.o.lines - 4)
+  if #lines + #answers > max_height then -- the answers stay in view; the rest in :Harness
+    lines = vim.list_slice(lines, 1, math.max(0, max_height - #answers - 1))
+    lines[#lines + 1] = '… (the whole question: :Harness)'
+  end
+  vim.list_extend(lines, answers)
   if not (ui.buf and vim.api.nvim_buf_is_valid(ui.buf)) then
     ui.buf = vim.api.nvim_create_buf(false, true)
     vim.bo[ui.buf].bufhidden = 'hide'
@@ -157,7 +177,6 @@ local function open(item)
   vim.bo[ui.buf].modifiable = false
   set_keys(ui.buf, item)
   local more = #queue > 1 and (' (1 of %d)'):format(#queue) or ''
-  local max_height = pos.relative == 'win' and math.max(3, pos.row - 2) or (vim.o.lines - 4)
   local win_config = vim.tbl_extend('force', pos, {
     width = width,
     height = math.min(#lines, max_height),

@@ -163,7 +163,9 @@ end
 --- The hint under an approval in the buffer.
 function M.approval_hint()
   local keys = config.options.approve_keys or {}
-  local anywhere = keys.allow and (' · anywhere %s'):format(keys.allow) or ''
+  local leader = vim.g.mapleader or '\\'
+  local anywhere = keys.allow and (' · anywhere %s'):format(keys.allow:gsub('<[Ll]eader>', leader))
+    or ''
   return 'a allow · A allow for the run · d deny' .. anywhere .. ' · g? keys'
 end
 

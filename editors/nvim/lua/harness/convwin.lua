@@ -73,6 +73,7 @@ function M.style(win, buf)
   wo.foldlevel, wo.foldminlines = 0, 0
   wo.foldenable = true
   wo.foldtext = ''
+  wo.fillchars = 'fold: ,eob: '
   wo.conceallevel = markdown(buf) and 2 or 0
   wo.concealcursor = ''
 end
