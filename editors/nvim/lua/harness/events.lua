@@ -68,7 +68,13 @@ end
 --- @return string
 function M.announcement(result)
   local shown = require('harness.convbuf').window() ~= nil
-  return notify.one_line(shown and M.end_line(result) or M.summary(result))
+  local whole = shown and M.end_line(result) or M.summary(result)
+  local line = notify.one_line(whole)
+  if line ~= whole then -- cut: say where the whole of it is
+    local tail = ' (:Harness)'
+    line = notify.one_line(whole, math.max(20, notify.room() - #tail)) .. tail
+  end
+  return line
 end
 
 function M.budget(_, params, ctx)
