@@ -193,3 +193,24 @@ def test_the_answer_once_rows_keys_and_approvals(tmp_path: Path, fake_llm: MakeF
         nvim.wait("_G.picked ~= nil")
         picked = nvim.lua("return _G.picked")
         assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d · finished · 4 turns · ", picked[0]), picked
+
+
+def test_a_writes_approval_shows_its_diff_in_the_buffer(
+    tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    ws = make_workspace(tmp_path)
+    (ws / ".harness").mkdir()
+    rule = '[[rules]]\nact = "write"\neffect = "ask"\nglob = "calc.py"\n'
+    (ws / ".harness" / "policy.toml").write_text(rule)
+    edit = call("edit_file", path="calc.py", old="return a - b", new="return a + b")
+    fake = fake_llm([{"tool_calls": [edit]}, {"content": "Fixed."}])
+    with session(tmp_path, ws, {"settings": settings(fake, tmp_path / "store.db")}) as nvim:
+        nvim.wait_attached(nvim.edit(ws / "calc.py"))
+        nvim.cmd("Harness")
+        nvim.type("ifix add<Esc><CR>")
+        nvim.wait("#require('harness.approval').pending() == 1", what="the write's approval")
+        wait_drawn(nvim, "-    return a - b")
+        wait_drawn(nvim, "+    return a + b")
+        nvim.cmd("HarnessApprove allow")
+        nvim.wait_message("run 1 finished")
+        assert (ws / "calc.py").read_text().endswith("return a + b\n")
