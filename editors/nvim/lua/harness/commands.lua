@@ -31,11 +31,15 @@ function M.start_run(goal, opts)
     args.mode = opts.mode
     args.prompt = opts.prompt
     args.arguments = opts.arguments
+    local conversation = require('harness.conversation')
+    local drawn = conversation.pending(opts.conversationId, goal, opts.context)
     rpc.request(client, 'harness.run', args, function(result)
       state.run_started(client.id, result.runId, goal)
-      require('harness.conversation').started(client.id, result, goal, opts.context)
+      conversation.started(client.id, result, goal, opts.context)
       local what = opts.mode == 'plan' and 'plan' or 'run'
       notify.info(notify.one_line(('%s %d started: %s'):format(what, result.runId, goal)))
+    end, function()
+      conversation.drop_pending(drawn)
     end)
   end
   if opts.client and not opts.client:is_stopped() then

@@ -74,6 +74,12 @@ local function user_turn(run_id, goal, context)
     return
   end
   r.users = true
+  for _, e in ipairs(conv.entries) do -- drawn at once on <CR>: now it has its run
+    if e.kind == 'user' and e.pending and e.text == goal then
+      e.pending, e.run = nil, run_id
+      return
+    end
+  end
   local attached = {}
   for _, item in ipairs(context or {}) do
     attached[#attached + 1] = range_text(item)
@@ -215,7 +221,9 @@ end
 --- @param context table[]?
 function M.started(client_id, result, goal, context)
   local id = tonumber(result.conversationId) or result.runId
-  if conv.id ~= id then
+  if conv.id == nil then -- a new conversation: what is drawn already (the turn) stays
+    conv.id, conv.client_id = id, client_id
+  elseif conv.id ~= id then
     reset(id, client_id)
   end
   conv.last_goal = goal
@@ -225,6 +233,37 @@ function M.started(client_id, result, goal, context)
   end
   parked[id] = nil
   changed()
+end
+
+--- The user's turn drawn at once, before the server has started its run (a follow-up of
+--- the conversation shown, or the first turn of a new one); nil for another conversation.
+--- @param conversation_id integer?
+--- @param goal string
+--- @param context table[]?
+--- @return harness.Entry?
+function M.pending(conversation_id, goal, context)
+  if conversation_id ~= conv.id then
+    return nil
+  end
+  local attached = {}
+  for _, item in ipairs(context or {}) do
+    attached[#attached + 1] = range_text(item)
+  end
+  local e = add({ kind = 'user', text = goal, attached = attached, pending = true })
+  changed()
+  return e
+end
+
+--- The server refused the run: its turn, drawn at once, goes.
+--- @param e harness.Entry?
+function M.drop_pending(e)
+  for i, it in ipairs(conv.entries) do
+    if it == e and it.pending then
+      table.remove(conv.entries, i)
+      changed()
+      return
+    end
+  end
 end
 
 --- harness/budget: the header's figures (a server without run events).
