@@ -250,12 +250,14 @@ def detail_of(result: ToolResult) -> str:
     return text if len(text) <= MAX_DETAIL_CHARS else text[: MAX_DETAIL_CHARS - 1] + "…"
 
 
-def _diff_lines(writes: Iterable[FileWrite]) -> list[str]:
+def _diff_lines(writes: tuple[FileWrite, ...]) -> list[str]:
     out: list[str] = []
     for w in writes:
         before = (w.before or b"").decode("utf-8", "replace").splitlines()
         after = w.after.decode("utf-8", "replace").splitlines()
         diff = difflib.unified_diff(before, after, w.path, w.path, n=1, lineterm="")
+        if len(writes) > 1:  # a rename's files: each named
+            out.append(f"{w.path}:")
         out.extend(list(diff)[2:] if w.before is not None else [f"+++ {w.path} (new)"])
     return out
 

@@ -3,17 +3,17 @@
 ---
 --- An approval can arrive while you type. Neovim's default (vim.ui.select → inputlist())
 --- would take your next keys as the answer: `x = 1⏎` typed in insert mode answered Deny and
---- lost the text, and `1⏎` would have allowed a command. Here the request opens a float in
---- the top-right corner that does NOT take focus (it cannot be entered by accident: it is
---- not focusable), the statusline and a message say an answer is wanted, and the run waits.
---- Only `:HarnessApprove` (or your mapping of it) focuses the float; there `a`, `A`, `d`
---- answer (so do they on the approval's lines in the conversation buffer, `:Harness`)
---- and `q`/<Esc> go back, leaving the request pending. Digits and <CR> answer
---- nothing. A request the run no longer needs (cancelled, finished) is dropped.
+--- lost the text, and `1⏎` would have allowed a command. Here the request opens a float
+--- (harness.approvalview: in the conversation window, else the top-right corner) that does
+--- NOT take focus (it is not focusable), the statusline and a message say an answer is
+--- wanted, and the run waits. `:HarnessApprove` focuses the float (there `a`, `A`, `d`
+--- answer, `q`/<Esc> go back, leaving it pending); `:HarnessApprove allow|run|deny` and the
+--- conversation buffer's keys (harness.convkeys) answer it. Digits, <CR> and text typed on
+--- the prompt line answer nothing. A request the run no longer needs is dropped.
 local config = require('harness.config')
 local notify = require('harness.notify')
 local state = require('harness.state')
-local text = require('harness.text')
+local view = require('harness.approvalview')
 
 local M = {}
 
@@ -82,62 +82,6 @@ local function close()
   end
 end
 
-local function wrap(lines, paragraph, width)
-  local line = ''
-  for word in paragraph:gmatch('%S+') do
-    if line ~= '' and vim.fn.strdisplaywidth(line .. ' ' .. word) > width then
-      lines[#lines + 1] = line
-      line = word
-    else
-      line = line == '' and word or (line .. ' ' .. word)
-    end
-  end
-  lines[#lines + 1] = line
-end
-
-local function lines_for(item, width)
-  local lines = {}
-  for _, paragraph in ipairs(text.lines(item.message)) do
-    wrap(lines, paragraph, width)
-  end
-  lines[#lines + 1] = ''
-  local choices = {}
-  for _, k in ipairs(item.keys) do
-    choices[#choices + 1] = ('[%s] %s'):format(k.key, text.plain(k.action.title))
-  end
-  if ui.focused then
-    choices[#choices + 1] = '[q] later'
-  end
-  local answers = { '' } -- the answers' lines: an answer is never cut in two
-  for _, choice in ipairs(choices) do
-    local last = answers[#answers]
-    if last == '' then
-      answers[#answers] = choice
-    elseif vim.fn.strdisplaywidth(last .. '   ' .. choice) > width then
-      answers[#answers + 1] = choice
-    else
-      answers[#answers] = last .. '   ' .. choice
-    end
-  end
-  return lines, answers
-end
-
---- Where the float goes: inside the conversation window when it is shown in this tab (at
---- its bottom, above the prompt line: the code window stays visible), else the top-right
---- corner of the screen.
---- @return table position, integer width
-local function place()
-  local ok, convbuf = pcall(require, 'harness.convbuf')
-  local win = ok and convbuf.window()
-  if win then
-    local width = math.max(20, vim.api.nvim_win_get_width(win) - 2)
-    local bottom = math.max(1, vim.api.nvim_win_get_height(win) - 1)
-    return { relative = 'win', win = win, anchor = 'SW', row = bottom, col = 0 }, width
-  end
-  local width = math.min(72, math.max(30, vim.o.columns - 6))
-  return { relative = 'editor', anchor = 'NE', row = 1, col = vim.o.columns }, width
-end
-
 local render -- forward
 
 local function set_keys(buf, item)
@@ -152,8 +96,8 @@ local function set_keys(buf, item)
 end
 
 local function open(item)
-  local pos, width = place()
-  local lines, answers = lines_for(item, width)
+  local pos, width = view.place()
+  local lines, answers = view.lines(item, width, ui.focused)
   local max_height = pos.relative == 'win' and math.max(3, pos.row - 2) or (vim.o.lines - 4)
   if #lines + #answers > max_height then -- the answers stay in view; the rest in :Harness
     lines = vim.list_slice(lines, 1, math.max(0, max_height - #answers - 1))
