@@ -77,8 +77,10 @@ def test_hunks_kept_undone_and_a_turn_restored(tmp_path: Path, fake_llm: MakeFak
             long,
             what="the kept hunk's sign gone",
         )
-        nvim.type("]h]h")
-        nvim.wait("vim.api.nvim_win_get_cursor(0)[1] == 9", what="]h]h to line 9")
+        nvim.type("]h")
+        nvim.wait("vim.api.nvim_win_get_cursor(0)[1] == 5", what="]h to line 5")
+        nvim.cmd("HarnessHunk next")
+        nvim.wait("vim.api.nvim_win_get_cursor(0)[1] == 9", what=":HarnessHunk next to line 9")
         nvim.type("\\hu")
         nvim.wait_message("hunk undone · 1 to review")
         assert (ws / "long.py").read_text().splitlines()[8] == "line 9"

@@ -38,6 +38,15 @@ end, { nargs = '+', desc = 'harness: say something in the conversation (a follow
 command('HarnessChanges', function(o)
   harness().changes(o.args ~= '' and o.args or nil)
 end, { nargs = '?', desc = 'harness: the files the conversation changed, in the quickfix list' })
+command('HarnessHunk', function(o)
+  require('harness.review').command(o.args)
+end, {
+  nargs = 1,
+  complete = function()
+    return { 'keep', 'undo', 'next', 'prev' }
+  end,
+  desc = 'harness: keep or undo the hunk under the cursor (next, prev: move)',
+})
 command('HarnessCancel', function()
   harness().cancel()
 end, { nargs = 0, desc = 'harness: cancel the run in progress' })
