@@ -5,7 +5,7 @@
 --- attaches that file to the turn (harness.run's `context`).
 local M = {}
 
-local MAX_FILES, MAX_DEPTH = 200, 8
+local MAX_FILES, MAX_DEPTH, MAX_SEEN = 200, 8, 20000 -- MAX_SEEN: a huge tree stays quick
 local SKIP = { ['.git'] = true, node_modules = true, ['.venv'] = true, __pycache__ = true }
 
 local function client()
@@ -23,7 +23,7 @@ end
 --- @param base string
 --- @return string[]
 function M.files(base)
-  local out = {}
+  local out, seen = {}, 0
   local low = base:lower()
   for name, kind in
     vim.fs.dir(root(), {
@@ -33,6 +33,10 @@ function M.files(base)
       end,
     })
   do
+    seen = seen + 1
+    if seen > MAX_SEEN then
+      break
+    end
     if kind == 'file' and name:lower():find(low, 1, true) then
       out[#out + 1] = name
       if #out >= MAX_FILES then

@@ -232,7 +232,7 @@ function M.render()
   if last:sub(1, #PROMPT) == PROMPT then -- the prompt line as it is (the cursor stays put)
     vim.api.nvim_buf_set_lines(buf, 0, count - 1, false, lines)
   else -- the prompt line lost its "> ": drawn again with what is typed on it
-    lines[#lines + 1] = PROMPT .. last
+    lines[#lines + 1] = PROMPT .. (last:match('^>%s?(.*)$') or last)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   end
   drawn = vim.api.nvim_buf_line_count(buf) - 1
