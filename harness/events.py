@@ -8,7 +8,7 @@ same conversation.
     text        step n      delta: the model's words as they arrive
     toolCall    step n      callId, name, arguments, target
     approval    step n      callId, act, target, command?, diff?  — then again with decision
-    toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary
+    toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary, detail?
     budget      step n      the harness/budget fields
     end         last step   the harness/runFinished fields
 
@@ -24,6 +24,7 @@ is redacted of every key (§6.7).
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,15 @@ from harness.observers import VERIFY_CALL
 from harness.redact import redact
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary, call_status
 from harness.toolbox import label, target_of
-from harness.types import Act, Approval, ApprovalRequest, Reply, ToolCall, ToolResult
+from harness.types import (
+    Act,
+    Approval,
+    ApprovalRequest,
+    FileWrite,
+    Reply,
+    ToolCall,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -53,6 +62,8 @@ DECISIONS: Mapping[Approval, str] = {
 }
 MAX_TARGET_CHARS = 300  # an approval's target, as harness/approve cuts it
 MAX_SUMMARY_CHARS = 160
+DETAIL_LINES = 12  # a toolResult's ``detail``: the head of the result (or the write's diff)
+MAX_DETAIL_CHARS = 2000
 MAX_HELD_CHARS = 4096  # words with no whitespace held back at most this long, then sent
 
 
@@ -218,7 +229,37 @@ def result_body(call_id: str, result: ToolResult, what: str, *, verify: bool = F
     body: Event = {"callId": call_id, "status": status, "summary": summary_of(what, result)}
     if status != "ok":
         body["why"] = (verify_mark(result) if verify else call_mark(result)).words
+    head = detail_of(result)
+    if head:
+        body["detail"] = head
     return body
+
+
+def detail_of(result: ToolResult) -> str:
+    """The head of the result a front folds under the call's row: a write's diff, else the
+    output's first and last lines (less its header line, which the summary says); at most
+    ``DETAIL_LINES`` lines and ``MAX_DETAIL_CHARS``."""
+    lines = _diff_lines(result.writes) if result.writes else result.text.splitlines()[1:]
+    if not lines:
+        return ""
+    if len(lines) > DETAIL_LINES:
+        tail = DETAIL_LINES // 3
+        hidden = len(lines) - DETAIL_LINES
+        lines = [*lines[: DETAIL_LINES - tail], f"… {hidden:,} more lines …", *lines[-tail:]]
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_DETAIL_CHARS else text[: MAX_DETAIL_CHARS - 1] + "…"
+
+
+def _diff_lines(writes: tuple[FileWrite, ...]) -> list[str]:
+    out: list[str] = []
+    for w in writes:
+        before = (w.before or b"").decode("utf-8", "replace").splitlines()
+        after = w.after.decode("utf-8", "replace").splitlines()
+        diff = difflib.unified_diff(before, after, w.path, w.path, n=1, lineterm="")
+        if len(writes) > 1:  # a rename's files: each named
+            out.append(f"{w.path}:")
+        out.extend(list(diff)[2:] if w.before is not None else [f"+++ {w.path} (new)"])
+    return out
 
 
 def summary_of(what: str, result: ToolResult) -> str:

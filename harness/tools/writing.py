@@ -37,8 +37,8 @@ def _unsaved_refusal(
     notice = Notice(
         NoticeKind.UNSAVED_REFUSED,
         rel,
-        f"The agent wanted to change {rel}, which has unsaved changes in the editor; it was "
-        "not written. Save or discard your changes to let it.",
+        f"not written: {rel} has unsaved changes in the editor. Save or discard your "
+        "changes to let the agent change it.",
     )
     return dataclasses.replace(
         refused,

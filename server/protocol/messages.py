@@ -111,7 +111,13 @@ EVENT_KINDS: tuple[Word, ...] = (
         "approval",
         "`callId`, `act`, `target`, `command`?, `diff`? — then again with `decision`",
     ),
-    Word("toolResult", "result", "`callId`, `status` (below), `why`?, `summary`"),
+    Word(
+        "toolResult",
+        "result",
+        "`callId`, `status` (below), `why`?, `summary` (one line), `detail`? (the head of the "
+        "result a client folds under the call's row: a write's unified diff, else the output's "
+        "first 8 and last 4 lines after its header, at most 2,000 characters)",
+    ),
     Word("budget", "budget", "the `harness/budget` fields"),
     Word("end", "end", "the `harness/runFinished` fields"),
 )

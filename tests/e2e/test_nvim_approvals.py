@@ -179,7 +179,7 @@ def test_a_long_command_can_be_read_whole_before_answering(
             "local win = require('harness.approval').window()"
             " return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"
         )
-        assert "[s] Show full command" in lines[-1], lines
+        assert "[s] Show full command" in " ".join(lines[-2:]), lines  # the answers, whole
         nvim.type("s")
         nvim.wait(
             "(function() for _, b in ipairs(vim.api.nvim_list_bufs()) do"

@@ -137,7 +137,8 @@ def test_a_whole_conversation(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
         nvim.cmd("HarnessChanges")
         nvim.wait("vim.fn.getqflist({ title = 0 }).title == 'harness changes'")
         items = nvim.lua("return vim.fn.getqflist()")
-        assert len(items) == 1 and "modified" in items[0]["text"]
+        assert len(items) == 2 and "modified" in items[0]["text"], items  # the file, its hunk
+        assert "1 to review" in items[0]["text"] and "~ hunk pending:" in items[1]["text"]
         nvim.wait("vim.bo.filetype == 'qf'", what="the quickfix window")
         nvim.type("<CR>")
         nvim.wait("#vim.api.nvim_tabpage_list_wins(0) == 2 and vim.wo.diff", what="the diff")

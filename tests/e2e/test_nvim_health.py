@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import MakeFakeLLM
+from tests.e2e.nvim.scenario import call
 from tests.e2e.nvim.session import VENV_BIN, Nvim, make_workspace, needs_nvim, session, settings
 
 pytestmark = needs_nvim
@@ -30,7 +31,8 @@ def errors(report: list[str]) -> list[str]:
 def test_checkhealth_has_no_error(tmp_path: Path, fake_llm: MakeFakeLLM) -> None:
     ws = make_workspace(tmp_path)
     store = tmp_path / "store.db"
-    with session(tmp_path, ws, {"settings": settings(fake_llm([]), store)}) as nvim:
+    turns = [{"tool_calls": [call("symbols", path="calc.py")]}, {"content": "one function"}]
+    with session(tmp_path, ws, {"settings": settings(fake_llm(turns), store)}) as nvim:
         nvim.wait_attached(nvim.edit(ws / "calc.py"))
         report = checkhealth(nvim)
         assert errors(report) == [], report
@@ -41,6 +43,19 @@ def test_checkhealth_has_no_error(tmp_path: Path, fake_llm: MakeFakeLLM) -> None
         assert has(report, "OK", "no API key needed")
         assert has(report, "OK", "store: " + str(store))
         assert has(report, "bubblewrap")
+        # the conversation's layout at 120 columns: a split that leaves the code 80
+        assert has(report, "OK", "conversation: vertical (fits the screen), 39 columns")
+        assert has(report, "the code window keeps 80 columns")
+        assert has(report, "the harness started no language server yet"), report
+
+        # after a semantic call (§14) the language server the harness started is listed
+        nvim.cmd("HarnessRun outline calc.py")
+        nvim.wait_message("run 1 finished", within_s=60)
+        report = checkhealth(nvim)
+        assert has(report, "OK", "started by the harness: python: jedi-language-server"), report
+        nvim.cmd("set columns=80")
+        report = checkhealth(nvim)
+        assert has(report, "OK", "conversation: horizontal (fits the screen)"), report
 
 
 def test_checkhealth_without_a_client_starts_the_server_itself(

@@ -80,7 +80,7 @@ def test_notices_end_of_run_statusline_last_goal_and_memory_clear(
         nvim.cmd("HarnessChanges 1")
         nvim.wait("vim.fn.getqflist({ title = 0 }).title == 'harness changes'")
         items = nvim.lua("return vim.fn.getqflist()")
-        assert len(items) == 1 and "modified" in items[0]["text"], items
+        assert len(items) == 2 and "modified" in items[0]["text"], items  # the file, its hunk
         nvim.wait("vim.bo.filetype == 'qf'", what="the quickfix window")
         nvim.type("<CR>")
         nvim.wait("#vim.api.nvim_tabpage_list_wins(0) == 2 and vim.wo.diff", what="the diff")
@@ -122,15 +122,15 @@ def test_notices_end_of_run_statusline_last_goal_and_memory_clear(
         nvim.type("<C-u>swap the operands<CR>")
         nvim.wait_message("run 2 started")
 
-        # the long warning: one line, pointing at the buffer, which holds it whole
-        warning = nvim.wait_message("The agent wanted to change calc.py")
-        assert warning.startswith("harness: The agent") and warning.endswith(" (:Harness)")
+        # the warning: one line that leads with the fact (within its first 60 characters)
+        warning = nvim.wait_message("calc.py has unsaved changes")
+        assert warning.find("not written: calc.py has unsaved changes") in range(0, 60), warning
         assert "harness: harness" not in warning and "LSP[" not in warning
         room = nvim.lua("return vim.v.echospace")
         assert len(warning) <= room, (warning, room)
         nvim.wait_message("run 2 finished")
         lines = conversation_lines(nvim)
-        assert any("Save or discard your changes to let it." in line for line in lines), lines
+        assert not any("\\n" in line for line in lines), lines
         end = next(line for line in lines if line.startswith("■ run 2 "))
         assert "1 refused" in end, end
 

@@ -66,13 +66,17 @@ def test_the_vim_pack_snippet_installs_the_plugin_and_runs_a_task(
         nvim.wait_attached(nvim.edit(ws / "pyproject.toml"))
         nvim.type(f":HarnessRun {GOAL}<CR>")
         end = nvim.wait_message("run 1 finished")
-        assert SUMMARY in end and "changed calc.py" in end
+        assert "changed calc.py" in end and SUMMARY[:20] in end, end
         assert nvim.lines(calc) == FIXED.splitlines()
 
         drawn = nvim.lua("return vim.api.nvim_eval_statusline(vim.o.statusline, {}).str")
         last = nvim.lua("return _G.seen.status")[-2]["params"]  # the last budget
         assert "pyproject.toml" in drawn
-        assert f"harness finished {short(last['spentTokens'])}/400k · " in drawn, drawn
+        assert f"harness finished step 3/100 · {short(last['spentTokens'])}/400k" in drawn, drawn
+        # at 80 columns the item's head (the step, an approval cue) is still drawn
+        nvim.cmd("set columns=80")
+        drawn = nvim.lua("return vim.api.nvim_eval_statusline(vim.o.statusline, {}).str")
+        assert ".toml  harness finished step 3/100" in drawn, drawn
 
 
 def test_the_lazy_spec_is_this_plugin(tmp_path: Path) -> None:

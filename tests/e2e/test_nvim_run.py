@@ -39,16 +39,16 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(tmp_path: Path, fake_llm: M
         assert [b["params"]["step"] for b in budgets] == [1, 2, 3]
         for b in budgets:
             p = b["params"]
-            assert b["line"].startswith(
-                f"harness {short(p['spentTokens'])}/{short(p['tokenBudget'])} · "
-                f"{short(p['requestTokens'])}/{short(p['contextCeiling'])} · "
-                f"step {p['step']}/{p['maxSteps']}"
+            assert b["line"].startswith(  # the step first: a narrow statusline cuts the tail
+                f"harness step {p['step']}/{p['maxSteps']} · "
+                f"{short(p['spentTokens'])}/{short(p['tokenBudget'])} · "
+                f"{short(p['requestTokens'])}/{short(p['contextCeiling'])}"
             ), b
         last = budgets[-1]["params"]
         assert last["spentTokens"] > 0 and last["tokenBudget"] == 2000000
         assert nvim.statusline() == (
-            f"harness finished {short(last['spentTokens'])}/2M · "
-            f"{short(last['requestTokens'])}/{short(last['contextCeiling'])} · step 3/100"
+            f"harness finished step 3/100 · {short(last['spentTokens'])}/2M · "
+            f"{short(last['requestTokens'])}/{short(last['contextCeiling'])}"
         )
 
         # progress went through LspProgress, and vim.lsp.status() showed it meanwhile
@@ -57,10 +57,9 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(tmp_path: Path, fake_llm: M
         assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
         assert any("step 2/100" in (p["status"] or "") for p in progress), progress
 
-        # the end: outcome, summary, files changed
-        assert "finished" in end
-        assert SUMMARY in end
-        assert "changed calc.py" in end
+        # the end: outcome, files changed, steps, tokens — then the answer's head
+        assert "run 1 finished · changed calc.py · 3 steps · " in end, end
+        assert end.index("tokens") < end.index(SUMMARY[:25]), end
         assert len(fake.requests) == 3
 
         # on a narrow screen the announcement stays one line (a longer one would make the
@@ -78,7 +77,7 @@ def test_a_run_from_a_toml_buffer_edits_an_open_file(tmp_path: Path, fake_llm: M
             },
         )
         assert len("harness: " + narrow) <= room and narrow.endswith(" (:Harness)"), narrow
-        assert narrow.startswith("run 1 finished · Fix"), "the summary comes before the counts"
+        assert narrow.startswith("run 1 finished · changed "), "the facts come first"
 
 
 def test_a_run_started_right_after_opening_waits_for_the_server(

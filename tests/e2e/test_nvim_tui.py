@@ -16,6 +16,7 @@ from typing import Any
 
 import pexpect
 import pyte
+import pytest
 
 from tests.conftest import MakeFakeLLM
 from tests.e2e.nvim.scenario import GOAL, NOTE_KEY, NOTE_VALUE, SUMMARY, call, fix_turns
@@ -34,9 +35,9 @@ DCS = re.compile(rb"\x1bP.*?\x1b\\", re.S)
 
 
 class Terminal:
-    def __init__(self, child: pexpect.spawn) -> None:
+    def __init__(self, child: pexpect.spawn, columns: int = COLUMNS, lines: int = LINES) -> None:
         self.child = child
-        self.screen = pyte.Screen(COLUMNS, LINES)
+        self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.ByteStream(self.screen)
         # Answer the terminal queries Neovim sends (device attributes, cursor position).
         self.screen.write_process_input = child.send
@@ -79,7 +80,13 @@ class Terminal:
         self.child.send(keys)
 
 
-def spawn(tmp_path: Path, ws: Path, setup: dict[str, Any], path: Path) -> pexpect.spawn:
+def spawn(
+    tmp_path: Path,
+    ws: Path,
+    setup: dict[str, Any],
+    path: Path,
+    size: tuple[int, int] = (COLUMNS, LINES),
+) -> pexpect.spawn:
     env = clean_env(tmp_path, HARNESS_SETUP=json.dumps(setup), TERM="xterm-256color")
     assert NVIM is not None
     return pexpect.spawn(
@@ -87,7 +94,7 @@ def spawn(tmp_path: Path, ws: Path, setup: dict[str, Any], path: Path) -> pexpec
         ["-i", "NONE", "-n", "-u", str(INIT), str(path)],
         cwd=str(ws),
         env=env,
-        dimensions=(LINES, COLUMNS),
+        dimensions=(size[1], size[0]),
         timeout=WAIT_S,
     )
 
@@ -119,7 +126,9 @@ def test_the_tui_shows_statusline_end_message_and_memory_float(
         term.type(":edit calc.py\r:edit pyproject.toml\r")
         term.type(f":HarnessRun {GOAL}\r")
         end = term.wait_for("run 1 finished", row=message_row)
-        assert SUMMARY in end and "changed calc.py" in end, end
+        # the end line first (outcome, files, steps, tokens), then the answer's head
+        assert "run 1 finished · changed calc.py · 3 steps · " in end, end
+        assert SUMMARY[:20] in end, end
         status = term.wait_for("harness finished", row=status_row)
         assert "/2M · " in status and "step 3/100" in status, status
 
@@ -211,20 +220,74 @@ def test_the_tui_walks_a_conversation_with_no_hit_enter_prompt(
         term.wait_for("harness · new conversation")
         term.type("icheck the add function\x1b\r")
         term.wait_for("▶ you: check the add function")
-        term.wait_for(words)
+        term.wait_for(words[:30])  # the conversation's 39 columns wrap the rest
         term.wait_for("✓ read_file calc.py")
         term.wait_for("approval needed")  # the float
-        term.wait_for("A allow for the run · d deny")  # and the buffer
+        term.wait_for("a allow · A allow for the run")  # and the buffer
         term.type("/^⚠\rd")
         term.wait_for("■ run 1 finished")
         assert "1 denied" in term.wait_for("1 denied")
         term.wait_gone("approval needed")  # seen: the answered approval's float stayed
         term.type("ithanks\x1b\r")
         term.wait_for("▶ you: thanks")
-        term.wait_for("■ run 2 finished · Glad to help. · 1 step · ")  # not "1 steps"
+        term.wait_for("Glad to help.")
+        term.wait_for("■ run 2 finished · 1 step · ")  # not "1 steps"; the answer above it
         SCREEN_CAPTURE.write_text(term.text().rstrip() + "\n", encoding="utf-8")  # looked at
         term.type(":HarnessAsk once more\r")
         term.wait_for("run 3 failed", row=MESSAGE_ROW)
         term.wait_for("■ run 3 failed")
+    finally:
+        quit_nvim(child)
+
+
+ANSWER = "add() subtracts.\nIt should add."
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_the_tui_conversation_fits_the_terminal(
+    tmp_path: Path, fake_llm: MakeFakeLLM, size: tuple[int, int]
+) -> None:
+    """At 80×24 and 120×40: the code window stays in view beside or above the conversation,
+    the approval float inside the conversation window, the statusline keeps the file name
+    and the approval cue, the answer is drawn once and the end line is one line."""
+    columns, lines = size
+    ws = make_workspace(tmp_path)
+    exec_argv = [sys.executable, "-c", "print(1)"]
+    fake = fake_llm(
+        [
+            {"tool_calls": [call("read_file", path="calc.py")]},
+            {"tool_calls": [call("exec", argv=exec_argv)]},
+            {"content": ANSWER},
+        ]
+    )
+    setup = {"statusline": True, "settings": settings(fake, tmp_path / "store.db")}
+    child = spawn(tmp_path, ws, setup, ws / "calc.py", size=size)
+    term = Terminal(child, columns, lines)
+    term.forbidden = HIT_ENTER
+    capture = SCREEN_CAPTURE.with_name(f"nvim-conversation-{columns}x{lines}.txt")
+    try:
+        term.wait_for("harness · 0 notes")
+        term.type(":Harness\r")
+        term.wait_for("harness · new conversation")
+        term.type("icheck the add function\x1b\r")
+        term.wait_for("approval needed")
+        screen = term.text()
+        # the code is still on the screen, left of or above the float
+        assert "def add(a, b):" in screen and "return a - b" in screen, screen
+        code_row = next(r for r in screen.splitlines() if "def add(a, b):" in r)
+        assert "approval" not in code_row, screen
+        status = next(r for r in screen.splitlines() if "⚠ approve" in r)
+        assert "calc.py" in status, status
+        capture.with_suffix(".approval.txt").write_text(screen.rstrip() + "\n")  # looked at
+        term.type("\\d")  # <leader>d from the prompt line: deny
+        term.wait_for("■ run 1 finished · 1 denied")
+        term.wait_gone("approval needed")
+        screen = term.text()
+        assert screen.count("add() subtracts.") == 1 and "It should add." in screen, screen
+        rows = screen.splitlines()
+        at = next(i for i, r in enumerate(rows) if "■ run 1 finished" in r)
+        end = rows[at] + rows[at + 1]  # a narrow window wraps the one line (breakindent)
+        assert "tokens" in end and "subtracts" not in end, end
+        capture.write_text(screen.rstrip() + "\n", encoding="utf-8")  # looked at
     finally:
         quit_nvim(child)

@@ -303,7 +303,7 @@ def test_second_run_offers_the_last_goal_refuses_an_unsaved_file_and_cancels(
     wb.quick_input_box.fill(SECOND_GOAL)
     wb.page.keyboard.press("Enter")
     # The agent's edit of the unsaved file is refused, and the server says so.
-    expect(wb.toast("which has unsaved changes in the editor")).to_be_visible()
+    expect(wb.toast("not written: notes.md has unsaved changes")).to_be_visible()
     assert (vscode.ws / "notes.md").read_text() == "# Notes\n"
     # The run waits on the model at step 2; its progress has a Cancel that stops the run.
     progress = wb.page.locator("#status\\.progress")

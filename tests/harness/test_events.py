@@ -124,6 +124,10 @@ async def test_a_run_is_the_event_sequence_and_the_store_gives_it_back(tmp_path:
     assert call_ev["arguments"] == {"path": "a.py"} and call_ev["callId"] == "call_0_0"
     summary = next(e for e in live if e["kind"] == "toolResult" and e["step"] == 2)
     assert summary["summary"].startswith("edit a.py · wrote a.py")
+    # its detail is the head of the result: for a write, the diff (never the summary again)
+    assert summary["detail"].startswith("@@") and "\n+" in summary["detail"], summary
+    read = next(e for e in live if e["kind"] == "toolResult" and e["step"] == 1)
+    assert read.get("detail", "") != read["summary"]
     # budget and end are the harness/budget and harness/runFinished objects.
     budget = next(e for e in live if e["kind"] == "budget")
     assert budget["spentTokens"] > 0 and budget["maxSteps"] == session.run.contract.max_steps

@@ -21,11 +21,16 @@ end, {
 command('Harness', function(o)
   harness().conversation(o.args)
 end, {
-  nargs = '?',
-  complete = function()
-    return { 'history', 'new' }
+  nargs = '*',
+  complete = function(lead, line)
+    if line:match('^%s*Harness%s+%S+%s') then
+      return {}
+    end
+    return vim.tbl_filter(function(w)
+      return w:sub(1, #lead) == lead
+    end, { 'history', 'new', 'plan' })
   end,
-  desc = 'harness: toggle the conversation (history: pick an earlier one; new: start over)',
+  desc = 'harness: toggle the conversation (history, new, plan {goal})',
 })
 command('HarnessAsk', function(o)
   harness().ask(o.args)
@@ -33,6 +38,15 @@ end, { nargs = '+', desc = 'harness: say something in the conversation (a follow
 command('HarnessChanges', function(o)
   harness().changes(o.args ~= '' and o.args or nil)
 end, { nargs = '?', desc = 'harness: the files the conversation changed, in the quickfix list' })
+command('HarnessHunk', function(o)
+  require('harness.review').command(o.args)
+end, {
+  nargs = 1,
+  complete = function()
+    return { 'keep', 'undo', 'next', 'prev' }
+  end,
+  desc = 'harness: keep or undo the hunk under the cursor (next, prev: move)',
+})
 command('HarnessCancel', function()
   harness().cancel()
 end, { nargs = 0, desc = 'harness: cancel the run in progress' })
@@ -57,9 +71,15 @@ end, { nargs = '?', desc = 'harness: restore what a run wrote' })
 command('HarnessTrust', function(o)
   harness().trust(o.bang)
 end, { nargs = 0, bang = true, desc = 'harness: trust this workspace (! : stop trusting it)' })
-command('HarnessApprove', function()
-  harness().approve()
-end, { nargs = 0, desc = 'harness: answer the approval the agent is waiting for' })
+command('HarnessApprove', function(o)
+  harness().approve(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'allow', 'run', 'deny' }
+  end,
+  desc = 'harness: answer the approval waiting (allow, run, deny; nothing: show it)',
+})
 
 -- :help harness right after installing (vim.pack, a plugin manager or a clone on the
 -- runtimepath): the help tags are generated when missing or older than the help file.

@@ -3,17 +3,17 @@
 ---
 --- An approval can arrive while you type. Neovim's default (vim.ui.select → inputlist())
 --- would take your next keys as the answer: `x = 1⏎` typed in insert mode answered Deny and
---- lost the text, and `1⏎` would have allowed a command. Here the request opens a float in
---- the top-right corner that does NOT take focus (it cannot be entered by accident: it is
---- not focusable), the statusline and a message say an answer is wanted, and the run waits.
---- Only `:HarnessApprove` (or your mapping of it) focuses the float; there `a`, `A`, `d`
---- answer (so do they on the approval's lines in the conversation buffer, `:Harness`)
---- and `q`/<Esc> go back, leaving the request pending. Digits and <CR> answer
---- nothing. A request the run no longer needs (cancelled, finished) is dropped.
+--- lost the text, and `1⏎` would have allowed a command. Here the request opens a float
+--- (harness.approvalview: in the conversation window, else the top-right corner) that does
+--- NOT take focus (it is not focusable), the statusline and a message say an answer is
+--- wanted, and the run waits. `:HarnessApprove` focuses the float (there `a`, `A`, `d`
+--- answer, `q`/<Esc> go back, leaving it pending); `:HarnessApprove allow|run|deny` and the
+--- conversation buffer's keys (harness.convkeys) answer it. Digits, <CR> and text typed on
+--- the prompt line answer nothing. A request the run no longer needs is dropped.
 local config = require('harness.config')
 local notify = require('harness.notify')
 local state = require('harness.state')
-local text = require('harness.text')
+local view = require('harness.approvalview')
 
 local M = {}
 
@@ -82,47 +82,6 @@ local function close()
   end
 end
 
-local function lines_for(item, width)
-  local lines = {}
-  for _, paragraph in ipairs(text.lines(item.message)) do
-    local line = ''
-    for word in paragraph:gmatch('%S+') do
-      if line ~= '' and vim.fn.strdisplaywidth(line .. ' ' .. word) > width then
-        lines[#lines + 1] = line
-        line = word
-      else
-        line = line == '' and word or (line .. ' ' .. word)
-      end
-    end
-    lines[#lines + 1] = line
-  end
-  lines[#lines + 1] = ''
-  local choices = {}
-  for _, k in ipairs(item.keys) do
-    choices[#choices + 1] = ('[%s] %s'):format(k.key, text.plain(k.action.title))
-  end
-  if ui.focused then
-    choices[#choices + 1] = '[q] later'
-  end
-  lines[#lines + 1] = table.concat(choices, '   ')
-  return lines
-end
-
---- The float's right edge: the screen's, or the left of the conversation window when it
---- is shown (the conversation shows the approval too, and stays readable).
---- @return integer
-function M.right_edge()
-  local ok, convbuf = pcall(require, 'harness.convbuf')
-  local win = ok and convbuf.window()
-  if win then
-    local col = vim.api.nvim_win_get_position(win)[2]
-    if col >= 40 then
-      return col - 1
-    end
-  end
-  return vim.o.columns
-end
-
 local render -- forward
 
 local function set_keys(buf, item)
@@ -137,9 +96,14 @@ local function set_keys(buf, item)
 end
 
 local function open(item)
-  local right = M.right_edge()
-  local width = math.min(72, math.max(30, right - 6))
-  local lines = lines_for(item, width)
+  local pos, width = view.place()
+  local lines, answers = view.lines(item, width, ui.focused)
+  local max_height = pos.relative == 'win' and math.max(3, pos.row - 2) or (vim.o.lines - 4)
+  if #lines + #answers > max_height then -- the answers stay in view; the rest in :Harness
+    lines = vim.list_slice(lines, 1, math.max(0, max_height - #answers - 1))
+    lines[#lines + 1] = '… (the whole question: :Harness)'
+  end
+  vim.list_extend(lines, answers)
   if not (ui.buf and vim.api.nvim_buf_is_valid(ui.buf)) then
     ui.buf = vim.api.nvim_create_buf(false, true)
     vim.bo[ui.buf].bufhidden = 'hide'
@@ -157,13 +121,9 @@ local function open(item)
   vim.bo[ui.buf].modifiable = false
   set_keys(ui.buf, item)
   local more = #queue > 1 and (' (1 of %d)'):format(#queue) or ''
-  local win_config = {
-    relative = 'editor',
-    anchor = 'NE',
-    row = 1,
-    col = right,
+  local win_config = vim.tbl_extend('force', pos, {
     width = width,
-    height = #lines,
+    height = math.min(#lines, max_height),
     style = 'minimal',
     border = config.options.border,
     title = ' harness: approval needed' .. more .. ' ',
@@ -171,7 +131,7 @@ local function open(item)
     footer_pos = 'right',
     focusable = ui.focused,
     zindex = 200,
-  }
+  })
   if not config.options.border or config.options.border == 'none' then
     win_config.title, win_config.footer, win_config.footer_pos = nil, nil, nil
     win_config.border = 'none'
@@ -274,6 +234,39 @@ function M.answer_key(item, key)
       M.answer(item, k.action)
       return
     end
+  end
+end
+
+local WORDS = { allow = 'Allow', run = 'Allow for this run', deny = 'Deny' }
+
+--- Answer `item` with `word`: allow, run (allow for this run) or deny.
+--- @param item harness.Approval
+--- @param word string
+--- @return boolean answered
+function M.answer_word(item, word)
+  local title = WORDS[word]
+  for _, action in ipairs(item.actions) do
+    if action.title == title then
+      M.answer(item, action)
+      return true
+    end
+  end
+  notify.warn(('%s is not an answer to this approval'):format(tostring(word)))
+  return false
+end
+
+--- `:HarnessApprove allow|run|deny`: answer the oldest approval waiting (nothing: focus it).
+--- @param word string?
+function M.command(word)
+  word = vim.trim(word or '')
+  if word == '' then
+    M.focus()
+  elseif not WORDS[word] then
+    notify.error(':HarnessApprove takes allow, run, deny or nothing')
+  elseif not queue[1] then
+    notify.info('no approval is waiting')
+  else
+    M.answer_word(queue[1], word)
   end
 end
 

@@ -1,8 +1,9 @@
 --- harness.changes: `:HarnessChanges` — the files the conversation (or a run) changed, in
---- the quickfix list (harness.run.changes). In that list <CR> opens a diff of the file
---- against its text before the agent touched it (the before text in a scratch buffer,
---- `:diffthis` on both) and `X` puts the file back (harness.run.revertFile; when someone
---- changed it since, it asks before forcing). `:Harness history` picks an earlier
+--- the quickfix list (harness.run.changes), each followed by its hunks to review. In that
+--- list <CR> opens a diff of the file against its text before the agent touched it (the
+--- before text in a scratch buffer, `:diffthis` on both), `X` puts the file back
+--- (harness.run.revertFile; when someone changed it since, it asks before forcing), and
+--- on a hunk `u` undoes it and `y` keeps it (harness.review). `:Harness history` picks an earlier
 --- conversation of the workspace to draw (harness.conversations, harness.run.events).
 local commands = require('harness.commands')
 local conversation = require('harness.conversation')
@@ -38,18 +39,57 @@ local function in_list()
   return vim.fn.getqflist({ title = 0 }).title == TITLE
 end
 
+local function hunk_text(h)
+  local first = (h.after ~= vim.NIL and h.after or h.before or ''):match('[^\n]*') or ''
+  local sign = (h.oldLines or 0) == 0 and '+' or (h.newLines or 0) == 0 and '-' or '~'
+  return ('  %s hunk %s: %s'):format(sign, tostring(h.state), first)
+end
+
 local function fill(client, files, what)
   local root = client.root_dir or vim.fn.getcwd()
-  shown = { files = files, target = what, client = client }
+  shown = { files = {}, target = what, client = client }
   local items = {}
   for _, f in ipairs(files) do
+    local name = vim.fs.joinpath(root, f.path)
+    local review = tonumber(f.toReview) and (' · %d to review'):format(f.toReview) or ''
     items[#items + 1] = {
-      filename = vim.fs.joinpath(root, f.path),
+      filename = name,
       lnum = 1,
-      text = text.plain(('%s (runs %s)'):format(f.status, table.concat(f.runIds or {}, ', '))),
+      text = text.plain(
+        ('%s (runs %s)%s'):format(f.status, table.concat(f.runIds or {}, ', '), review)
+      ),
     }
+    shown.files[#items] = { file = f }
+    for _, h in ipairs(f.hunks or {}) do
+      items[#items + 1] = {
+        filename = name,
+        lnum = math.max(1, tonumber(h.newStart) or 1),
+        text = text.plain(hunk_text(h)),
+      }
+      shown.files[#items] = { file = f, hunk = h, path = vim.fs.normalize(name) }
+    end
   end
   vim.fn.setqflist({}, ' ', { title = TITLE, items = items })
+  require('harness.review').set(client, what, files)
+end
+
+local function on_hunk(verb)
+  return function(row)
+    if not (row and row.hunk) then
+      notify.info(('%s works on a hunk line of the list'):format(verb == 'undo' and 'u' or 'y'))
+      return
+    end
+    local review = require('harness.review')
+    local buf = vim.fn.bufnr(row.path)
+    local again = function()
+      M.open(shown.target.runId and tostring(shown.target.runId) or nil)
+    end
+    if verb == 'undo' then
+      review.undo_hunk(row.hunk, row.path, buf > 0 and buf or nil, again)
+    else
+      review.keep_hunk(row.hunk, row.path, again)
+    end
+  end
 end
 
 local function set_keys(qf)
@@ -61,8 +101,14 @@ local function set_keys(qf)
       fn(shown.files[vim.fn.line('.')])
     end, { buffer = qf, nowait = true, desc = desc })
   end
-  map('<CR>', M.diff, 'harness: diff against the text before the agent')
-  map('X', M.revert_file, 'harness: put this file back as it was')
+  map('<CR>', function(row)
+    M.diff(row and row.file)
+  end, 'harness: diff against the text before the agent')
+  map('X', function(row)
+    M.revert_file(row and row.file)
+  end, 'harness: put this file back as it was')
+  map('u', on_hunk('undo'), 'harness: undo this hunk')
+  map('y', on_hunk('keep'), 'harness: keep this hunk')
 end
 
 vim.api.nvim_create_autocmd('FileType', {
@@ -104,10 +150,14 @@ end
 --- it, the before text in a scratch buffer.
 --- @param file table? a harness.run.changes entry
 function M.diff(file)
-  if not file then
-    return
+  if file then
+    M.show_diff(shown.client, file)
   end
-  local root = shown.client and shown.client.root_dir or vim.fn.getcwd()
+end
+
+--- The diff of `file` (a harness.run.changes entry) of `client`'s workspace, in a new tab.
+function M.show_diff(client, file)
+  local root = client and client.root_dir or vim.fn.getcwd()
   vim.cmd.tabnew(vim.fn.fnameescape(vim.fs.joinpath(root, file.path)))
   vim.cmd('diffthis')
   local ft = vim.bo.filetype
@@ -153,6 +203,24 @@ function M.revert_file(file)
   end
 end
 
+--- "2026-12-07 11:42 · finished · 3 turns · 12.4k tokens · Fix the add function": when,
+--- how its last run ended, its size and its first goal, one line.
+--- @param c table a harness.conversations entry
+--- @return string
+function M.history_item(c)
+  local when = tostring(c.finishedAt ~= vim.NIL and c.finishedAt or c.startedAt or '?')
+  when = when:gsub('T', ' '):match('^(%d+%-%d+%-%d+ %d+:%d+)') or when
+  local outcome = c.lastOutcome ~= vim.NIL and c.lastOutcome or nil
+  local line = ('%s · %s · %s · %s tokens · %s'):format(
+    when,
+    outcome and tostring(outcome):gsub('_', ' ') or 'in progress',
+    require('harness.text').count(c.runs or 0, 'turn'),
+    require('harness.statusline').tokens(c.spentTokens),
+    tostring(c.goal)
+  )
+  return notify.one_line(line, 100)
+end
+
 --- `:Harness history`: pick a conversation of the workspace and draw it.
 function M.history()
   rpc.with_client(function(client)
@@ -164,15 +232,8 @@ function M.history()
       end
       vim.ui.select(list, {
         prompt = 'Harness conversation: ',
-        format_item = function(c)
-          local line = ('%d · %s · %d runs · %s'):format(
-            c.conversationId,
-            tostring(c.lastOutcome),
-            c.runs or 0,
-            tostring(c.goal)
-          )
-          return notify.one_line(line, 100)
-        end,
+        kind = 'harness.conversation',
+        format_item = M.history_item,
       }, function(choice)
         if choice then
           M.load(client, choice.conversationId)

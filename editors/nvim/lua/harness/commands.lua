@@ -25,13 +25,21 @@ end
 function M.start_run(goal, opts)
   opts = opts or {}
   local function go(client)
-    local args = with_folder(client, { goal = goal })
+    local args = with_folder(client, { goal = not opts.prompt and goal or nil })
     args.conversationId = opts.conversationId
     args.context = opts.context
+    args.mode = opts.mode
+    args.prompt = opts.prompt
+    args.arguments = opts.arguments
+    local conversation = require('harness.conversation')
+    local drawn = conversation.pending(opts.conversationId, goal, opts.context)
     rpc.request(client, 'harness.run', args, function(result)
       state.run_started(client.id, result.runId, goal)
-      require('harness.conversation').started(client.id, result, goal, opts.context)
-      notify.info(notify.one_line(('run %d started: %s'):format(result.runId, goal)))
+      conversation.started(client.id, result, goal, opts.context)
+      local what = opts.mode == 'plan' and 'plan' or 'run'
+      notify.info(notify.one_line(('%s %d started: %s'):format(what, result.runId, goal)))
+    end, function()
+      conversation.drop_pending(drawn)
     end)
   end
   if opts.client and not opts.client:is_stopped() then
@@ -94,7 +102,82 @@ function M.ask(goal)
   end
   local c = require('harness.conversation').current()
   local client = c.client_id and vim.lsp.get_client_by_id(c.client_id)
-  M.start_run(goal, { conversationId = c.id, client = client or nil })
+  local context = require('harness.complete').context(goal)
+  M.start_run(goal, { conversationId = c.id, client = client or nil, context = context })
+end
+
+local function conversation_client()
+  local c = require('harness.conversation').current()
+  local client = c.client_id and vim.lsp.get_client_by_id(c.client_id)
+  return c, client or nil
+end
+
+--- `:Harness plan {goal}`: a run that only reads and ends with its plan (a follow-up in
+--- the conversation shown); a follow-up then carries it out.
+--- @param goal string?
+function M.plan(goal)
+  goal = vim.trim(goal or '')
+  if goal == '' then
+    notify.info('nothing to plan: :Harness plan {goal}')
+    return
+  end
+  local c, client = conversation_client()
+  M.start_run(goal, { conversationId = c.id, client = client, mode = 'plan' })
+end
+
+--- Words for the run in progress (`harness.run.steer`): heard after its current step.
+--- A run that ended meanwhile gets them as a follow-up instead.
+local function steer(client, run_id, words)
+  local args = { runId = run_id, text = words }
+  rpc.request(client, 'harness.run.steer', args, function()
+    notify.info(notify.one_line(('run %d hears it after this step: %s'):format(run_id, words)))
+  end, function(err)
+    if type(err) == 'table' and err.code == -32009 then
+      M.ask(words)
+    end
+  end)
+end
+
+local function slash(line)
+  local name, rest = line:match('^/([%w][%w_.-]*)%s*(.*)$')
+  if not name then
+    return false
+  end
+  rest = vim.trim(rest)
+  if name == 'new' then
+    require('harness.conversation').new()
+  elseif name == 'plan' then
+    M.plan(rest)
+  elseif name == 'undo' then
+    require('harness.convopen').restore_last()
+  elseif name == 'help' then
+    require('harness.convkeys').help()
+  elseif name == 'memory' or name == 'cost' then
+    require('harness')[name == 'memory' and 'memory' or 'trace']()
+  else
+    local c, client = conversation_client()
+    local opts = { conversationId = c.id, client = client, prompt = name }
+    opts.arguments = rest ~= '' and rest or nil
+    M.start_run(line, opts)
+  end
+  return true
+end
+
+--- What the prompt line sends: `/name args` a prompt or command, words for the run in
+--- progress (steering), else a follow-up.
+--- @param line string
+function M.say(line)
+  line = vim.trim(line or '')
+  if line == '' or slash(line) then
+    return
+  end
+  local _, client = conversation_client()
+  local run_id = require('harness.conversation').active_run()
+  if run_id and client then
+    steer(client, run_id, line)
+    return
+  end
+  M.ask(line)
 end
 
 --- :HarnessCancel — the run in progress in this buffer's workspace.

@@ -27,6 +27,18 @@ M.defaults = {
   keymaps = false,
   -- Window borders of the memory and approval floats.
   border = 'rounded',
+  -- Where :Harness shows the conversation: 'vertical' | 'horizontal' | 'float' | 'tab'.
+  -- nil: a vertical split when the code window keeps 80 columns beside it, else horizontal.
+  layout = nil,
+  -- The conversation's width (vertical, float) and height (horizontal, float): columns or
+  -- lines, or a fraction of the screen (0.4). nil: what fits (see harness-layout).
+  width = nil,
+  height = nil,
+  -- Keys of the conversation buffer that answer the approval waiting, from any line of it
+  -- (false: not mapped). On the approval's own lines `a` `A` `d` answer too.
+  approve_keys = { allow = '<leader>a', allow_run = '<leader>A', deny = '<leader>d' },
+  -- Keys of a code buffer with hunks to review (harness-review; false: not mapped).
+  hunk_keys = { next = ']h', prev = '[h', undo = '<leader>hu', keep = '<leader>hk' },
 }
 
 --- The mappings `keymaps = true` sets (normal mode).
@@ -39,6 +51,8 @@ M.suggested_keymaps = {
 }
 
 M.options = vim.deepcopy(M.defaults)
+
+local LAYOUTS = { vertical = true, horizontal = true, float = true, tab = true }
 
 local function merge(base, over)
   if type(base) ~= 'table' or type(over) ~= 'table' or vim.islist(over) or vim.islist(base) then
@@ -61,6 +75,13 @@ function M.set(opts)
   vim.validate('root_markers', options.root_markers, 'table')
   vim.validate('settings', options.settings, 'table')
   vim.validate('keymaps', options.keymaps, { 'boolean', 'table' })
+  vim.validate('layout', options.layout, function(v)
+    return v == nil or LAYOUTS[v] == true
+  end, "'vertical', 'horizontal', 'float' or 'tab'")
+  vim.validate('width', options.width, 'number', true)
+  vim.validate('height', options.height, 'number', true)
+  vim.validate('approve_keys', options.approve_keys, { 'table', 'boolean' }, true)
+  vim.validate('hunk_keys', options.hunk_keys, { 'table', 'boolean' }, true)
   M.options = options
   return options
 end

@@ -74,6 +74,12 @@ local function user_turn(run_id, goal, context)
     return
   end
   r.users = true
+  for _, e in ipairs(conv.entries) do -- drawn at once on <CR>: now it has its run
+    if e.kind == 'user' and e.pending and e.text == goal then
+      e.pending, e.run = nil, run_id
+      return
+    end
+  end
   local attached = {}
   for _, item in ipairs(context or {}) do
     attached[#attached + 1] = range_text(item)
@@ -81,19 +87,40 @@ local function user_turn(run_id, goal, context)
   add({ kind = 'user', run = run_id, text = goal, attached = attached })
 end
 
+local function has_words(run_id)
+  for _, e in ipairs(conv.entries) do
+    if e.kind == 'words' and e.run == run_id then
+      return true
+    end
+  end
+  return false
+end
+
+--- The run's end: its answer once, as the model's words (drawn from the `text` events, or
+--- from the result's summary when there were none), then the one end line.
 local function ended(run_id, result)
   local r = run_of(run_id)
   if r.ended then
     return
   end
   r.ended = true
-  add({ kind = 'end', run = run_id, text = require('harness.events').summary(result) })
+  local answer = result.summary
+  if type(answer) == 'string' and answer ~= '' and not has_words(run_id) then
+    add({ kind = 'words', run = run_id, text = answer })
+  end
+  add({ kind = 'end', run = run_id, text = require('harness.events').end_line(result) })
 end
 
 local on = {}
 
 function on.user(ev)
+  if ev.steer == true then
+    add({ kind = 'user', run = ev.runId, text = ev.text, steer = true })
+    return
+  end
   user_turn(ev.runId, ev.text)
+  conv.runs[ev.runId].mode = ev.mode ~= vim.NIL and ev.mode or nil
+  conv.runs[ev.runId].rewound = ev.rewound == true or nil
 end
 
 function on.text(ev)
@@ -107,7 +134,14 @@ end
 
 function on.toolCall(ev)
   local target = ev.target ~= vim.NIL and ev.target or ''
-  local entry = add({ kind = 'tool', run = ev.runId, text = ev.name .. ' ' .. tostring(target) })
+  local entry = add({
+    kind = 'tool',
+    run = ev.runId,
+    step = ev.step,
+    name = ev.name,
+    target = tostring(target),
+    text = ev.name .. ' ' .. tostring(target),
+  })
   entry.status = 'waiting'
   conv.calls[tostring(ev.callId)] = entry
 end
@@ -133,6 +167,7 @@ function on.toolResult(ev)
   call.status = ev.status
   call.why = ev.why ~= vim.NIL and ev.why or nil
   call.summary = ev.summary ~= vim.NIL and ev.summary or nil
+  call.detail = ev.detail ~= vim.NIL and ev.detail or nil
 end
 
 function on.budget(ev)
@@ -186,7 +221,9 @@ end
 --- @param context table[]?
 function M.started(client_id, result, goal, context)
   local id = tonumber(result.conversationId) or result.runId
-  if conv.id ~= id then
+  if conv.id == nil then -- a new conversation: what is drawn already (the turn) stays
+    conv.id, conv.client_id = id, client_id
+  elseif conv.id ~= id then
     reset(id, client_id)
   end
   conv.last_goal = goal
@@ -196,6 +233,37 @@ function M.started(client_id, result, goal, context)
   end
   parked[id] = nil
   changed()
+end
+
+--- The user's turn drawn at once, before the server has started its run (a follow-up of
+--- the conversation shown, or the first turn of a new one); nil for another conversation.
+--- @param conversation_id integer?
+--- @param goal string
+--- @param context table[]?
+--- @return harness.Entry?
+function M.pending(conversation_id, goal, context)
+  if conversation_id ~= conv.id then
+    return nil
+  end
+  local attached = {}
+  for _, item in ipairs(context or {}) do
+    attached[#attached + 1] = range_text(item)
+  end
+  local e = add({ kind = 'user', text = goal, attached = attached, pending = true })
+  changed()
+  return e
+end
+
+--- The server refused the run: its turn, drawn at once, goes.
+--- @param e harness.Entry?
+function M.drop_pending(e)
+  for i, it in ipairs(conv.entries) do
+    if it == e and it.pending then
+      table.remove(conv.entries, i)
+      changed()
+      return
+    end
+  end
 end
 
 --- harness/budget: the header's figures (a server without run events).
@@ -213,6 +281,31 @@ function M.finished(result)
     ended(result.runId, result)
     changed()
   end
+end
+
+--- The run of the conversation still going (started, not ended), if any.
+--- @return integer?
+function M.active_run()
+  local newest
+  for run_id, r in pairs(conv.runs) do
+    if r.users and not r.ended and (not newest or run_id > newest) then
+      newest = run_id
+    end
+  end
+  return newest
+end
+
+--- The turns of the conversation: its user entries (not the words said while a run
+--- worked), in order; a turn's number is its place.
+--- @return harness.Entry[]
+function M.turns()
+  local out = {}
+  for _, e in ipairs(conv.entries) do
+    if e.kind == 'user' and not e.steer then
+      out[#out + 1] = e
+    end
+  end
+  return out
 end
 
 --- A server message too long for one line: whole, in the conversation.

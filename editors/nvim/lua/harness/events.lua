@@ -13,45 +13,62 @@ local M = {}
 
 local GOOD = { success = true, finished = true }
 
---- "run 7 finished · Fixed add() · changed calc.py · 3 steps · 1.2k tokens", whole: every
---- file changed, the refused/denied/failed calls and dollars where known.
+--- Files by name, at most `most` of them, then how many more: "a.py, b.py +3".
+local function files_text(files, most)
+  local shown = {}
+  for i = 1, math.min(#files, most) do
+    shown[i] = vim.fn.fnamemodify(tostring(files[i]), ':t')
+  end
+  local more = #files > most and (' +%d'):format(#files - most) or ''
+  return table.concat(shown, ', ') .. more
+end
+
+--- The end line of a run, one line: outcome, counts, files, steps, tokens, cost —
+--- "run 7 finished · 1 denied · changed calc.py · 3 steps · 1.2k tokens · $0.01". The
+--- answer is not in it: the conversation shows it once, above, as the model's words.
 --- @param result table harness/runFinished
 --- @return string
-function M.summary(result)
+function M.end_line(result)
   local parts = { ('run %s %s'):format(tostring(result.runId), notify.outcome(result.outcome)) }
-  local summary = result.summary
-  if type(summary) == 'string' and summary ~= '' then
-    parts[#parts + 1] = summary
-  end
-  local files = result.filesChanged
-  if type(files) == 'table' and #files > 0 then
-    parts[#parts + 1] = 'changed ' .. table.concat(files, ', ')
-  end
-  local counts = {}
   for _, what in ipairs({ 'refused', 'denied', 'failed' }) do
     local n = tonumber(result[what])
     if n and n > 0 then
-      counts[#counts + 1] = ('%d %s'):format(n, what)
+      parts[#parts + 1] = ('%d %s'):format(n, what)
     end
   end
-  if counts[1] then
-    parts[#parts + 1] = table.concat(counts, ', ')
+  local files = result.filesChanged
+  if type(files) == 'table' and #files > 0 then
+    parts[#parts + 1] = 'changed ' .. files_text(files, 3)
   end
+  parts[#parts + 1] = text.count(result.steps, 'step')
+  parts[#parts + 1] = statusline.tokens(result.spentTokens) .. ' tokens'
   local cost = tonumber(result.costUsd)
-  parts[#parts + 1] = ('%s · %s tokens%s'):format(
-    text.count(result.steps, 'step'),
-    statusline.tokens(result.spentTokens),
-    cost and (' · $%.2f'):format(cost) or ''
-  )
+  if cost then
+    parts[#parts + 1] = ('$%.2f'):format(cost)
+  end
   return table.concat(parts, ' · ')
 end
 
---- The end of a run in one line of the message area: M.summary, cut to fit, saying where
---- the whole of it is.
+--- The end line and, after it, the answer on one line (for the message area).
+--- @param result table harness/runFinished
+--- @return string
+function M.summary(result)
+  local line = M.end_line(result)
+  local answer = result.summary
+  if type(answer) == 'string' and vim.trim(answer) ~= '' then
+    line = line .. ' — ' .. vim.trim(answer):gsub('%s+', ' ')
+  end
+  return line
+end
+
+--- The end of a run in one line of the message area: the end line first (so a cut takes
+--- the answer's tail, never the counts), the answer after it when the conversation is not
+--- on the screen, cut to fit.
 --- @param result table harness/runFinished
 --- @return string
 function M.announcement(result)
-  local whole = M.summary(result)
+  local shown = require('harness.convbuf').window() ~= nil
+  local whole = shown and M.end_line(result) or M.summary(result)
   local line = notify.one_line(whole)
   if line ~= whole then -- cut: say where the whole of it is
     local tail = ' (:Harness)'
@@ -81,6 +98,11 @@ function M.run_finished(_, result, ctx)
     return item.client_id == ctx.client_id and item.run_id == result.runId
   end)
   require('harness.conversation').finished(result)
+  local c = require('harness.conversation').current()
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if client and c.id and c.runs[result.runId] then -- the signs of the hunks to review
+    require('harness.review').refresh(client, { conversationId = c.id })
+  end
   local level = GOOD[result.outcome] and vim.log.levels.INFO or vim.log.levels.WARN
   notify.show(M.announcement(result), level)
   M.refresh(ctx.client_id)

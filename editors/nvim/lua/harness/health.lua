@@ -166,6 +166,54 @@ local function check_store(status)
   end
 end
 
+local function check_layout()
+  local win = require('harness.convwin')
+  local layout = win.layout()
+  local how = config.options.layout and 'layout in setup()' or 'fits the screen'
+  local size = layout == 'horizontal' and ('%d lines'):format(win.height())
+    or layout == 'vertical' and ('%d columns'):format(win.width())
+    or layout
+  health.ok(
+    ('conversation: %s (%s), %s; the code window keeps %d columns'):format(
+      layout,
+      how,
+      size,
+      layout == 'vertical' and math.max(0, vim.o.columns - win.width() - 1) or vim.o.columns
+    )
+  )
+  local md = pcall(vim.treesitter.language.add, 'markdown')
+    and pcall(vim.treesitter.language.add, 'markdown_inline')
+  if md then
+    health.ok("the model's Markdown is drawn with treesitter (markdown, markdown_inline)")
+  else
+    health.info('no treesitter markdown parsers: the conversation is plain text')
+  end
+end
+
+--- The language servers the semantic tools use (SPEC §14): the ones the harness started
+--- (harness.status) and the editor's own attached to this buffer.
+local function check_language_servers(status)
+  local started = status and status.languageServers
+  if type(started) == 'table' and started[1] then
+    for _, ls in ipairs(started) do
+      health.ok('started by the harness: ' .. plain(ls))
+    end
+  else
+    health.info('the harness started no language server yet (it does on the first semantic call)')
+  end
+  local mine = {}
+  for _, client in ipairs(vim.lsp.get_clients({ bufnr = 0 })) do
+    if client.name ~= 'harness' then
+      mine[#mine + 1] = client.name
+    end
+  end
+  if mine[1] then
+    health.info("this buffer's own language servers: " .. plain(table.concat(mine, ', ')))
+  else
+    health.info('no other language server is attached to this buffer')
+  end
+end
+
 function M.check()
   health.start('harness: Neovim')
   if vim.fn.has('nvim-0.11') == 1 then
@@ -211,6 +259,12 @@ function M.check()
   health.start('harness: provider')
   check_base_url()
   check_provider(answer.status)
+
+  health.start('harness: conversation')
+  check_layout()
+
+  health.start('harness: language servers')
+  check_language_servers(answer.status)
 
   health.start('harness: store and sandbox')
   check_store(answer.status)

@@ -72,20 +72,23 @@ function M.ask(text)
   require('harness.commands').ask(text)
 end
 
---- :Harness [history|new]: toggle the conversation buffer; pick an earlier conversation;
---- start a new one.
+--- :Harness [history|new|plan {goal}]: toggle the conversation buffer; pick an earlier
+--- conversation; start a new one; ask for a plan (a run that only reads).
 --- @param what string?
 function M.conversation(what)
   what = vim.trim(what or '')
-  if what == 'history' then
+  local word, rest = what:match('^(%S+)%s*(.*)$')
+  if word == 'history' then
     require('harness.changes').history()
-  elseif what == 'new' then
+  elseif word == 'new' then
     require('harness.conversation').new()
     require('harness.convbuf').open(true)
+  elseif word == 'plan' then
+    require('harness.commands').plan(rest)
   elseif what == '' then
     require('harness.convbuf').toggle()
   else
-    require('harness.notify').error(':Harness takes `history`, `new` or nothing')
+    require('harness.notify').error(':Harness takes `history`, `new`, `plan {goal}` or nothing')
   end
 end
 
@@ -129,9 +132,10 @@ function M.trust(revoke)
   require('harness.commands').trust(revoke == true)
 end
 
---- :HarnessApprove — focus the pending approval.
-function M.approve()
-  require('harness.approval').focus()
+--- :HarnessApprove [allow|run|deny] — answer the approval waiting, or focus it.
+--- @param word string?
+function M.approve(word)
+  require('harness.approval').command(word)
 end
 
 return M

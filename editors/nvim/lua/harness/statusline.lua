@@ -1,10 +1,13 @@
 --- harness.statusline: the short status string for any statusline (lualine, heirline, a
 --- plain 'statusline'), and `opts.statusline = true`, which adds it to the default one.
+--- The most urgent first (the approval cue, the step), so a narrow statusline loses the
+--- tail; drawn in a statusline, the item cuts its own tail to fit beside the file name
+--- (Neovim would cut a too-long statusline from the left).
 ---
----   harness 12.4k/400k · 3.1k/24k · step 3/50        a run in progress
----   harness ⚠ approve (:HarnessApprove) · …          a run waiting for your answer
----   harness finished 12.4k/400k · 3.1k/24k · step 3/50   until the next run starts
----   harness · 3 notes                                 idle (from harness.status)
+---   harness step 3/50 · 12.4k/400k · 3.1k/24k          a run in progress
+---   harness ⚠ approve · step 3/50 · 12.4k/400k · …      a run waiting for your answer
+---   harness finished step 3/50 · 12.4k/400k · 3.1k/24k  until the next run starts
+---   harness · 3 notes                                   idle (from harness.status)
 local state = require('harness.state')
 local text = require('harness.text')
 
@@ -30,20 +33,44 @@ function M.tokens(n)
 end
 
 local function figures(budget)
-  local parts = {
-    ('%s/%s'):format(M.tokens(budget.spentTokens), M.tokens(budget.tokenBudget)),
-  }
+  local parts = {}
+  if budget.step then
+    parts[1] = budget.maxSteps and ('step %d/%d'):format(budget.step, budget.maxSteps)
+      or ('step %d'):format(budget.step)
+  end
+  parts[#parts + 1] = ('%s/%s'):format(M.tokens(budget.spentTokens), M.tokens(budget.tokenBudget))
   if budget.requestTokens and budget.contextCeiling then
     parts[#parts + 1] = ('%s/%s'):format(
       M.tokens(budget.requestTokens),
       M.tokens(budget.contextCeiling)
     )
   end
-  if budget.step then
-    parts[#parts + 1] = budget.maxSteps and ('step %d/%d'):format(budget.step, budget.maxSteps)
-      or ('step %d'):format(budget.step)
-  end
   return table.concat(parts, ' · ')
+end
+
+-- Columns a statusline keeps for the rest (file name, flags, position) beside the item.
+local OTHERS = 44
+
+--- `s` cut at its end to `room` display columns (with …).
+local function fit(s, room)
+  if vim.fn.strdisplaywidth(s) <= room then
+    return s
+  end
+  local cut = vim.fn.strcharpart(s, 0, room - 1)
+  while vim.fn.strdisplaywidth(cut) > room - 1 do
+    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+  end
+  return cut .. '…'
+end
+
+--- The room of the item in the statusline being drawn (nil outside one).
+local function room()
+  local win = vim.g.statusline_winid
+  if type(win) ~= 'number' or not vim.api.nvim_win_is_valid(win) then
+    return nil
+  end
+  local width = vim.o.laststatus == 3 and vim.o.columns or vim.api.nvim_win_get_width(win)
+  return math.max(16, width - OTHERS)
 end
 
 --- The status of the harness client serving `bufnr` ('' when none does), as a 'statusline'
@@ -51,7 +78,12 @@ end
 --- @param bufnr integer?
 --- @return string
 function M.text(bufnr)
-  return text.plain(M.raw(bufnr), { statusline = true })
+  local s = text.plain(M.raw(bufnr))
+  local columns = room()
+  if columns then
+    s = fit(s, columns)
+  end
+  return (s:gsub('%%', '%%%%'))
 end
 
 --- The status, unescaped.
@@ -64,7 +96,7 @@ function M.raw(bufnr)
   end
   local head = 'harness'
   if s.approvals > 0 then
-    head = head .. ' ⚠ approve (:HarnessApprove)'
+    head = head .. ' ⚠ approve ·'
   end
   local run = s.run
   if run then
@@ -76,11 +108,13 @@ function M.raw(bufnr)
     if s.budget then
       return head .. label .. ' ' .. figures(s.budget)
     end
+    head = head:gsub(' ·$', '')
     if run.active then
       return ('%s · run %d starting'):format(head, run.runId)
     end
     return head .. label .. ' · ' .. M.tokens(run.spentTokens) .. ' tokens'
   end
+  head = head:gsub(' ·$', '')
   if s.notes then
     return ('%s · %d %s'):format(head, s.notes, s.notes == 1 and 'note' or 'notes')
   end

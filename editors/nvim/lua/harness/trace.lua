@@ -280,6 +280,15 @@ function M.open_runs(client)
   end)
 end
 
+--- One step of a run, whole (its prompt and every result): what <CR> on a row of the
+--- conversation opens.
+--- @param client vim.lsp.Client
+--- @param run_id integer
+--- @param step integer
+function M.open_step(client, run_id, step)
+  open_step(client, run_id, step)
+end
+
 --- :HarnessTrace [run]
 --- @param run string?
 function M.open(run)
