@@ -51,7 +51,10 @@ class DiagnosticsArgs(ToolArgs):
 
 def _traced(result: ToolResult, answer: Answer) -> ToolResult:
     """The back end and server that answered, for the trace (§14)."""
-    event = TraceEvent("semantic", {"backend": answer.backend, "server": answer.server})
+    data = {"backend": answer.backend, "server": answer.server}
+    if answer.fallback:
+        data["fallback"] = answer.fallback
+    event = TraceEvent("semantic", data)
     return ToolResult(
         result.name,
         result.target,
