@@ -32,6 +32,7 @@ import {
   type RunEvent,
   type RunFinished,
 } from "./protocol";
+import { registerSemantic } from "./semantic";
 import { readerFor, SECTION, serverSettings, type ReadSetting } from "./settings";
 import { serverCommandGuard } from "./trust";
 
@@ -213,6 +214,7 @@ export class HarnessClient implements vscode.Disposable {
     };
     const client = new LanguageClient("harness", "Harness", serverOptions, clientOptions);
     client.registerFeature(inlineApprovals);
+    registerSemantic(client); // after inlineApprovals, which replaces experimental.harness
     handleMessages(client, (runId, error) => this.runErrors.set(runId, error));
     client.onRequest(APPROVE, (p: ApproveParams) =>
       this.approver ? this.approver(p).then((decision) => ({ decision })) : null,

@@ -1,0 +1,143 @@
+"""The editor back end of the semantic tools (§14) in real VS Code: code-server with the
+built ``harness.vsix``, its **built-in TypeScript support** (a language server nobody here
+wrote) and the real ``harness-lsp``; a scripted model calls ``references`` and then
+``rename_symbol`` on a two-file TypeScript project. VS Code's providers answer both
+(``harness/semantic``), the harness writes the rename itself, and the trace says which back
+end and server answered. A missing prerequisite fails the module with the command that
+installs it; it never skips."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.vscode.codeserver import CHROMIUM_ARGS, CodeServer, prerequisites
+from tests.support.fake_llm import FakeLLM
+
+BIN = Path(sys.executable).parent
+A = (
+    "export function total(items: number[]): number {\n"
+    "  return items.reduce((sum, x) => sum + x, 0);\n"
+    "}\n"
+)
+B = 'import { total } from "./a";\n\n// total is a word here\nexport const x: number = total([3]);\n'
+BROKEN = 'export const n: number = "not a number";\n'
+TSCONFIG = '{"compilerOptions": {"strict": true, "module": "commonjs"}, "include": ["*.ts"]}\n'
+WHERE = {"symbol": "total", "path": "a.ts", "line_content": "export function total("}
+TURNS = [
+    {"tool_calls": [{"name": "references", "arguments": WHERE}]},
+    {"tool_calls": [{"name": "rename_symbol", "arguments": {**WHERE, "new_name": "sumAll"}}]},
+    {"content": "Renamed."},
+]
+
+
+@dataclass
+class Session:
+    cs: CodeServer
+    wb: Any  # Workbench (imported with playwright, inside the fixture)
+    ws: Path
+    store: Path
+    fake: FakeLLM
+
+    def cli(self, *args: str) -> Any:
+        done = subprocess.run(
+            [str(BIN / "harness"), *args, "--store", str(self.store), "--json"],
+            capture_output=True, text=True, timeout=30, cwd=self.ws, env=self.cs.env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    prereq = prerequisites()
+    from playwright.sync_api import sync_playwright
+
+    from tests.e2e.vscode.workbench import Workbench
+
+    home = tmp_path_factory.mktemp("vscode-semantic")
+    ws = home / "ws"
+    ws.mkdir()
+    (ws / ".git").mkdir()
+    for name, text in (("a.ts", A), ("b.ts", B), ("c.ts", BROKEN), ("tsconfig.json", TSCONFIG)):
+        (ws / name).write_text(text)
+    store = home / "store.db"
+    fake = FakeLLM(list(TURNS)).start()
+    machine = {
+        "harness.serverPath": str(BIN / "harness-lsp"),
+        "harness.provider.baseUrl": fake.url,
+        "harness.storePath": str(store),
+    }
+    settings = {
+        "harness.provider.name": "openai",
+        "harness.provider.model": "fake-model",
+        "security.workspace.trust.enabled": False,
+        "workbench.startupEditor": "none",
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "files.autoSave": "off",
+        "typescript.tsserver.log": "off",
+    }
+    cs = CodeServer(prereq, home, settings, machine)
+    try:
+        url = cs.start(ws)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS
+            )
+            page = browser.new_context(viewport={"width": 1400, "height": 860}).new_page()
+            try:
+                page.goto(url)
+                wb = Workbench(page)
+                wb.wait_loaded()
+                yield Session(cs, wb, ws, store, fake)
+            finally:
+                page.screenshot(path=str(home / "last.png"))
+                browser.close()
+    finally:
+        cs.stop()
+        fake.stop()
+
+
+def _semantic(step: dict[str, Any]) -> list[Any]:
+    return [e["detail"] for e in step["events"] if e["kind"] == "semantic"]
+
+
+def test_references_and_rename_answered_by_vscode_typescript(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    wb = vscode.wb
+    # TypeScript is up once it reports c.ts's type error (a squiggle in the open editor).
+    wb.open_file("c.ts")
+    expect(wb.page.locator(".squiggly-error").first).to_be_attached(timeout=120_000)
+    wb.palette("Harness: Run Task")
+    expect(wb.quick_input_box).to_be_visible()
+    wb.quick_input_box.fill("Rename total to sumAll")
+    wb.page.keyboard.press("Enter")
+    expect(wb.toast("Harness run 1 finished")).to_be_visible(timeout=120_000)
+
+    refs = vscode.cli("trace", "step", "1", "1")
+    answered = {"backend": "editor", "server": "vscode (typescript)"}
+    assert _semantic(refs) == [answered], refs["events"]
+    assert "a.ts:1: export function total(items: number[]): number {  (definition)" in (
+        refs["result"]
+    )
+    assert "b.ts:4: export const x: number = total([3]);" in refs["result"]
+    assert "b.ts:1: import { total } from" in refs["result"]
+    assert "b.ts:3" not in refs["result"], "a comment is not a reference"
+
+    renamed = vscode.cli("trace", "step", "1", "2")
+    assert _semantic(renamed) == [answered], renamed["events"]
+    assert renamed["result"].startswith("[renamed total → sumAll] 3 places in 2 files")
+    assert (vscode.ws / "a.ts").read_text() == A.replace("total", "sumAll")
+    assert (vscode.ws / "b.ts").read_text() == B.replace("{ total }", "{ sumAll }").replace(
+        "= total(", "= sumAll("
+    )
