@@ -127,9 +127,8 @@ def test_references_and_rename_answered_by_vscode_typescript(vscode: Session) ->
     refs = vscode.cli("trace", "step", "1", "1")
     answered = {"backend": "editor", "server": "vscode (typescript)"}
     assert _semantic(refs) == [answered], refs["events"]
-    assert "a.ts:1: export function total(items: number[]): number {  (definition)" in (
-        refs["result"]
-    )
+    definition = "a.ts:1: export function total(items: number[]): number {  (definition)"
+    assert definition in refs["result"]
     assert "b.ts:4: export const x: number = total([3]);" in refs["result"]
     assert "b.ts:1: import { total } from" in refs["result"]
     assert "b.ts:3" not in refs["result"], "a comment is not a reference"
