@@ -10,6 +10,8 @@ import re
 
 from pydantic import Field
 
+from harness.semantic.after import diagnostics_now
+from harness.semantic.config import DEFAULT_WAIT_MS
 from harness.semantic.format import (
     MAX_ROWS,
     diagnostic_rows,
@@ -235,10 +237,9 @@ class Diagnostics(
             paths = (read.rel,)
         if not paths:
             return failure(self.name, target, "this run wrote no file yet; name a `path`")
-        try:
-            found = await port.diagnostics_now(paths, 0)
-        except SemanticUnavailable as exc:
-            return failure(self.name, target, str(exc))
+        wait = port.after_edit_wait_ms()  # a pushing server needs a moment after the open
+        wait = DEFAULT_WAIT_MS if wait is None else wait
+        found = await diagnostics_now(port, ctx.workspace, ctx.gate, paths, wait)
         rows = diagnostic_rows(found)
         head = f"[diagnostics {target}]" if target else "[diagnostics]"
         text = "\n".join([head, *(rows or ["(no errors or warnings)"])])

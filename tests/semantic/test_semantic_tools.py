@@ -145,3 +145,16 @@ async def test_a_rename_touching_an_unsaved_buffer_writes_nothing(semantic_env: 
     assert not result.ok
     assert "`use.py` has unsaved changes in the editor" in result.text
     assert (env.root / "lib.py").read_text() == LIB
+
+
+async def test_the_diagnostics_tool_reports_a_syntax_error(semantic_env: MakeEnv) -> None:
+    env = semantic_env()
+    env.write("broken.py", "def f(:\n    return 1\n")
+    env.write("fine.py", "def f():\n    return 1\n")
+    result = await env.call("diagnostics", path="broken.py")
+    assert result.ok, result.text
+    rows = result.text.splitlines()
+    assert rows[0] == "[diagnostics broken.py]"
+    assert any(row.startswith("broken.py:1:") and "error" in row for row in rows[1:]), rows
+    clean = await env.call("diagnostics", path="fine.py")
+    assert clean.text.splitlines()[1:] == ["(no errors or warnings)"], clean.text
