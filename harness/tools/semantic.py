@@ -21,7 +21,7 @@ from harness.semantic.format import (
     rename_rows,
 )
 from harness.semantic.model import Answer, Method, Query, SemanticPort, SemanticUnavailable
-from harness.semantic.text import locate
+from harness.semantic.text import listed_hash, locate
 from harness.tools.access import display_path
 from harness.tools.base import BaseTool, Tool, ToolArgs, ToolContext, failure
 from harness.tools.renaming import Refused, write_rename
@@ -51,9 +51,10 @@ class DiagnosticsArgs(ToolArgs):
     path: str | None = Field(default=None, description="A file; omitted: every file this run wrote")
 
 
-def _traced(result: ToolResult, answer: Answer) -> ToolResult:
-    """The back end and server that answered, for the trace (§14)."""
-    data = {"backend": answer.backend, "server": answer.server}
+def _traced(result: ToolResult, answer: Answer, **more: object) -> ToolResult:
+    """The back end and server that answered, for the trace (§14); ``more``: what the
+    run's reference watch needs (``harness.semantic.stale``)."""
+    data: dict[str, object] = {"backend": answer.backend, "server": answer.server, **more}
     if answer.fallback:
         data["fallback"] = answer.fallback
     event = TraceEvent("semantic", data)
@@ -148,7 +149,15 @@ class References(
         extra = left_out(listed.refused) + _outside(answer.outside + listed.outside)
         head = f"[references {target}]"
         text = "\n".join([head, *(rows or ["(no references found)"]), *extra])
-        return _traced(ToolResult(self.name, target, text, policy=listed.policy), answer)
+        watch = {"query": args.model_dump(), "listed": _hashes(listed.texts, read)}
+        result = ToolResult(self.name, target, text, policy=listed.policy)
+        return _traced(result, answer, **watch)
+
+
+def _hashes(texts: dict[str, str], read: Readable) -> dict[str, str]:
+    """The listed files' hashes as answered (the queried file among them: its quoted line
+    may move too)."""
+    return {path: listed_hash(text) for path, text in {read.rel: read.text, **texts}.items()}
 
 
 def _outside(count: int) -> list[str]:

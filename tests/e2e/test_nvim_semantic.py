@@ -39,7 +39,10 @@ def _step(store: Path, step: int) -> dict[str, Any]:
 
 
 def _semantic(step: dict[str, Any]) -> list[Any]:
-    return [e["detail"] for e in step["events"] if e["kind"] == "semantic"]
+    """Who answered each semantic query of ``step`` (the trace's ``semantic`` events)."""
+    keys = ("backend", "server", "fallback")
+    found = [e["detail"] for e in step["events"] if e["kind"] == "semantic"]
+    return [{k: d[k] for k in keys if k in d} for d in found]
 
 
 def test_references_and_rename_answered_through_vim_lsp(

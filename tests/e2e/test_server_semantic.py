@@ -106,7 +106,10 @@ async def _step(client: HarnessClient, run_id: int, step: int) -> dict[str, Any]
 
 
 def _semantic_events(step: dict[str, Any]) -> list[Any]:
-    return [e["detail"] for e in step["events"] if e["kind"] == "semantic"]
+    """Who answered each semantic query of ``step`` (the trace's ``semantic`` events)."""
+    keys = ("backend", "server", "fallback")
+    found = [e["detail"] for e in step["events"] if e["kind"] == "semantic"]
+    return [{k: d[k] for k in keys if k in d} for d in found]
 
 
 async def test_the_editor_answers_the_rename_and_the_harness_writes_it(
