@@ -143,3 +143,24 @@ def test_a_references_answer_whose_listed_file_changed_is_refreshed(tmp_path: Pa
     # a turn that changed none of its files asks nothing again
     later = run.prompt_text(4)
     assert later.count("(refreshed at step") == prompt.count("(refreshed at step"), later
+
+
+def test_a_read_the_rename_changed_is_refreshed_in_one_line(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    rename = call(
+        "rename_symbol",
+        symbol="total",
+        new_name="sum_items",
+        path="a.py",
+        line_content="def total(",
+    )
+    run = scripted_run(
+        ws,
+        tmp_path,
+        [turn(call("read_file", path="b.py")), turn(rename), {"content": "done"}],
+        "--yes",
+    )
+    prompt = run.prompt_text(3)
+    assert (
+        "[read b.py] (refreshed at step 3: your rename at step 2 changed lines 1, 3)" in prompt
+    ), prompt
