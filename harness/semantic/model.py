@@ -107,6 +107,7 @@ class Answer:
     diagnostics: tuple[Diagnostic, ...] = ()
     outside: int = 0
     fallback: str = ""  # why the back end asked first did not answer ("": it did)
+    ms: int = 0  # how long the answer took, as the tool measured it (the trace's latency)
 
 
 class SemanticUnavailable(Exception):

@@ -6,7 +6,9 @@ place outside the workspace is refused and counted."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import time
 
 from pydantic import Field
 
@@ -54,7 +56,8 @@ class DiagnosticsArgs(ToolArgs):
 def _traced(result: ToolResult, answer: Answer, **more: object) -> ToolResult:
     """The back end and server that answered, for the trace (§14); ``more``: what the
     run's reference watch needs (``harness.semantic.stale``)."""
-    data: dict[str, object] = {"backend": answer.backend, "server": answer.server, **more}
+    data: dict[str, object] = {"backend": answer.backend, "server": answer.server}
+    data.update(ms=answer.ms, **more)
     if answer.fallback:
         data["fallback"] = answer.fallback
     event = TraceEvent("semantic", data)
@@ -76,10 +79,12 @@ async def _ask(kind: str, target: str, ctx: ToolContext, query: Query) -> Answer
     port: SemanticPort | None = ctx.semantic
     if port is None:
         return failure(kind, target, NO_PORT)
+    started = time.perf_counter()
     try:
-        return await port.answer(query)
+        answer = await port.answer(query)
     except SemanticUnavailable as exc:
         return failure(kind, target, str(exc))
+    return dataclasses.replace(answer, ms=round((time.perf_counter() - started) * 1000))
 
 
 async def _positioned(

@@ -38,6 +38,10 @@ def _step(store: Path, step: int) -> dict[str, Any]:
     return found
 
 
+def _ms(step: dict[str, Any]) -> int:
+    return int(next(e["detail"]["ms"] for e in step["events"] if e["kind"] == "semantic"))
+
+
 def _semantic(step: dict[str, Any]) -> list[Any]:
     """Who answered each semantic query of ``step`` (the trace's ``semantic`` events)."""
     keys = ("backend", "server", "fallback")
@@ -75,6 +79,7 @@ def test_references_and_rename_answered_through_vim_lsp(
         # the open buffer shows the renamed text, unmodified
         nvim.wait("vim.api.nvim_buf_get_lines(..., 0, 1, false)[1] == 'def sum_items(items):'", buf)
         assert nvim.lua("return vim.bo[...].modified", buf) is False
+        print(f"through vim.lsp: references {_ms(refs)} ms, rename {_ms(renamed)} ms")
 
 
 def test_without_an_attached_server_the_headless_back_end_answers(
@@ -82,7 +87,7 @@ def test_without_an_attached_server_the_headless_back_end_answers(
 ) -> None:
     ws = _workspace(tmp_path)
     store = tmp_path / "store.db"
-    fake = fake_llm([REFS, {"content": "Listed."}])
+    fake = fake_llm([REFS, RENAME, {"content": "Renamed."}])
     with session(tmp_path, ws, {"settings": settings(fake, store)}) as nvim:
         nvim.wait_attached(nvim.edit(ws / "a.py"))
         nvim.type(":HarnessRun list the uses of total<CR>")
@@ -93,3 +98,6 @@ def test_without_an_attached_server_the_headless_back_end_answers(
         assert (event["backend"], event["server"]) == ("server", "jedi-language-server")
         assert "no attached language server answers textDocument/references" in event["fallback"]
         assert "b.py:3: x = total([3])  # total" in refs["result"]
+        renamed = _step(store, 2)
+        assert renamed["result"].startswith("[renamed total → sum_items] 3 places in 2 files")
+        print(f"headless: references {_ms(refs)} ms (cold), rename {_ms(renamed)} ms")
