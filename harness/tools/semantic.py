@@ -153,6 +153,8 @@ class References(
         rows = reference_rows(kept, definition, listed.texts)
         extra = left_out(listed.refused) + _outside(answer.outside + listed.outside)
         head = f"[references {target}]"
+        files = len({loc.path for loc in answer.locations})
+        extra += _search_limit(answer, files)
         text = "\n".join([head, *(rows or ["(no references found)"]), *extra])
         watch = {"query": args.model_dump(), "listed": _hashes(listed.texts, read)}
         result = ToolResult(self.name, target, text, policy=listed.policy)
@@ -163,6 +165,20 @@ def _hashes(texts: dict[str, str], read: Readable) -> dict[str, str]:
     """The listed files' hashes as answered (the queried file among them: its quoted line
     may move too)."""
     return {path: listed_hash(text) for path, text in {read.rel: read.text, **texts}.items()}
+
+
+JEDI_FILE_LIMIT = 30  # jedi stops searching after parsing this many files (docs/semantic.md)
+
+
+def _search_limit(answer: Answer, files: int) -> list[str]:
+    """A warning when jedi may have stopped searching: it parses at most 30 files that
+    mention the name, so an answer reaching that many files may be incomplete."""
+    if "jedi" not in answer.server or files < JEDI_FILE_LIMIT:
+        return []
+    return [
+        f"note: {answer.server} searches at most {JEDI_FILE_LIMIT} files that mention the "
+        "name, so places in other files may be missing; check with grep"
+    ]
 
 
 def _outside(count: int) -> list[str]:
@@ -211,7 +227,7 @@ class RenameSymbol(
         places = sum(counts.values())
         files = f"{len(written):,} file{'' if len(written) == 1 else 's'}"
         head = f"[renamed {target}] {places:,} place{'' if places == 1 else 's'} in {files}"
-        text = "\n".join([head, *rename_rows(counts)])
+        text = "\n".join([head, *rename_rows(counts), *_search_limit(answer, len(written))])
         return _traced(
             ToolResult(self.name, target, text, writes=tuple(written), policy=policy), answer
         )
