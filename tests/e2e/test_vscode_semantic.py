@@ -38,7 +38,11 @@ TURNS = [
     {"tool_calls": [{"name": "rename_symbol", "arguments": {**WHERE, "new_name": "sumAll"}}]},
     *[{"tool_calls": [{"name": "references", "arguments": AGAIN}]}] * SAMPLES,
     {"content": "Renamed."},
-]
+    # the second run: an edit that breaks a type, reported once in the next request
+    {"tool_calls": [{"name": "edit_file", "arguments": {
+        "path": "b.ts", "old": "export const x: number", "new": "export const x: string"}}]},
+    {"content": "Edited."},
+]  # fmt: skip
 
 
 @dataclass
@@ -90,6 +94,9 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         "typescript.tsserver.log": "off",
     }
     cs = CodeServer(prereq, home, settings, machine)
+    config = home / "config" / "harness" / "policy.toml"  # the user config (XDG_CONFIG_HOME)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[semantic]\ndiagnosticsWaitMs = 20000\n")
     try:
         url = cs.start(ws)
         with sync_playwright() as p:
@@ -157,3 +164,24 @@ def test_references_and_rename_answered_by_vscode_typescript(vscode: Session) ->
     )
     assert len(ms) == SAMPLES and all(s["result"].count("sumAll") >= 3 for s in steps)
     print(f"editor references ms: {ms}; rename ms: {renamed_ms(renamed)}")
+
+
+def test_an_edit_that_breaks_a_type_is_reported_once(vscode: Session) -> None:
+    from playwright.sync_api import expect
+
+    from tests.support.transcript import request_text
+
+    wb = vscode.wb
+    asked = len(vscode.fake.requests)
+    wb.palette("Harness: Run Task")
+    expect(wb.quick_input_box).to_be_visible()
+    wb.quick_input_box.fill("Make x a string")
+    wb.page.keyboard.press("Enter")
+    expect(wb.toast("Harness run 2 finished")).to_be_visible(timeout=120_000)
+
+    first, after = (request_text(r) for r in vscode.fake.requests[asked:])
+    assert "[diagnostics]" not in first
+    head = "[diagnostics] (after the writes at step 1)"
+    assert after.count(head) == 1, after
+    found = after[after.index(head) :]
+    assert "b.ts:4:" in found and "is not assignable to type 'string'" in found, found

@@ -14,8 +14,6 @@ import type { BaseLanguageClient, StaticFeature } from "vscode-languageclient";
 
 /** Server → client request for a client declaring `experimental.harness.semantic`. */
 export const SEMANTIC = "harness/semantic";
-/** The longest wait for a document's diagnostics to change after it was opened. */
-const DIAGNOSTICS_WAIT_MS = 1500;
 
 type Method = "references" | "definition" | "rename" | "symbols" | "diagnostics";
 
@@ -145,10 +143,11 @@ async function symbols(uri: vscode.Uri): Promise<Record<string, unknown> | undef
   return { symbols: found.map((s) => ("location" in s ? wireSymbolInformation(s) : wireSymbol(s))) };
 }
 
-/** The document's diagnostics, after waiting (at most `waitMs`, capped) for them to change
- * once: a file the harness just wrote is re-read and re-checked by its providers. */
+/** The document's diagnostics, after waiting (at most `waitMs`, the server's
+ * `diagnosticsWaitMs`) for them to change once: a file the harness just wrote is re-read
+ * and re-checked by its providers. */
 async function diagnostics(uri: vscode.Uri, waitMs: number): Promise<unknown[]> {
-  const wait = Math.min(waitMs, DIAGNOSTICS_WAIT_MS);
+  const wait = Math.max(0, waitMs);
   if (wait > 0) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, wait);
