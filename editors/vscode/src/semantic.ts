@@ -47,6 +47,7 @@ const feature: StaticFeature = {
  * replaces `experimental.harness`: this one adds to it). */
 export function registerSemantic(client: BaseLanguageClient): void {
   client.registerFeature(feature);
+  tracking ??= track(); // once per window: a restarted client keeps the same order
   client.onRequest(SEMANTIC, (params: SemanticParams) => answer(params));
 }
 
@@ -76,6 +77,9 @@ async function ask(doc: vscode.TextDocument, params: SemanticParams): Promise<Re
     case "symbols":
       return symbols(uri);
     case "diagnostics":
+      // A document open but in no editor may not be reloaded yet after the harness wrote
+      // the file: its diagnostics would be of the old text, so none rather than wrong ones.
+      if (!(await reloaded(doc, params.waitMs ?? 0))) return undefined;
       return { diagnostics: await diagnostics(uri, params.waitMs ?? 0) };
     default:
       return undefined;
@@ -143,17 +147,49 @@ async function symbols(uri: vscode.Uri): Promise<Record<string, unknown> | undef
   return { symbols: found.map((s) => ("location" in s ? wireSymbolInformation(s) : wireSymbol(s))) };
 }
 
-/** The document's diagnostics, after waiting (at most `waitMs`, the server's
- * `diagnosticsWaitMs`) for them to change once: a file the harness just wrote is re-read
- * and re-checked by its providers. */
+/** Whether `doc` holds the file's text on disk, waiting at most `waitMs` for VS Code to
+ * reload it (it does so for a file shown in an editor; a hidden one may stay stale). */
+async function reloaded(doc: vscode.TextDocument, waitMs: number): Promise<boolean> {
+  const disk = new TextDecoder().decode(await vscode.workspace.fs.readFile(doc.uri));
+  if (doc.getText() === disk) return true;
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => done(false), waitMs);
+    const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document === doc && doc.getText() === disk) done(true);
+    });
+    function done(ok: boolean): void {
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(ok);
+    }
+  });
+}
+
+/** Per document, the order of its last text change and its last diagnostics change: when
+ * the diagnostics are newer than the text they are current and answered at once. */
+let tracking: vscode.Disposable[] | undefined;
+const order = { next: 0, text: new Map<string, number>(), diagnostics: new Map<string, number>() };
+
+function track(): vscode.Disposable[] {
+  const mark = (map: Map<string, number>, uri: vscode.Uri) => map.set(uri.toString(), ++order.next);
+  return [
+    vscode.workspace.onDidOpenTextDocument((d) => mark(order.text, d.uri)),
+    vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length && mark(order.text, e.document.uri)),
+    vscode.languages.onDidChangeDiagnostics((e) => e.uris.forEach((u) => mark(order.diagnostics, u))),
+  ];
+}
+
+const current = (key: string) => (order.diagnostics.get(key) ?? -1) > (order.text.get(key) ?? 0);
+
+/** The document's diagnostics once they are newer than its text (a file the harness just
+ * wrote is reloaded and re-checked by its providers), waiting at most `waitMs` (the
+ * server's `diagnosticsWaitMs`). */
 async function diagnostics(uri: vscode.Uri, waitMs: number): Promise<unknown[]> {
-  const wait = Math.max(0, waitMs);
-  if (wait > 0) {
+  const key = uri.toString();
+  if (waitMs > 0 && !current(key)) {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, wait);
-      const sub = vscode.languages.onDidChangeDiagnostics((e) => {
-        if (e.uris.some((u) => u.toString() === uri.toString())) done();
-      });
+      const timer = setTimeout(done, waitMs);
+      const sub = vscode.languages.onDidChangeDiagnostics(() => current(key) && done());
       function done(): void {
         clearTimeout(timer);
         sub.dispose();
