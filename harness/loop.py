@@ -25,7 +25,7 @@ from harness.errors import ContextOverflowError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
-from harness.semantic.after import after_turn
+from harness.semantic.stale import ReferenceWatch, turn_end
 from harness.steering import Steering
 from harness.steps import StepDone, step_record, step_summary
 from harness.stops import stopped_by
@@ -90,6 +90,7 @@ class Run:
         self.cancel_requested = False  # set by cancel(); read at each safe point
         self._task: asyncio.Task[Any] | None = None
         self.steering = Steering()  # the user's words while it goes on; a step ending heeds them
+        self.references = ReferenceWatch()  # its references answers that may go stale (§14)
 
     def cancel(self) -> None:
         """Stop at the next safe point; the outcome is ``cancelled``."""
@@ -179,9 +180,8 @@ class Run:
 
     async def _ask(self, step: int) -> tuple[Turn, Reply]:
         """Assemble and send; the assembler commits once the provider accepted the request.
-        A context-length rejection is never retried identically: the step is assembled
-        again from the same state with half the effective budget, which also becomes the
-        run's ceiling from then on (the model's window is what it is)."""
+        A context-length rejection is never retried identically: the step is assembled again
+        with half the effective budget, the run's ceiling from then on (the model's window)."""
         budget = self.contract.context_budget
         effective = effective_tokens(budget, self.contract.token_budget, self.spent)
         effective = min(effective, self._overflow_cap or effective)
@@ -307,16 +307,8 @@ class _Taken:
 
 
 async def _diagnostics_after(run: Run, ctx: ToolContext, taken: _Taken) -> None:
-    """After a turn that wrote files: what its writes broke, once (§14)."""
-    port = run.toolbox.semantic
-    if port is None:
-        return
-    writes = [w for r in taken.results for w in r.writes]
-    box, wait = run.toolbox, port.after_edit_wait_ms()
-    entry = await after_turn(
-        port, box.workspace, box.gate, writes=writes, step=ctx.step, wait_ms=wait
-    )
-    if entry is not None:
+    """After a turn: stale references answers asked again, what its writes broke (§14)."""
+    for entry in await turn_end(run.references, run.toolbox, ctx, run.ledger, taken.results):
         taken.observed.append(run._observe(ctx.step, entry))
 
 

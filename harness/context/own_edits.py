@@ -8,6 +8,7 @@ change already stands later in the request, its arguments whole:
 
     [read src/a.py:40-52] (refreshed at step 9: your edit at step 5 changed lines 44–47;
     that call shows the new text)
+    [read src/b.py] (refreshed at step 9: your rename at step 5 changed lines 12, 40)
 
 Anything else that touched the file (a command, the user, a formatter, git — alone or on
 top of the agent's edit), or a call whose arguments the request elided, gets the hunks.
@@ -45,8 +46,10 @@ def own_edit_line(plan: Plan, obs: Observation, check: Refresh, held: str | None
     span = obs.read
     assert span is not None
     lines = changed_line_ranges(held, check.text, span.offset or 1)
-    what = label_of(kinds[0]) if len(set(kinds)) == 1 else "edit"
     many = len(changes) > 1
+    if set(kinds) == {"rename_symbol"}:  # its call names the symbol, not each line's text
+        return f"your rename at {at} changed {lines}"
+    what = label_of(kinds[0]) if len(set(kinds)) == 1 else "edit"
     calls = "those calls show" if many else "that call shows"
     return f"your {what}{'s' if many else ''} at {at} changed {lines}; {calls} the new text"
 

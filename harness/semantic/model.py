@@ -95,7 +95,8 @@ class Query:
 class Answer:
     """What a back end answered. ``backend`` is ``editor`` or ``server``; ``server`` names
     the client or the program (recorded in the trace, §14). ``outside`` counts the places
-    the back end refused because their URI left the workspace."""
+    the back end refused because their URI left the workspace; ``fallback`` says why the
+    editor did not answer when the headless back end did instead."""
 
     backend: Literal["editor", "server"]
     server: str
@@ -105,6 +106,8 @@ class Answer:
     symbols: tuple[Symbol, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     outside: int = 0
+    fallback: str = ""  # why the back end asked first did not answer ("": it did)
+    ms: int = 0  # how long the answer took, as the tool measured it (the trace's latency)
 
 
 class SemanticUnavailable(Exception):

@@ -5,6 +5,7 @@ edits applied last to first."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 
@@ -106,4 +107,18 @@ def apply_edits(text: str, change: FileEdit, encoding: Encoding) -> str:
     return text
 
 
-__all__ = ["MAX_CANDIDATES", "apply_edits", "index_of", "lines_of", "locate", "units"]
+def listed_hash(text: str) -> str:
+    """The hash a references answer records for each file it lists, as the tool read it
+    (``harness.semantic.stale`` compares the file's current text with it)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+__all__ = [
+    "MAX_CANDIDATES",
+    "apply_edits",
+    "index_of",
+    "lines_of",
+    "listed_hash",
+    "locate",
+    "units",
+]

@@ -6,10 +6,14 @@ place outside the workspace is refused and counted."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import time
 
 from pydantic import Field
 
+from harness.semantic.after import diagnostics_now
+from harness.semantic.config import DEFAULT_WAIT_MS
 from harness.semantic.format import (
     MAX_ROWS,
     diagnostic_rows,
@@ -19,7 +23,7 @@ from harness.semantic.format import (
     rename_rows,
 )
 from harness.semantic.model import Answer, Method, Query, SemanticPort, SemanticUnavailable
-from harness.semantic.text import locate
+from harness.semantic.text import listed_hash, locate
 from harness.tools.access import display_path
 from harness.tools.base import BaseTool, Tool, ToolArgs, ToolContext, failure
 from harness.tools.renaming import Refused, write_rename
@@ -49,9 +53,14 @@ class DiagnosticsArgs(ToolArgs):
     path: str | None = Field(default=None, description="A file; omitted: every file this run wrote")
 
 
-def _traced(result: ToolResult, answer: Answer) -> ToolResult:
-    """The back end and server that answered, for the trace (§14)."""
-    event = TraceEvent("semantic", {"backend": answer.backend, "server": answer.server})
+def _traced(result: ToolResult, answer: Answer, **more: object) -> ToolResult:
+    """The back end and server that answered, for the trace (§14); ``more``: what the
+    run's reference watch needs (``harness.semantic.stale``)."""
+    data: dict[str, object] = {"backend": answer.backend, "server": answer.server}
+    data.update(ms=answer.ms, **more)
+    if answer.fallback:
+        data["fallback"] = answer.fallback
+    event = TraceEvent("semantic", data)
     return ToolResult(
         result.name,
         result.target,
@@ -70,10 +79,12 @@ async def _ask(kind: str, target: str, ctx: ToolContext, query: Query) -> Answer
     port: SemanticPort | None = ctx.semantic
     if port is None:
         return failure(kind, target, NO_PORT)
+    started = time.perf_counter()
     try:
-        return await port.answer(query)
+        answer = await port.answer(query)
     except SemanticUnavailable as exc:
         return failure(kind, target, str(exc))
+    return dataclasses.replace(answer, ms=round((time.perf_counter() - started) * 1000))
 
 
 async def _positioned(
@@ -142,8 +153,32 @@ class References(
         rows = reference_rows(kept, definition, listed.texts)
         extra = left_out(listed.refused) + _outside(answer.outside + listed.outside)
         head = f"[references {target}]"
+        files = len({loc.path for loc in answer.locations})
+        extra += _search_limit(answer, files)
         text = "\n".join([head, *(rows or ["(no references found)"]), *extra])
-        return _traced(ToolResult(self.name, target, text, policy=listed.policy), answer)
+        watch = {"query": args.model_dump(), "listed": _hashes(listed.texts, read)}
+        result = ToolResult(self.name, target, text, policy=listed.policy)
+        return _traced(result, answer, **watch)
+
+
+def _hashes(texts: dict[str, str], read: Readable) -> dict[str, str]:
+    """The listed files' hashes as answered (the queried file among them: its quoted line
+    may move too)."""
+    return {path: listed_hash(text) for path, text in {read.rel: read.text, **texts}.items()}
+
+
+JEDI_FILE_LIMIT = 30  # jedi stops searching after parsing this many files (docs/semantic.md)
+
+
+def _search_limit(answer: Answer, files: int) -> list[str]:
+    """A warning when jedi may have stopped searching: it parses at most 30 files that
+    mention the name, so an answer reaching that many files may be incomplete."""
+    if "jedi" not in answer.server or files < JEDI_FILE_LIMIT:
+        return []
+    return [
+        f"note: {answer.server} searches at most {JEDI_FILE_LIMIT} files that mention the "
+        "name, so places in other files may be missing; check with grep"
+    ]
 
 
 def _outside(count: int) -> list[str]:
@@ -192,7 +227,7 @@ class RenameSymbol(
         places = sum(counts.values())
         files = f"{len(written):,} file{'' if len(written) == 1 else 's'}"
         head = f"[renamed {target}] {places:,} place{'' if places == 1 else 's'} in {files}"
-        text = "\n".join([head, *rename_rows(counts)])
+        text = "\n".join([head, *rename_rows(counts), *_search_limit(answer, len(written))])
         return _traced(
             ToolResult(self.name, target, text, writes=tuple(written), policy=policy), answer
         )
@@ -232,10 +267,9 @@ class Diagnostics(
             paths = (read.rel,)
         if not paths:
             return failure(self.name, target, "this run wrote no file yet; name a `path`")
-        try:
-            found = await port.diagnostics_now(paths, 0)
-        except SemanticUnavailable as exc:
-            return failure(self.name, target, str(exc))
+        wait = port.after_edit_wait_ms()  # a pushing server needs a moment after the open
+        wait = DEFAULT_WAIT_MS if wait is None else wait
+        found = await diagnostics_now(port, ctx.workspace, ctx.gate, paths, wait)
         rows = diagnostic_rows(found)
         head = f"[diagnostics {target}]" if target else "[diagnostics]"
         text = "\n".join([head, *(rows or ["(no errors or warnings)"])])

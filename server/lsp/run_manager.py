@@ -126,9 +126,11 @@ class RunManager:
         from server.lsp.approvals import LspApprover
         from server.lsp.documents import EditorGuard
         from server.lsp.inline_approval import declares_inline
+        from server.lsp.semantic import editor_front
 
         host = self.host
         settings = host.settings
+        self.semantic.editor = editor_front(host.lsp)  # the client's own back end (§14)
         progress = RunProgress(host.lsp)
         approver = LspApprover(
             host.lsp.protocol,

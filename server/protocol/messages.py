@@ -12,6 +12,7 @@ BUDGET = "harness/budget"
 RUN_FINISHED = "harness/runFinished"
 DID_WRITE = "harness/didWrite"
 APPROVE = "harness/approve"
+SEMANTIC = "harness/semantic"  # the editor answers a semantic query (§14)
 VERIFY_CALL = "verify"  # the verification's callId in toolCall/toolResult events
 
 NOTIFICATIONS: tuple[Message, ...] = (
@@ -43,6 +44,7 @@ NOTIFICATIONS: tuple[Message, ...] = (
     Message(
         RUN_FINISHED,
         "RUN_FINISHED",
+        "SEMANTIC",
         '`{"runId", "outcome", "steps", "spentTokens", "costUsd", "summary", '
         '"filesChanged", "refused", "denied", "failed", "error"?}`: the fields of the `end` '
         "event",
@@ -99,6 +101,16 @@ REQUESTS: tuple[Message, ...] = (
         "`{runId, step, callId, act, target, command?, diff?, filesWritten, options}`",
         "a policy `ask`, to a client declaring `experimental.harness.approvals`",
         answer='`{"decision": "allow" | "allowRun" | "deny"}`',
+    ),
+    Message(
+        SEMANTIC,
+        "SEMANTIC",
+        "`{method, textDocument: {uri}, position?, newName?, waitMs?}`",
+        "a semantic tool's query (§14), to a client declaring `experimental.harness.semantic`",
+        answer=(
+            "`{server, positionEncoding?, locations? | edit? | symbols? | diagnostics?}` or "
+            "`{unavailable: REASON}` (then the headless back end answers)"
+        ),
     ),
 )
 

@@ -42,8 +42,10 @@ def test_rename_and_references_through_the_cli(tmp_path: Path) -> None:
         "--yes",
     )
     refs = run.result(1)
-    answered = {"backend": "server", "server": "jedi-language-server"}
-    assert {"kind": "semantic", "detail": answered} in run.step(1)["events"]
+    (event,) = [e["detail"] for e in run.step(1)["events"] if e["kind"] == "semantic"]
+    assert (event["backend"], event["server"]) == ("server", "jedi-language-server")
+    assert event["query"] == {"symbol": "total", "path": "a.py", "line_content": "def total("}
+    assert set(event["listed"]) == {"a.py", "b.py"}, "the hashes the staleness check compares"
     assert refs.splitlines()[0] == "[references total (a.py)]"
     assert "a.py:1: def total(items):  (definition)" in refs
     assert "b.py:3: x = total([3])  # total" in refs
@@ -112,3 +114,53 @@ def test_an_unchanged_references_answer_again_is_a_pointer(tmp_path: Path) -> No
     prompt = run.prompt_text(3)
     assert prompt.count("b.py:3: x = total([3])  # total") == 1, prompt
     assert "[references total (a.py)] (unchanged since the references at step 1" in prompt
+
+
+def test_a_references_answer_whose_listed_file_changed_is_refreshed(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    refs = call("references", symbol="total", path="a.py", line_content="def total(")
+    moved = call(
+        "edit_file",
+        path="b.py",
+        old="from a import total\n",
+        new="import os\nfrom a import total\n",
+    )
+    run = scripted_run(
+        ws,
+        tmp_path,
+        [turn(refs), turn(moved), turn(call("read_file", path="a.py")), {"content": "done"}],
+        "--yes",
+    )
+    prompt = run.prompt_text(3)
+    head = (
+        "[references total (a.py)] (refreshed at step 2: b.py changed since the answer at step 1)"
+    )
+    assert head in prompt, prompt
+    refreshed = prompt[prompt.index(head) :]
+    assert "b.py:4: x = total([3])  # total" in refreshed, "the new line numbers"
+    assert "b.py:2: from a import total" in refreshed
+    assert prompt.count("b.py:3: x = total([3])  # total") <= 1, "the old copy is not repeated"
+    # a turn that changed none of its files asks nothing again
+    later = run.prompt_text(4)
+    assert later.count("(refreshed at step") == prompt.count("(refreshed at step"), later
+
+
+def test_a_read_the_rename_changed_is_refreshed_in_one_line(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    rename = call(
+        "rename_symbol",
+        symbol="total",
+        new_name="sum_items",
+        path="a.py",
+        line_content="def total(",
+    )
+    run = scripted_run(
+        ws,
+        tmp_path,
+        [turn(call("read_file", path="b.py")), turn(rename), {"content": "done"}],
+        "--yes",
+    )
+    prompt = run.prompt_text(3)
+    assert (
+        "[read b.py] (refreshed at step 3: your rename at step 2 changed lines 1, 3)" in prompt
+    ), prompt

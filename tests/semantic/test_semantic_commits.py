@@ -23,6 +23,10 @@ COMMITS = [
         "class retry_if_exception(object):", (), 6, 2, id="tenacity-bdc5f6a",
     ),
     pytest.param(
+        "marshmallow-ca964db4", "Default", "Inferred", "marshmallow/fields.py",
+        "class Default(Field):", ("marshmallow/__init__.py",), 4, 2, id="marshmallow-ca964db4",
+    ),
+    pytest.param(
         "requests-2361a6fc", "get_clean_url", "cleanup_url", "requests/utils.py",
         "def get_clean_url(url, parent_url=None):", ("requests/__init__.py",), 3, 2,
         id="requests-2361a6fc",

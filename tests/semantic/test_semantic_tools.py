@@ -145,3 +145,34 @@ async def test_a_rename_touching_an_unsaved_buffer_writes_nothing(semantic_env: 
     assert not result.ok
     assert "`use.py` has unsaved changes in the editor" in result.text
     assert (env.root / "lib.py").read_text() == LIB
+
+
+async def test_the_diagnostics_tool_reports_a_syntax_error(semantic_env: MakeEnv) -> None:
+    env = semantic_env()
+    env.write("broken.py", "def f(:\n    return 1\n")
+    env.write("fine.py", "def f():\n    return 1\n")
+    result = await env.call("diagnostics", path="broken.py")
+    assert result.ok, result.text
+    rows = result.text.splitlines()
+    assert rows[0] == "[diagnostics broken.py]"
+    assert any(row.startswith("broken.py:1:") and "error" in row for row in rows[1:]), rows
+    clean = await env.call("diagnostics", path="fine.py")
+    assert clean.text.splitlines()[1:] == ["(no errors or warnings)"], clean.text
+
+
+async def test_jedis_search_limit_is_said(semantic_env: MakeEnv) -> None:
+    env = semantic_env()
+    env.write("core.py", "def compute(x):\n    return x\n")
+    for i in range(40):
+        env.write(f"m{i}.py", f"from core import compute\n\nY{i} = compute({i})\n")
+    result = await env.call(
+        "rename_symbol",
+        symbol="compute",
+        new_name="calc",
+        path="core.py",
+        line_content="def compute(",
+    )
+    assert result.ok, result.text
+    assert "searches at most 30 files that mention the name" in result.text
+    left = [i for i in range(40) if "compute" in (env.root / f"m{i}.py").read_text()]
+    assert left, "jedi stopped early: what the note warns about"

@@ -24,5 +24,10 @@ return {
     ['window/showMessage'] = handler('window/showMessage'),
     ['window/showMessageRequest'] = handler('window/showMessageRequest'),
     ['$/cancelRequest'] = handler('$/cancelRequest'),
+    ['harness/semantic'] = function(...)
+      return require('harness.semantic').handle(...)
+    end,
   },
+  -- The editor back end of the semantic tools (SPEC §14): the other attached servers answer.
+  capabilities = { experimental = { harness = { semantic = true } } },
 }

@@ -34,6 +34,7 @@ import {
   type RunEvent,
   type RunFinished,
 } from "./protocol";
+import { registerSemantic } from "./semantic";
 import { readerFor, SECTION, serverSettings, settingsTrusted, type ReadSetting } from "./settings";
 import { harnessTrusts, serverCommandGuard } from "./trust";
 
@@ -217,6 +218,7 @@ export class HarnessClient implements vscode.Disposable {
     };
     const client = new LanguageClient("harness", "Harness", serverOptions, clientOptions);
     client.registerFeature(inlineApprovals);
+    registerSemantic(client); // after inlineApprovals, which replaces experimental.harness
     handleMessages(client, (runId, error) => this.runErrors.set(runId, error));
     client.onRequest(APPROVE, (p: ApproveParams) =>
       this.approver ? this.approver(p).then((decision) => ({ decision })) : null,

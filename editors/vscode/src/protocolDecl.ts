@@ -62,12 +62,14 @@ export interface CommandParams {
 export const RUN_EVENT = "harness/runEvent";
 /** Notification, server → client: after every step (the §11 `budget` event's fields; kept for clients that do not read the event stream); `contextVsAppend` the run's requests so far, priced on a prefix cache (shared prefix 0.1, the rest 1.25), over what appending every result whole would have cost with the same frame, memory and trailers (`null` for the baseline assembly; below 1 the bounded context saves; also in `harness.status` as `lastBudget.contextVsAppend`); `requestTokens`/`contextCeiling` are the step's trace `estTokens`/`contextCeiling`; `reportedPromptTokens` is the provider's count or `null`; `cachedPromptTokens` the provider's reported cache reads or `null`; `prefixChars` the characters this step's request shares from its start with the previous request of the run (0 for the first); `costUsd` the run's dollars so far and `cachedCostUsd` the part of them paid for cache reads, both `null` when the model has no price or a call reported no usage. */
 export const BUDGET = "harness/budget";
-/** Notification, server → client: when a run ends, however it ends (the §11 `end` event's fields; kept for clients that do not read the stream); the folder is free for the next run by then. `summary` is the model's last words (`null` when its last reply said nothing); `filesChanged` the workspace-relative paths the run wrote, in first-write order; `costUsd` the run's dollars or `null`; `refused`/`denied`/`failed` the model's calls refused (policy, containment, unsaved buffer, no approver), denied at an approval, failed as tools; `error`, only when it stopped on one, says why. */
+/** Notification, server → client: `{"runId", "outcome", "steps", "spentTokens", "costUsd", "summary", "filesChanged", "refused", "denied", "failed", "error"?}`: the fields of the `end` event. */
 export const RUN_FINISHED = "harness/runFinished";
 /** Notification, server → client: after each file the agent writes (and each file an undo changes): reload the buffer. */
 export const DID_WRITE = "harness/didWrite";
 /** Request, server → client: a policy `ask`, to a client declaring `experimental.harness.approvals`. */
 export const APPROVE = "harness/approve";
+/** Request, server → client: a semantic tool's query (§14), to a client declaring `experimental.harness.semantic`. */
+export const SEMANTIC = "harness/semantic";
 /** The `callId` of a run's verification (its `toolCall`/`toolResult` events). */
 export const VERIFY_CALL = "verify";
 

@@ -38,6 +38,7 @@ M.methods = {
   RUN_FINISHED = 'harness/runFinished',
   DID_WRITE = 'harness/didWrite',
   APPROVE = 'harness/approve',
+  SEMANTIC = 'harness/semantic',
 }
 
 M.VERIFY_CALL = 'verify'

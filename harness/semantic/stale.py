@@ -1,0 +1,130 @@
+"""References answers that went stale (§14, §3 rules 2–3): a ``references`` answer is an
+observation about every file it lists; once one of them changes (a write of the run, an
+edit on disk) the line numbers the model holds are wrong. After each turn the run's live
+answers are checked against the files as they are now; a stale one is asked again — the
+same query — and the new answer appended, its head naming the answer it replaces and what
+changed (it supersedes the old one by target, so the old copy becomes a pointer). An
+answer whose files did not change is left alone; an unchanged re-query by the model is
+already a pointer (supersession). A re-query that fails says why, once, and the answer is
+no longer watched."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from harness.errors import ContainmentError
+from harness.semantic.after import after_turn
+from harness.semantic.text import listed_hash
+from harness.types import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from harness.ledger import Ledger
+    from harness.toolbox import Toolbox
+    from harness.tools.base import ToolContext
+    from harness.workspace import Workspace
+
+KIND = "references"
+MAX_WATCHED = 20  # the latest answers (older ones are far back in the context anyway)
+
+Ask = Callable[[ToolCall], Awaitable[ToolResult]]
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A live answer: the query that got it, when, and its listed files' hashes then."""
+
+    query: Mapping[str, Any]
+    step: int
+    listed: Mapping[str, str]
+
+
+def _answered(result: ToolResult, step: int) -> Answered | None:
+    for event in result.events:
+        detail = event.detail
+        if event.kind == "semantic" and "query" in detail and "listed" in detail:
+            return Answered(dict(detail["query"]), step, dict(detail["listed"]))
+    return None
+
+
+class ReferenceWatch:
+    """The references answers of one run that may still go stale, by target."""
+
+    def __init__(self) -> None:
+        self._live: dict[str, Answered] = {}
+
+    def note(self, results: Iterable[ToolResult], step: int) -> None:
+        """Watch the references answers among ``results`` (the latest per target)."""
+        for result in results:
+            found = _answered(result, step) if result.name == KIND and result.ok else None
+            if found is not None:
+                self._live.pop(result.target, None)
+                self._live[result.target] = found
+        while len(self._live) > MAX_WATCHED:
+            self._live.pop(next(iter(self._live)))
+
+    async def refresh(self, workspace: Workspace, ask: Ask, step: int) -> list[ToolResult]:
+        """The stale answers asked again (one appended result each)."""
+        out: list[ToolResult] = []
+        for target, answered in list(self._live.items()):
+            changed = await asyncio.to_thread(_changed, workspace, answered.listed)
+            if not changed:
+                continue
+            call = ToolCall(f"refresh-{step}-{len(out)}", KIND, dict(answered.query))
+            result = _headed(await ask(call), step, answered.step, changed)
+            self._live.pop(target, None)
+            self.note([result], step)  # watched again with its new hashes (if it answered)
+            out.append(result)
+        return out
+
+
+async def turn_end(
+    watch: ReferenceWatch,
+    box: Toolbox,
+    ctx: ToolContext,
+    ledger: Ledger,
+    results: Sequence[ToolResult],
+) -> list[ToolResult]:
+    """What the loop appends after a turn's calls: the stale references answers asked
+    again, then the diagnostics the turn's writes introduced (``after.after_turn``)."""
+    port = box.semantic
+    if port is None:
+        return []
+    watch.note(results, ctx.step)
+    entries = await watch.refresh(box.workspace, lambda call: box.call(call, ctx, ledger), ctx.step)
+    writes = [w for r in results for w in r.writes]
+    found = await after_turn(
+        port,
+        box.workspace,
+        box.gate,
+        writes=writes,
+        step=ctx.step,
+        wait_ms=port.after_edit_wait_ms(),
+    )
+    return entries if found is None else [*entries, found]
+
+
+def _changed(workspace: Workspace, listed: Mapping[str, str]) -> list[str]:
+    out = []
+    for path, was in listed.items():
+        try:
+            now = listed_hash(workspace.read_bytes(path).decode("utf-8"))
+        except (ContainmentError, OSError, UnicodeDecodeError):
+            now = None
+        if now != was:
+            out.append(path)
+    return out
+
+
+def _headed(result: ToolResult, step: int, answered: int, changed: list[str]) -> ToolResult:
+    """``result`` with its head naming the answer it replaces and why (rule 3's wording)."""
+    files = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+    why = f"(refreshed at step {step}: {files} changed since the answer at step {answered})"
+    head, sep, rest = result.text.partition("\n")
+    return dataclasses.replace(result, text=f"{head} {why}{sep}{rest}")
+
+
+__all__ = ["Answered", "ReferenceWatch", "turn_end"]
