@@ -58,6 +58,7 @@ from harness.tools.span import read_body_cap
 from harness.types import (
     Approver,
     DocumentGuard,
+    EditorWriter,
     Provider,
     ToolCall,
     ToolResult,
@@ -123,6 +124,7 @@ async def open_session(
     editor_policy: Mapping[str, Any] | None = None,
     client_trusted: bool | None = None,
     guard: DocumentGuard | None = None,
+    writer: EditorWriter | None = None,
     observer: RunObserver | None = None,
     memory: bool = True,
     assembly: Assembly = "bounded",
@@ -152,7 +154,9 @@ async def open_session(
         watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
-        toolbox = dataclasses.replace(toolbox.with_semantic(semantic), warnings=warnings)
+        toolbox = dataclasses.replace(
+            toolbox.with_semantic(semantic), warnings=warnings, writer=writer
+        )
         mcp = await _mcp_tools(toolbox, contract.mode, env, approver, mcp_servers)
         assembler = _context(assembly, contract, toolbox, previous, context or (), mcp=mcp)
         assembler.cache_of(model.name)

@@ -27,6 +27,7 @@ from harness.tools.base import Tool, ToolContext, declaration, failure, header, 
 from harness.types import (
     Act,
     DocumentGuard,
+    EditorWriter,
     Effect,
     ExecConfig,
     Notice,
@@ -75,6 +76,7 @@ class Toolbox:
     warnings: tuple[str, ...] = ()
     semantic: SemanticPort | None = None  # the run's language servers (§14)
     mode: RunMode = "code"  # "plan": only ``PLAN_TOOLS`` are offered and run
+    writer: EditorWriter | None = None  # the editor that makes the writes (ACP), else disk
     schemas: tuple[ToolSchema, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -108,6 +110,7 @@ class Toolbox:
                 functools.partial(self.announce, run_id, step) if self.announce else None
             ),
             semantic=self.semantic,
+            writer=self.writer,
         )
 
     async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult:

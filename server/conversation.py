@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
 from harness.store import Store
-from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
+from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard, EditorWriter
 
 if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
     from harness.contract import TaskContract
@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 BUFFER_WAIT_S = 10.0  # how long a run waits for the editor to say what a buffer holds
+WRITE_WAIT_S = 30.0  # how long a run waits for the editor to make a write
 MAX_COMPARED_BYTES = 4 * 1024 * 1024
 
 
@@ -67,6 +68,13 @@ class Front(Protocol):
 
     async def editor_text(self, path: Path) -> str | None:
         """The editor's text of ``path`` (absolute), or None when it cannot say."""
+
+    @property
+    def writes_files(self) -> bool:
+        """Whether the editor makes the agent's writes (``write_text``)."""
+
+    async def write_text(self, path: Path, text: str) -> None:
+        """Write ``text`` to ``path`` (absolute) through the editor; raises when it did not."""
 
     def warning(self, message: str) -> None:
         """What the user must be told at once: the policy's and the sandbox's notes at the
@@ -98,6 +106,7 @@ class Turn:
     approver: Approver
     on_event: EventSink
     guard: DocumentGuard | None = None
+    writer: EditorWriter | None = None  # the editor makes the writes (ACP fs/write_text_file)
     observer: RunObserver | None = None
     conversation_id: int | None = None  # the next turn of this conversation (§11)
     context: Sequence[Attachment] = ()  # what the user attached
@@ -118,6 +127,7 @@ async def open_turn(turn: Turn, backend: Backend) -> Session:
         editor_policy=turn.editor_policy,
         client_trusted=turn.client_trusted,
         guard=turn.guard,
+        writer=turn.writer,
         observer=turn.observer,
         memory=backend.memory,
         environ=backend.environ,
@@ -190,6 +200,25 @@ class EditorBuffers:
         return tuple(sorted(self._unsaved))
 
 
+class EditorWrites:
+    """``EditorWriter`` over the front's editor: asked on a worker thread of the run, made
+    on the front's loop; an editor that fails or does not answer in ``WRITE_WAIT_S`` is
+    an ``OSError`` (the tool says the file could not be written)."""
+
+    def __init__(self, root: Path, bridge: _Bridge, write: Callable[[Path, str], Awaitable[None]]):
+        self.root = root
+        self.bridge = bridge
+        self.write = write
+
+    def write_text(self, rel_path: str, text: str) -> None:
+        try:
+            self.bridge.call_blocking(
+                _awaited(self.write(self.root / rel_path, text)), WRITE_WAIT_S
+            )
+        except Exception as exc:
+            raise OSError(f"the editor did not write it ({type(exc).__name__}: {exc})") from None
+
+
 async def _awaited(value: Awaitable[T]) -> T:
     return await value
 
@@ -253,6 +282,9 @@ class Conversation:
             approver=_Approver(bridge, front),
             on_event=partial(bridge.post, front.event),
             guard=EditorBuffers(self.root, bridge, front.editor_text),
+            writer=EditorWrites(self.root, bridge, front.write_text)
+            if front.writes_files
+            else None,
             observer=_Warnings(bridge, front),
             conversation_id=self.conversation_id,
             context=context,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.types import DocumentGuard, ExecConfig, PolicyEvent, ToolResult
+from harness.types import DocumentGuard, EditorWriter, ExecConfig, PolicyEvent, ToolResult
 
 if TYPE_CHECKING:
     from harness.policy import Gate
@@ -79,6 +79,7 @@ class ToolContext:
     # cannot undo (§5). If it raises, the write does not happen.
     before_write: Callable[[str, bytes | None, bytes], None] | None = None
     semantic: Any = None  # harness.semantic.SemanticPort: the run's language servers (§14)
+    writer: EditorWriter | None = None  # the editor that makes the writes (ACP), else disk
 
 
 class Tool(Protocol):

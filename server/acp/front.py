@@ -153,6 +153,15 @@ class AcpFront:
     def warning(self, message: str) -> None:
         self.outbox.put(update_agent_message_text(f"⚠ {message}\n\n"))
 
+    @property
+    def writes_files(self) -> bool:
+        fs = self.capabilities.fs
+        return fs is not None and bool(fs.write_text_file)
+
+    async def write_text(self, path: Path, text: str) -> None:
+        await self.outbox.drain()  # the call's start is on the client before its write
+        await self.client.write_text_file(session_id=self.session_id, path=str(path), content=text)
+
     async def editor_text(self, path: Path) -> str | None:
         fs = self.capabilities.fs
         if fs is None or not fs.read_text_file:
