@@ -152,6 +152,7 @@ async def open_session(
         spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
         ids = (run_id, previous.conversation_id if previous else run_id)
         watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
+        events.attached = [item.arguments(contract.root) for item in context or ()]
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
         toolbox = dataclasses.replace(

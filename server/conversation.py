@@ -36,7 +36,7 @@ from harness.store import Store
 from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard, EditorWriter
 
 if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
-    from harness.contract import TaskContract
+    from harness.contract import RunMode, TaskContract
     from harness.conversation import Attachment
     from harness.events import EventSink
     from harness.pricing import ModelPrices
@@ -252,15 +252,19 @@ class Conversation:
         when its thread starts the run (two prompts sent together: the second is refused)."""
         return self._busy
 
-    async def prompt(self, goal: str, context: Sequence[Attachment] = ()) -> RunResult:
-        """One run (the next turn of the conversation, ``context`` what the user attached),
-        on a thread of its own; returns once every event of it has been handed over."""
+    async def prompt(
+        self, goal: str, context: Sequence[Attachment] = (), mode: RunMode = "code"
+    ) -> RunResult:
+        """One run (the next turn of the conversation, ``context`` what the user attached,
+        in ``mode``: code, plan or ask), on a thread of its own; returns once every event of
+        it has been handed over."""
         if self._busy:
             raise RuntimeError("a run of this conversation is in progress")
         self._busy, self._cancel_requested = True, False
         try:
             bridge = _Bridge(asyncio.get_running_loop())
-            return await asyncio.to_thread(asyncio.run, self._run(goal, context, bridge))
+            run = self._run(goal, context, mode, bridge)
+            return await asyncio.to_thread(asyncio.run, run)
         finally:
             self._busy = False
 
@@ -272,13 +276,16 @@ class Conversation:
         self._cancel()
         return True
 
-    async def _run(self, goal: str, context: Sequence[Attachment], bridge: _Bridge) -> RunResult:
+    async def _run(
+        self, goal: str, context: Sequence[Attachment], mode: RunMode, bridge: _Bridge
+    ) -> RunResult:
+        from harness.contract import ContractOverrides
         from harness.session import build_contract
         from harness.watch import Watcher
 
         backend, front = self.backend, self.front
         turn = Turn(
-            build_contract(goal, self.root),
+            build_contract(goal, self.root, ContractOverrides(mode=mode)),
             approver=_Approver(bridge, front),
             on_event=partial(bridge.post, front.event),
             guard=EditorBuffers(self.root, bridge, front.editor_text),

@@ -28,6 +28,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionModeResponse,
     StopReason,
 )
 
@@ -36,6 +37,7 @@ from harness.errors import ConfigError
 from harness.policy import default_user_config, root_refusal
 from harness.report import RunResult
 from harness.types import Outcome
+from server.acp.commands import available, expand_command, mode_state, run_mode
 from server.acp.front import AcpFront
 from server.acp.sessions import SessionBook, new_session_id
 from server.acp.updates import translate
@@ -88,9 +90,18 @@ class HarnessAgent:
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
         session_id = new_session_id()
-        conversation = self._open(session_id, _workspace(cwd), conversation_id=None)[0]
+        conversation, front = self._open(session_id, _workspace(cwd), conversation_id=None)
         conversation.mcp_servers = _mcp_servers(mcp_servers)
-        return NewSessionResponse(session_id=session_id)
+        await _offer_commands(front)
+        return NewSessionResponse(session_id=session_id, modes=mode_state(front.mode))
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **_: Any
+    ) -> SetSessionModeResponse:
+        """The mode of the session's next prompts (a run in progress keeps its own)."""
+        front = self._session(session_id)[1]
+        front.mode = run_mode(mode_id)
+        return SetSessionModeResponse()
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
@@ -116,8 +127,8 @@ class HarnessAgent:
         for event in events:
             for update in translate(root, event, calls, front.edits, replay=True):
                 front.outbox.put(update)
-        await front.outbox.drain()
-        return LoadSessionResponse()
+        await _offer_commands(front)
+        return LoadSessionResponse(modes=mode_state(front.mode))
 
     def _open(
         self, session_id: str, root: Path, conversation_id: int | None
@@ -141,8 +152,14 @@ class HarnessAgent:
             raise RequestError.invalid_request(
                 {"why": "a prompt of this session is running: wait for its answer, or cancel it"}
             )
+        command = expand_command(goal, conversation.root, front.earlier_cost)
+        if command is not None and command.answer:  # a built-in answered here, no run
+            front.outbox.put(update_agent_message_text(command.answer))
+            await front.outbox.drain()
+            return PromptResponse(stop_reason="end_turn")
+        mode = (command.mode if command else None) or front.mode
         try:
-            result = await conversation.prompt(goal, context)
+            result = await conversation.prompt(command.goal if command else goal, context, mode)
         except ConfigError as exc:
             raise RequestError.invalid_params({"why": str(exc)}) from None
         finally:
@@ -173,6 +190,12 @@ class HarnessAgent:
         if entry is None:
             raise RequestError.invalid_params({"sessionId": f"no session {session_id}"})
         return entry
+
+
+async def _offer_commands(front: AcpFront) -> None:
+    """The session's ``/`` commands, on the client before the answer that opened it."""
+    front.outbox.put(available(front.root))
+    await front.outbox.drain()
 
 
 def stop_reason(outcome: Outcome) -> StopReason:

@@ -24,9 +24,11 @@ from acp.schema import (
 )
 from pydantic import BaseModel
 
+from harness.contract import RunMode
 from harness.redact import redact
 from harness.store import Store
 from harness.types import Approval, ApprovalRequest
+from server.acp.plan import PlanTracker
 from server.acp.updates import (
     KINDS,
     call_id,
@@ -106,6 +108,8 @@ class AcpFront:
         self.calls: dict[str, dict[str, Any]] = {}
         self.asking: dict[str, Any] | None = None
         self.earlier_cost = 0.0  # the dollars of this session's finished runs
+        self.mode: RunMode = "code"  # the session's mode (session/set_mode)
+        self.plan = PlanTracker()
 
     def event(self, event: dict[str, Any]) -> None:
         if event["kind"] == "approval" and "decision" not in event:
@@ -116,6 +120,8 @@ class AcpFront:
             self.earlier_cost += event["costUsd"]
         for update in translate(self.root, event, self.calls, self.edits, replay=False):
             self.outbox.put(update)
+        for planned in self.plan.updates(event):
+            self.outbox.put(planned)
 
     def edits(self, run_id: int, path: str) -> tuple[str | None, str] | None:
         """The text before and after the run's last write of ``path``."""
