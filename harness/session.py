@@ -53,12 +53,12 @@ from harness.sandbox import run_warnings
 from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
+from harness.tools.base import EditorWriter
 from harness.tools.exec import exec_environment
 from harness.tools.span import read_body_cap
 from harness.types import (
     Approver,
     DocumentGuard,
-    EditorWriter,
     Provider,
     ToolCall,
     ToolResult,
@@ -162,16 +162,10 @@ async def open_session(
         assembler = _context(assembly, contract, toolbox, previous, context or (), mcp=mcp)
         assembler.cache_of(model.name)
         run = Run(
-            contract,
-            run_id,
-            store=store,
-            provider=model,
-            toolbox=toolbox,
-            assembler=assembler,
-            observer=observers,
-            pricer=pricer,
+            contract, run_id, store=store, provider=model, toolbox=toolbox, assembler=assembler,
+            observer=observers, pricer=pricer,
             conversation=(previous.conversation_id, previous.turn) if previous else None,
-        )
+        )  # fmt: skip
         await _begin(run, previous, context or ())
     except BaseException:
         await model.aclose()

@@ -23,11 +23,18 @@ from typing import TYPE_CHECKING
 from harness.contract import RunMode
 from harness.ledger import Cause, Ledger
 from harness.tools import all_tools, dispatch, tool_schemas
-from harness.tools.base import Tool, ToolContext, declaration, failure, header, label_of
+from harness.tools.base import (
+    EditorWriter,
+    Tool,
+    ToolContext,
+    declaration,
+    failure,
+    header,
+    label_of,
+)
 from harness.types import (
     Act,
     DocumentGuard,
-    EditorWriter,
     Effect,
     ExecConfig,
     Notice,

@@ -61,15 +61,6 @@ class DocumentGuard(Protocol):
         ...
 
 
-class EditorWriter(Protocol):
-    """An editor that makes the agent's writes itself (ACP's ``fs/write_text_file``): its
-    buffers and its review of the changes follow them (§13). Every check and record of a
-    write is the harness's, made first; only the last act — the bytes onto the file — is
-    the editor's. Called on a worker thread; raises ``OSError`` when the editor did not."""
-
-    def write_text(self, rel_path: str, text: str) -> None: ...
-
-
 @dataclass(frozen=True)
 class PolicyEvent:
     """One policy decision worth recording: a refusal, an ask and its answer, an exec that

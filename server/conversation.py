@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
 from harness.store import Store
-from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard, EditorWriter
+from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
 
 if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
     from harness.contract import RunMode, TaskContract
@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `
     from harness.telemetry.export import Telemetry
 
 if TYPE_CHECKING:
+    from harness.tools.base import EditorWriter
     from server.semantic import SemanticPorts
 
 log = logging.getLogger(__name__)

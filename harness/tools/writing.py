@@ -13,10 +13,9 @@ from harness.errors import ContainmentError
 from harness.policy.approval import write_diff
 from harness.redact import holds_secret
 from harness.tools.access import Access, authorize, display_path, open_error, owned, same_name
-from harness.tools.base import ToolContext, failure
+from harness.tools.base import EditorWriter, ToolContext, failure
 from harness.types import (
     Act,
-    EditorWriter,
     FileWrite,
     Notice,
     NoticeKind,
