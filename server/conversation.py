@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
-from harness.store import Store
 from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
 
 if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
@@ -41,6 +40,7 @@ if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `
     from harness.events import EventSink
     from harness.pricing import ModelPrices
     from harness.session import Session
+    from harness.store import Store
     from harness.telemetry.export import Telemetry
 
 if TYPE_CHECKING:
@@ -96,6 +96,8 @@ class Backend:
     semantic: SemanticPorts | None = None  # the headless language servers (§14); None: none
 
     def opened_store(self) -> Store:
+        from harness.store import Store
+
         return self.store if isinstance(self.store, Store) else self.store()
 
 

@@ -64,11 +64,14 @@ PATHS = (
         HEAVY + RUN_MACHINERY,
     ),
     StartPath(
-        # The ACP package brings pydantic and OpenTelemetry's API; the store is opened at
-        # start (a bad one is a usage error before the editor is answered).
+        # The ACP package brings pydantic and OpenTelemetry's API; the store, the policy,
+        # telemetry and the semantic ports load once `initialize` is answered (issue 38).
         "harness acp to initialize (server.acp.main)",
         "import server.acp.main",
-        ("psycopg", "rich", "genai_prices", "httpx", *RUN_MACHINERY),
+        (
+            "psycopg", "rich", "genai_prices", "httpx", "tomlkit", "harness.store.facade",
+            "harness.policy", "harness.telemetry", "harness.semantic", *RUN_MACHINERY,
+        ),  # fmt: skip
     ),
 )
 

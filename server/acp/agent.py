@@ -11,8 +11,10 @@ said in words (an ``agent_message_chunk`` naming it and its error).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
@@ -33,8 +35,7 @@ from acp.schema import (
 )
 
 from harness import __version__
-from harness.errors import ConfigError
-from harness.policy import default_user_config, root_refusal
+from harness.errors import ConfigError, HarnessError
 from harness.report import RunResult
 from harness.types import Outcome
 from server.acp.commands import available, expand_command, mode_state, run_mode
@@ -58,15 +59,25 @@ STOP_REASONS: dict[Outcome, StopReason] = {
 class HarnessAgent:
     """Implements ``acp.Agent``."""
 
-    def __init__(self, backend: Backend, book: SessionBook) -> None:
-        self.backend = backend
+    def __init__(self, backend: Callable[[], Backend], book: SessionBook) -> None:
+        self._backend = backend  # made once, when first needed: after `initialize` is answered
         self.book = book
         self.client: Client | None = None
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, tuple[Conversation, AcpFront]] = {}
+        self._warm: list[asyncio.Task[None]] = []
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
+
+    @property
+    def backend(self) -> Backend:
+        """The store, the model, telemetry (``main``: opened once); a store that cannot be
+        opened is the request's error, saying why."""
+        try:
+            return self._backend()
+        except HarnessError as exc:
+            raise RequestError.internal_error({"why": str(exc)}) from None
 
     async def initialize(
         self,
@@ -76,6 +87,8 @@ class HarnessAgent:
         **_: Any,
     ) -> InitializeResponse:
         self.client_capabilities = client_capabilities or ClientCapabilities()
+        loop = asyncio.get_running_loop()  # the store opens once the answer is on its way
+        loop.call_soon(lambda: self._warm.append(loop.create_task(self._warm_up())))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -84,6 +97,12 @@ class HarnessAgent:
             ),
             agent_info=Implementation(name="harness", title="Harness", version=__version__),
         )
+
+    async def _warm_up(self) -> None:
+        try:
+            await asyncio.to_thread(self._backend)
+        except HarnessError as exc:
+            log.error("%s", exc)  # said again to the session/new it fails
 
     async def authenticate(self, method_id: str, **_: Any) -> None:
         return None
@@ -242,6 +261,8 @@ def attachment(uri: str) -> Attachment | None:
 
 
 def _workspace(cwd: str) -> Path:
+    from harness.policy import default_user_config, root_refusal
+
     root = Path(cwd)
     if not root.is_absolute() or not root.is_dir():
         raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute path to a folder"})

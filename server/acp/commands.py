@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from acp import RequestError
 from acp.helpers import update_available_commands
@@ -21,7 +22,8 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from harness.contract import RunMode
+if TYPE_CHECKING:
+    from harness.contract import RunMode
 
 MODES: tuple[SessionMode, ...] = (
     SessionMode(id="ask", name="Ask", description="Reads and answers; changes nothing"),

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import update_agent_message_text
 from acp.helpers import SessionUpdate
@@ -24,9 +24,7 @@ from acp.schema import (
 )
 from pydantic import BaseModel
 
-from harness.contract import RunMode
 from harness.redact import redact
-from harness.store import Store
 from harness.types import Approval, ApprovalRequest
 from server.acp.plan import PlanTracker
 from server.acp.updates import (
@@ -37,6 +35,10 @@ from server.acp.updates import (
     translate,
     usage,
 )
+
+if TYPE_CHECKING:
+    from harness.contract import RunMode
+    from harness.store import Store
 
 log = logging.getLogger(__name__)
 
