@@ -23,6 +23,7 @@ called on the front's loop, events in the order the run made them.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -245,6 +246,7 @@ class Conversation:
         self.conversation_id: int | None = None
         self.runs: list[int] = []
         self.mcp_servers: Sequence[Any] = ()  # harness.mcp ServerConfigs of the client's
+        self.model: str | None = None  # the model the client chose (None: the backend's)
         self._cancel: Callable[[], object] | None = None
         self._cancel_requested = False
         self._busy = False  # a prompt is in progress: set before its first await
@@ -287,6 +289,9 @@ class Conversation:
         from harness.watch import Watcher
 
         backend, front = self.backend, self.front
+        if self.model is not None:
+            chosen = dataclasses.replace(backend.provider, model=self.model)
+            backend = dataclasses.replace(backend, provider=chosen)
         turn = Turn(
             build_contract(goal, self.root, ContractOverrides(mode=mode)),
             approver=_Approver(bridge, front),

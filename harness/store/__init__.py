@@ -56,6 +56,7 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 __all__ = [
     "EditRow",
     "ObservationRecord",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
@@ -30,6 +30,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
 )
@@ -38,7 +39,14 @@ from harness import __version__
 from harness.errors import ConfigError, HarnessError
 from harness.report import RunResult
 from harness.types import Outcome
-from server.acp.commands import available, expand_command, mode_state, run_mode
+from server.acp.commands import (
+    available,
+    chosen_model,
+    expand_command,
+    mode_state,
+    model_options,
+    run_mode,
+)
 from server.acp.front import AcpFront
 from server.acp.sessions import SessionBook, new_session_id
 from server.acp.updates import translate
@@ -59,9 +67,12 @@ STOP_REASONS: dict[Outcome, StopReason] = {
 class HarnessAgent:
     """Implements ``acp.Agent``."""
 
-    def __init__(self, backend: Callable[[], Backend], book: SessionBook) -> None:
+    def __init__(
+        self, backend: Callable[[], Backend], book: SessionBook, models: Sequence[str] = ("m",)
+    ) -> None:
         self._backend = backend  # made once, when first needed: after `initialize` is answered
         self.book = book
+        self.models = list(models)  # the first is the default
         self.client: Client | None = None
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, tuple[Conversation, AcpFront]] = {}
@@ -112,7 +123,19 @@ class HarnessAgent:
         conversation, front = self._open(session_id, _workspace(cwd), conversation_id=None)
         conversation.mcp_servers = _mcp_servers(mcp_servers)
         await _offer_commands(front)
-        return NewSessionResponse(session_id=session_id, modes=mode_state(front.mode))
+        options = model_options(self.models[0], self.models)
+        return NewSessionResponse(
+            session_id=session_id, modes=mode_state(front.mode), config_options=options
+        )
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The session's model (the one option): its next prompts use it."""
+        conversation = self._session(session_id)[0]
+        conversation.model = chosen_model(config_id, value, self.models)
+        options = model_options(conversation.model, self.models)
+        return SetSessionConfigOptionResponse(config_options=list(options))
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any
@@ -147,7 +170,8 @@ class HarnessAgent:
             for update in translate(root, event, calls, front.edits, replay=True):
                 front.outbox.put(update)
         await _offer_commands(front)
-        return LoadSessionResponse(modes=mode_state(front.mode))
+        options = model_options(conversation.model or self.models[0], self.models)
+        return LoadSessionResponse(modes=mode_state(front.mode), config_options=list(options))
 
     def _open(
         self, session_id: str, root: Path, conversation_id: int | None

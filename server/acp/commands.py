@@ -7,6 +7,7 @@ a prompt is expanded as ``harness.run {prompt, arguments}`` expands it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,8 @@ from acp.schema import (
     AvailableCommand,
     AvailableCommandInput,
     AvailableCommandsUpdate,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
     UnstructuredCommandInput,
@@ -50,6 +53,25 @@ def run_mode(mode_id: str) -> RunMode:
             return mode
     known = ", ".join(MODE_IDS)
     raise RequestError.invalid_params({"modeId": f"no mode {mode_id!r}; the modes: {known}"})
+
+
+def model_options(current: str, others: Sequence[str]) -> list[SessionConfigOptionSelect]:
+    """The session's model as ACP's ``model`` config option: ``current`` and ``others``."""
+    names = list(dict.fromkeys([current, *others]))
+    return [
+        SessionConfigOptionSelect(
+            id="model", name="Model", category="model", type="select", current_value=current,
+            options=[SessionConfigSelectOption(value=n, name=n) for n in names],
+        )
+    ]  # fmt: skip
+
+
+def chosen_model(config_id: str, value: object, names: Sequence[str]) -> str:
+    if config_id != "model":
+        raise RequestError.invalid_params({"configId": f"no option {config_id!r}; the one: model"})
+    if not isinstance(value, str) or value not in names:
+        raise RequestError.invalid_params({"value": f"{value!r} is not one of {', '.join(names)}"})
+    return value
 
 
 def available(root: Path) -> AvailableCommandsUpdate:
@@ -122,4 +144,13 @@ def _builtin(name: str, arguments: str, names: list[str], cost: float) -> Expand
     return Expanded(answer=ELSEWHERE.get(name, f"/{name} is not available here."))
 
 
-__all__ = ["MODES", "Expanded", "available", "expand_command", "mode_state", "run_mode"]
+__all__ = [
+    "MODES",
+    "Expanded",
+    "available",
+    "chosen_model",
+    "expand_command",
+    "mode_state",
+    "model_options",
+    "run_mode",
+]

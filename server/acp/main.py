@@ -104,7 +104,10 @@ def serve(args: argparse.Namespace) -> int:
         print(f"harness acp: error: {exc}", file=sys.stderr)
         return 2
     services = Services(store_path, provider, memory=not args.no_memory)
-    agent = HarnessAgent(services, SessionBook(local_dir(store_path) / SESSIONS_FILE))
+    book = SessionBook(local_dir(store_path) / SESSIONS_FILE)
+    listed = args.models if args.models is not None else os.environ.get("HARNESS_MODELS", "")
+    models = [provider.effective_model, *filter(None, (m.strip() for m in listed.split(",")))]
+    agent = HarnessAgent(services, book, models)
     try:
         asyncio.run(_until_the_client_goes(agent, services))
     finally:

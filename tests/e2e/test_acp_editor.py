@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from acp import PROTOCOL_VERSION, resource_link_block, text_block
+from acp import PROTOCOL_VERSION, RequestError, resource_link_block, text_block
 from acp.client.connection import ClientSideConnection
 from acp.schema import ClientCapabilities, FileSystemCapabilities, PermissionOption, ToolCallUpdate
 
@@ -198,16 +198,29 @@ async def carried_out(
     assert {e["status"] for e in plans[-1]["entries"]} == {"completed"}
 
 
-async def test_a_replay_keeps_the_users_resource_links(
+async def test_a_chosen_model_and_a_replay_that_keeps_the_users_resource_links(
     tmp_path: Path, fake_llm: Callable[..., FakeLLM]
 ) -> None:
     ws = workspace(tmp_path)
     store = tmp_path / "s" / "h.db"
     fake = fake_llm([{"content": "It subtracts."}])
     link = resource_link_block("a.py", (ws / "src" / "a.py").as_uri())
-    async with acp_agent(RecordingClient(), fake.url, store) as conn:
-        sid = await start(conn, ws, write=False)
+    async with acp_agent(RecordingClient(), fake.url, store, HARNESS_MODELS="m2, m3") as conn:
+        fs = FileSystemCapabilities(read_text_file=True)
+        await conn.initialize(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(fs=fs)
+        )
+        session = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        sid = session.session_id
+        (model,) = [o.model_dump(by_alias=True) for o in session.config_options or ()]
+        assert model["category"] == "model" and model["currentValue"] == "m"
+        assert [o["value"] for o in model["options"]] == ["m", "m2", "m3"]
+        with pytest.raises(RequestError) as refused:
+            await conn.set_config_option(config_id="model", session_id=sid, value="gpt-x")
+        assert "not one of m, m2, m3" in json.dumps(refused.value.data)
+        await conn.set_config_option(config_id="model", session_id=sid, value="m2")
         await conn.prompt(session_id=sid, prompt=[text_block("What is wrong?"), link])
+    assert fake.requests[0]["model"] == "m2"
     replay = RecordingClient()
     async with acp_agent(replay, fake.url, store) as conn:
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
