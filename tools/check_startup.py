@@ -49,6 +49,15 @@ RUN_MACHINERY = (
     "watchfiles",
     "opentelemetry.sdk",
 )
+# What the ACP agent opens once ``initialize`` is answered (issue 38): the store's SQL, the
+# policy (and tomlkit), telemetry's configuration, the semantic tools' ports.
+AFTER_INITIALIZE = (
+    "tomlkit",
+    "harness.store.facade",
+    "harness.policy",
+    "harness.telemetry",
+    "harness.semantic",
+)
 
 PATHS = (
     StartPath("harness --version", _CLI.format(argv=["--version"]), HEAVY + RUN_MACHINERY),
@@ -68,10 +77,7 @@ PATHS = (
         # telemetry and the semantic ports load once `initialize` is answered (issue 38).
         "harness acp to initialize (server.acp.main)",
         "import server.acp.main",
-        (
-            "psycopg", "rich", "genai_prices", "httpx", "tomlkit", "harness.store.facade",
-            "harness.policy", "harness.telemetry", "harness.semantic", *RUN_MACHINERY,
-        ),  # fmt: skip
+        ("psycopg", "rich", "genai_prices", "httpx", *AFTER_INITIALIZE, *RUN_MACHINERY),
     ),
 )
 
