@@ -273,7 +273,9 @@ def _context(
     if not isinstance(assembler, BoundedAssembler):
         raise ConfigError("a follow-up needs the bounded assembly")
     said = criterion(contract)
-    text = follow_up_text(contract.goal, previous.turn, said, previous.snapshot, attached)
+    text = follow_up_text(
+        contract.goal, previous.turn, said, previous.snapshot, attached, mode=contract.mode
+    )
     assembler.continue_from(previous.snapshot, previous.turn, text)
     return assembler
 

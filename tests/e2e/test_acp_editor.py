@@ -17,6 +17,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import ClientCapabilities, FileSystemCapabilities, PermissionOption, ToolCallUpdate
 
 from harness.store import Store
+from harness.toolbox import PLAN_TOOLS
 from tests.e2e.acp_client import RecordingClient, acp_agent
 from tests.support.fake_llm import FakeLLM
 from tests.support.scripted_turns import call, turn
@@ -92,6 +93,25 @@ async def test_writes_go_through_the_client_when_it_offers_them(
     ]
 
 
+async def ask_mode(
+    conn: ClientSideConnection, client: RecordingClient, sid: str, ws: Path, fake: FakeLLM
+) -> None:
+    client.updates.clear()
+    asked_before = len(fake.requests)
+    await conn.set_session_mode(session_id=sid, mode_id="ask")
+    done = await conn.prompt(session_id=sid, prompt=[text_block("Does add() add?")])
+    assert done.stop_reason == "end_turn"
+    (refused,) = client.calls().values()
+    assert refused["status"] == "failed" and "ask mode" in json.dumps(refused["content"])
+    assert not (ws / "made-in-ask-mode").exists()
+    offered = {t["function"]["name"] for t in fake.requests[asked_before]["tools"]}
+    assert offered <= PLAN_TOOLS and "exec" not in offered
+    assert "# Ask mode" in json.dumps(fake.requests[asked_before])
+    assert client.of_kind("plan") == []  # an answer is not a plan
+    with pytest.raises(RequestError):
+        await conn.set_session_mode(session_id=sid, mode_id="yolo")
+
+
 async def test_writes_stay_on_the_disk_when_the_client_does_not_offer_them(
     tmp_path: Path, fake_llm: Callable[..., FakeLLM]
 ) -> None:
@@ -115,6 +135,9 @@ SESSION = [
     # code mode carries it out
     turn(call("edit_file", path="src/a.py", old="a - b", new="a + b")),
     {"content": "Fixed."},
+    # ask mode: a command is refused, the answer is words
+    turn(call("exec", argv=["touch", "made-in-ask-mode"])),
+    {"content": "add() adds now."},
 ]
 
 
@@ -138,6 +161,7 @@ async def test_commands_exec_output_modes_and_plan(
         await slash_command_with_output(conn, client, sid, fake)
         await plan_mode(conn, client, sid, ws)
         await carried_out(conn, client, sid, ws)
+        await ask_mode(conn, client, sid, ws, fake)
 
 
 def commands_listed(client: RecordingClient) -> None:
