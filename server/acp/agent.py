@@ -38,7 +38,7 @@ from acp.schema import (
 from harness import __version__
 from harness.errors import ConfigError, HarnessError
 from harness.report import RunResult
-from harness.types import Outcome
+from harness.types import Outcome, TraceEvent
 from server.acp.commands import (
     available,
     chosen_model,
@@ -209,6 +209,9 @@ class HarnessAgent:
             await front.outbox.drain()
         if conversation.conversation_id is not None:
             self.book.record(session_id, conversation.root, conversation.conversation_id)
+        if command is not None and command.prompt is not None and conversation.runs:
+            marked = TraceEvent("prompt", command.prompt)  # whose prompt the goal was
+            self.backend.opened_store().add_events(conversation.runs[-1], 0, [marked])
         return await self._stopped(front, result)
 
     async def _stopped(self, front: AcpFront, result: RunResult) -> PromptResponse:

@@ -104,6 +104,7 @@ class Expanded:
     goal: str = ""
     mode: RunMode | None = None
     answer: str = ""
+    prompt: dict[str, str] | None = None  # the trace's ``prompt`` event: name, source, path
 
 
 def expand_command(text: str, root: Path, cost: float) -> Expanded | None:
@@ -129,7 +130,8 @@ def expand_command(text: str, root: Path, cost: float) -> Expanded | None:
         raise RequestError.invalid_params({"prompt": str(exc)}) from None
     if not goal:
         raise RequestError.invalid_params({"prompt": f"/{name} expands to nothing"})
-    return Expanded(goal=goal)
+    detail = {"name": name, "source": prompt.source, "path": str(prompt.path)}
+    return Expanded(goal=goal, prompt=detail)
 
 
 def _builtin(name: str, arguments: str, names: list[str], cost: float) -> Expanded:

@@ -148,7 +148,8 @@ async def test_commands_exec_output_modes_and_plan(
     fake = fake_llm(SESSION)
     client = RecordingClient()
     client.answer = _allow
-    async with acp_agent(client, fake.url, tmp_path / "s" / "h.db") as conn:
+    store = tmp_path / "s" / "h.db"
+    async with acp_agent(client, fake.url, store) as conn:
         fs = FileSystemCapabilities(read_text_file=True)
         await conn.initialize(
             protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(fs=fs)
@@ -162,6 +163,13 @@ async def test_commands_exec_output_modes_and_plan(
         await plan_mode(conn, client, sid, ws)
         await carried_out(conn, client, sid, ws)
         await ask_mode(conn, client, sid, ws, fake)
+    opened = Store(store)  # the trace says whose prompt the first goal was
+    try:
+        first = min(run.run_id for run in opened.list_runs())
+        marks = [e["detail"] for e in opened.context_events(first, "prompt")]
+    finally:
+        opened.close()
+    assert [(m["name"], m["source"]) for m in marks] == [("fixit", "repository")]
 
 
 def commands_listed(client: RecordingClient) -> None:
