@@ -9,7 +9,8 @@ same conversation.
     toolCall    step n      callId, name, arguments, target
     approval    step n      callId, act, target, command?, diff?  — then again with decision
     toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary,
-                            output? (exec, verify), locations? (references, diagnostics),
+                            output? (exec, verify, mcp__*), locations? (references,
+                            diagnostics),
                             reason? (a failed call's whole error)
     budget      step n      the harness/budget fields
     end         last step   the harness/runFinished fields
@@ -233,10 +234,12 @@ def result_body(call_id: str, result: ToolResult, what: str, *, verify: bool = F
 
 
 def shown_result(name: str, result: ToolResult) -> Event:
-    """What a front shows of a result beyond its line: a command's ``output`` (its head and
-    tail, ``OUTPUT_EDGE_CHARS`` each), the ``locations`` (``{path, line}``) of references
-    and diagnostics rows, a failed call's whole ``reason``."""
-    if name in ("exec", "verify") and (result.ok or result.exit_code is not None):
+    """What a front shows of a result beyond its line: a command's (or an MCP tool's)
+    ``output`` (its head and tail, ``OUTPUT_EDGE_CHARS`` each), the ``locations``
+    (``{path, line}``) of references and diagnostics rows, a failed call's whole
+    ``reason``."""
+    ran = result.ok or result.exit_code is not None
+    if (name in ("exec", "verify") and ran) or (name.startswith("mcp__") and result.ok):
         text = result.text
         if len(text) > 2 * OUTPUT_EDGE_CHARS:
             left = len(text) - 2 * OUTPUT_EDGE_CHARS

@@ -19,6 +19,8 @@ def test_a_commands_output_is_its_head_and_tail() -> None:
     assert cut == "… (5,000 characters left out) …"
     denied = ToolResult("exec", "rm", "[exec rm]\nerror: denied by you", ok=False)
     assert shown_result("exec", denied) == {"reason": "denied by you"}
+    clock = ToolResult("mcp__clock__now", "clock/now", '[mcp clock/now]\n{"datetime": "x"}')
+    assert shown_result("mcp__clock__now", clock) == {"output": clock.text}
 
 
 def test_references_and_diagnostics_rows_are_locations() -> None:
