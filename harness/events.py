@@ -11,7 +11,7 @@ same conversation.
     toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary,
                             output? (exec, verify, mcp__*), locations? (references,
                             diagnostics),
-                            reason? (a failed call's whole error)
+                            reason? (a failed call's whole error), wrote? (paths)
     budget      step n      the harness/budget fields
     end         last step   the harness/runFinished fields
 
@@ -237,7 +237,9 @@ def shown_result(name: str, result: ToolResult) -> Event:
     """What a front shows of a result beyond its line: a command's (or an MCP tool's)
     ``output`` (its head and tail, ``OUTPUT_EDGE_CHARS`` each), the ``locations``
     (``{path, line}``) of references and diagnostics rows, a failed call's whole
-    ``reason``."""
+    ``reason``, the paths a call ``wrote`` (a rename's every file)."""
+    if result.writes:
+        return {"wrote": [w.path for w in result.writes]}
     ran = result.ok or result.exit_code is not None
     if (name in ("exec", "verify") and ran) or (name.startswith("mcp__") and result.ok):
         text = result.text

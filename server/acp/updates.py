@@ -90,11 +90,13 @@ def tool_ended(
         content.append(tool_content(text_block(fenced(words))))
     if event.get("output"):  # a command's output, head and tail (redacted when sent)
         content.append(tool_content(text_block(fenced(event["output"]))))
-    if ok and started is not None and started["name"] in WRITE_TOOLS:
-        change = edits(event["runId"], started.get("target") or "")
+    written = event.get("wrote") or []
+    if not written and ok and started is not None and started["name"] in WRITE_TOOLS:
+        written = [started.get("target") or ""]
+    for path in written if ok else ():  # each file's diff: a rename's too
+        change = edits(event["runId"], path)
         if change is not None:
-            before, after = change
-            content.append(tool_diff_content(str(root / started["target"]), after, before))
+            content.append(tool_diff_content(str(root / path), change[1], change[0]))
     status: Literal["completed", "failed"] = "completed" if ok else "failed"
     found = [
         ToolCallLocation(path=str(root / row["path"]), line=row["line"])

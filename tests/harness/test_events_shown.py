@@ -5,7 +5,7 @@ whole reason; nothing more for a plain success."""
 from __future__ import annotations
 
 from harness.events import MAX_LOCATIONS, OUTPUT_EDGE_CHARS, shown_result
-from harness.types import ToolResult
+from harness.types import FileWrite, ToolResult
 
 
 def test_a_commands_output_is_its_head_and_tail() -> None:
@@ -32,3 +32,9 @@ def test_references_and_diagnostics_rows_are_locations() -> None:
     found = shown_result("diagnostics", ToolResult("diagnostics", "a.py", "[diagnostics]\n" + rows))
     assert len(found["locations"]) == MAX_LOCATIONS
     assert shown_result("read_file", ToolResult("read_file", "a.py", "[read a.py]\nx\n")) == {}
+
+
+def test_a_writes_paths_are_named_each() -> None:
+    writes = (FileWrite("src/a.py", b"a", b"b"), FileWrite("src/b.py", None, b"c"))
+    renamed = ToolResult("rename_symbol", "add", "[renamed add → plus] 2 places", writes=writes)
+    assert shown_result("rename_symbol", renamed) == {"wrote": ["src/a.py", "src/b.py"]}

@@ -106,3 +106,20 @@ def test_a_replayed_turn_links_its_files_as_prompt_of_reads_them() -> None:
         "Why?",
         [Attachment("/w/src/a.py"), Attachment("/w/b.py", offset=10, limit=11)],
     )
+
+
+def test_a_rename_shows_every_files_diff() -> None:
+    texts = {"a.py": ("def add(): ...\n", "def plus(): ...\n"), "b.py": ("add()\n", "plus()\n")}
+
+    def edits(run_id: int, path: str) -> tuple[str | None, str] | None:
+        return texts.get(path)
+
+    calls: dict[str, Any] = {"1-r": {"name": "rename_symbol", "target": "a.py", "callId": "r"}}
+    renamed = {
+        "kind": "toolResult", "runId": 1, "callId": "r", "status": "ok", "summary": "renamed",
+        "wrote": ["a.py", "b.py"],
+    }  # fmt: skip
+    (update,) = translate(ROOT, renamed, calls, edits, replay=False)
+    shown = update.model_dump(mode="json", by_alias=True, exclude_none=True)
+    diffs = [(c["path"], c["newText"]) for c in shown["content"] if c["type"] == "diff"]
+    assert diffs == [("/w/a.py", "def plus(): ...\n"), ("/w/b.py", "plus()\n")]
