@@ -57,7 +57,7 @@ fmt: $(DEV_STAMP) $(STYLUA) ## Apply ruff formatting and safe fixes; stylua
 	$(BIN)/ruff check --fix .
 	$(STYLUA) --config-path editors/nvim/stylua.toml $(NVIM_LUA)
 
-test: lint system-deps vscode-check vscode-deps mcp-servers ## Lint, the whole test suite (unit, e2e, editors), and `harness demo` once
+test: lint system-deps vscode-check vscode-deps mcp-servers acp-clients ## Lint, the whole test suite (unit, e2e, editors), and `harness demo` once
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	  if (cd "$$tmp" && "$(CURDIR)/$(BIN)/harness" demo > demo.log 2>&1) && test -s "$$tmp/demo-out/context.svg"; \
@@ -107,6 +107,15 @@ $(MCP_NPM): tests/mcp_servers/package.json tests/mcp_servers/package-lock.json
 
 mcp-servers: $(MCP_NPM) ## @modelcontextprotocol/server-everything and server-filesystem for the MCP tests
 
+# -- a real ACP client (npm) the ACP tests drive harness acp with (tests/e2e/test_acp_acpx.py) --
+ACP_NPM := tests/acp_clients/node_modules/.package-lock.json
+
+$(ACP_NPM): tests/acp_clients/package.json tests/acp_clients/package-lock.json
+	cd tests/acp_clients && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+acp-clients: $(ACP_NPM) ## acpx, a headless ACP client, for the ACP smoke test
+
 # -- Neovim plugin (editors/nvim): stylua (npm) and luacheck (Debian's lua-check) ----------
 $(STYLUA):
 	npm install --prefix $(VENV)/lua-tools --no-audit --no-fund --loglevel=error \
@@ -120,4 +129,4 @@ clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
 	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix
 
-.PHONY: help setup demo lint protocol typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps mcp-servers
+.PHONY: help setup demo lint protocol typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps mcp-servers acp-clients

@@ -91,8 +91,9 @@ class Verification(_Frozen):
 
 
 ContextWire = Literal["transcript", "flat"]
-# ``plan``: the run only reads and ends with the model's plan; ``code``: it may change things.
-RunMode = Literal["code", "plan"]
+# ``plan``: the run only reads and ends with the model's plan; ``ask``: it only reads and
+# answers (ACP's read-only mode, issue 38); ``code``: it may change things.
+RunMode = Literal["code", "plan", "ask"]
 
 
 class ContextBudgetOverrides(_Frozen):
@@ -140,7 +141,7 @@ class TaskContract(_Frozen):
 
     def rooted(self, root: Path) -> TaskContract:
         """The contract at ``root``; a plan-mode run verifies nothing (it changes nothing)."""
-        plan = {"verification": Verification.none()} if self.mode == "plan" else {}
+        plan = {"verification": Verification.none()} if self.mode != "code" else {}
         return self.model_copy(update={"root": root, **plan})
 
     def with_token_budget(self, n: int) -> TaskContract:

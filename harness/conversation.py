@@ -14,6 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.contract import RunMode
 
 from harness.context.snapshot import Snapshot, SnapshotError, load
 from harness.errors import ConfigError
@@ -123,13 +127,23 @@ def stated_criterion(frame: str, ledger: Ledger) -> str:
 
 
 def follow_up_text(
-    goal: str, turn: int, criterion: str, previous: Snapshot, attached: str = ""
+    goal: str,
+    turn: int,
+    criterion: str,
+    previous: Snapshot,
+    attached: str = "",
+    *,
+    mode: RunMode = "code",
 ) -> str:
     """The user's turn as the model reads it, after the conversation so far (``previous``).
     ``criterion`` (this run's: each run has its check, an editor sets one per run) is said
-    when it is not what the model was last told."""
+    when it is not what the model was last told; a plan- or ask-mode turn says its mode
+    (the conversation's frame was its first turn's)."""
+    from harness.prompts import MODE_SECTIONS
+
     if criterion in stated_criterion(previous.frame, previous.ledger):
         criterion = ""
+    section = MODE_SECTIONS.get(mode, "").strip()
     return (
         (
             f"# Follow-up (turn {turn})\n{goal}\n\n"
@@ -137,6 +151,7 @@ def follow_up_text(
             "Your earlier turns and their results are above."
         )
         + (f"\n\n{TURN_CRITERION}{criterion}" if criterion else "")
+        + (f"\n\n{section}" if section else "")
         + (f"\n\n{attached}" if attached else "")
     )
 

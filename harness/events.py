@@ -4,11 +4,15 @@ the store, so that ``harness.run.events`` (``stored_events``) gives a client ope
 same conversation.
 
     {runId, conversationId, seq, step, kind, …}
-    user        step 0      text: the goal
+    user        step 0      text: the goal, mode, context?: [{path, offset?, limit?}] attached
     text        step n      delta: the model's words as they arrive
     toolCall    step n      callId, name, arguments, target
     approval    step n      callId, act, target, command?, diff?  — then again with decision
-    toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary, detail?
+    toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary,
+                            output? (exec, verify, mcp__*), locations? (references,
+                            diagnostics),
+                            reason? (a failed call's whole error), wrote? (paths),
+                            detail? (the head a front folds under the row)
     budget      step n      the harness/budget fields
     end         last step   the harness/runFinished fields
 
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +69,10 @@ MAX_TARGET_CHARS = 300  # an approval's target, as harness/approve cuts it
 MAX_SUMMARY_CHARS = 160
 DETAIL_LINES = 12  # a toolResult's ``detail``: the head of the result (or the write's diff)
 MAX_DETAIL_CHARS = 2000
+OUTPUT_EDGE_CHARS = 2000  # a command's output shown: this much of its head and of its tail
+MAX_LOCATIONS = 50
+MAX_REASON_CHARS = 2000
+_ROW = re.compile(r"([^\s:][^:\n]*):(\d+):")  # ``path:line:`` of a references/diagnostics row
 MAX_HELD_CHARS = 4096  # words with no whitespace held back at most this long, then sent
 
 
@@ -85,6 +94,7 @@ class RunEvents(RunObserver):
         self._words: list[str] = []  # this step's deltas, not yet recorded
         self._words_at: tuple[int, int] = (0, 0)  # (step, seq) of the last of them
         self._held = ""  # the words since the last whitespace, not yet sent (a key's piece?)
+        self.attached: list[dict[str, Any]] = []  # what the user attached: {path, offset?, limit?}
 
     def subscribe(self, sink: EventSink) -> None:
         self.sinks.append(sink)
@@ -136,7 +146,8 @@ class RunEvents(RunObserver):
     # -- hooks -----------------------------------------------------------------------------
 
     def run_started(self, run: RunInfo) -> None:
-        self._emit(0, "user", {"text": run.goal, "mode": run.mode})
+        attached = {"context": self.attached} if self.attached else {}
+        self._emit(0, "user", {"text": run.goal, "mode": run.mode, **attached})
 
     def user_steered(self, run: RunInfo, step: int, text: str) -> None:
         self._emit(step, "user", {"text": text, "steer": True})
@@ -174,14 +185,16 @@ class RunEvents(RunObserver):
         self._emit(step, "toolCall", body)
 
     def tool_finished(self, run: RunInfo, step: int, call: ToolCall, result: ToolResult) -> None:
-        self._emit(step, "toolResult", result_body(call.id, result, label(call)))
+        body = result_body(call.id, result, label(call))
+        self._emit(step, "toolResult", {**body, **shown_result(call.name, result)})
 
     def verification_started(self, run: RunInfo, step: int, command: str) -> None:
         body = {"callId": VERIFY_CALL, "name": "verify", "arguments": {}, "target": command}
         self._emit(step, "toolCall", body)
 
     def verification_finished(self, run: RunInfo, step: int, result: ToolResult) -> None:
-        self._emit(step, "toolResult", result_body(VERIFY_CALL, result, "verify", verify=True))
+        body = result_body(VERIFY_CALL, result, "verify", verify=True)
+        self._emit(step, "toolResult", {**body, **shown_result("verify", result)})
 
     def approval_asked(self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest) -> None:
         self._emit(step, "approval", approval_body(call_id, ask))
@@ -262,6 +275,31 @@ def _diff_lines(writes: tuple[FileWrite, ...]) -> list[str]:
     return out
 
 
+def shown_result(name: str, result: ToolResult) -> Event:
+    """What a front shows of a result beyond its line: a command's (or an MCP tool's)
+    ``output`` (its head and tail, ``OUTPUT_EDGE_CHARS`` each), the ``locations``
+    (``{path, line}``) of references and diagnostics rows, a failed call's whole
+    ``reason``, the paths a call ``wrote`` (a rename's every file)."""
+    if result.writes:
+        return {"wrote": [w.path for w in result.writes]}
+    ran = result.ok or result.exit_code is not None
+    if (name in ("exec", "verify") and ran) or (name.startswith("mcp__") and result.ok):
+        text = result.text
+        if len(text) > 2 * OUTPUT_EDGE_CHARS:
+            left = len(text) - 2 * OUTPUT_EDGE_CHARS
+            cut = f"\n… ({left:,} characters left out) …\n"
+            text = text[:OUTPUT_EDGE_CHARS] + cut + text[-OUTPUT_EDGE_CHARS:]
+        return {"output": text}
+    if name in ("references", "diagnostics"):
+        rows = (_ROW.match(line) for line in result.text.splitlines()[1:])
+        found = [{"path": m[1], "line": int(m[2])} for m in rows if m is not None]
+        return {"locations": found[:MAX_LOCATIONS]} if found else {}
+    if not result.ok:  # the whole reason the model was told, not only its first clause
+        reason = result.text.split("\n", 1)[-1].removeprefix("error: ").strip()
+        return {"reason": reason[:MAX_REASON_CHARS]}
+    return {}
+
+
 def summary_of(what: str, result: ToolResult) -> str:
     """One line: the call, and what it gave (lines, files written, the exit status)."""
     lines = result.text.count("\n")  # the header line is not counted: lines after it
@@ -322,6 +360,7 @@ __all__ = [
     "approval_body",
     "merge_text",
     "result_body",
+    "shown_result",
     "stored_events",
     "summary_of",
 ]

@@ -94,6 +94,8 @@ def refusal_mark(event: PolicyEvent) -> Mark:
         return Mark(Went.NEEDS_APPROVAL, "needs approval")
     if event.rule is not None:
         return Mark(Went.REFUSED, printable(f"refused ({event.layer}: {event.rule})"))
+    if event.layer == "plan":  # a plan- or ask-mode run only reads
+        return Mark(Went.REFUSED, f"refused ({event.detail})")
     return Mark(Went.REFUSED, f"refused (the default for {event.act.value})")
 
 

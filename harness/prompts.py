@@ -98,6 +98,14 @@ PLAN_MODE = (
     "steps, the files and the functions each step changes. The user reviews it first.\n\n"
 )
 
+ASK_MODE = (
+    "# Ask mode\n"
+    "Do not change anything: you are offered only the tools that read, and any other call "
+    "is refused. Read what you need, then answer the user's question without calling a "
+    "tool.\n\n"
+)
+MODE_SECTIONS = {"plan": PLAN_MODE, "ask": ASK_MODE}
+
 
 def frame(contract: TaskContract, attached: str = "", instructions: str = "") -> str:
     """Goal, the repository's instructions (``harness.instructions``: the root's
@@ -105,7 +113,7 @@ def frame(contract: TaskContract, attached: str = "", instructions: str = "") ->
     attached, §11): the fixed head of every user message."""
     return (
         f"# Task\n{contract.goal}\n\n"
-        + (PLAN_MODE if contract.mode == "plan" else "")
+        + MODE_SECTIONS.get(contract.mode, "")
         + (f"{instructions}\n\n" if instructions else "")
         + "# Constraints\n"
         "- Work only inside the workspace; paths are relative to its root.\n"

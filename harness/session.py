@@ -53,6 +53,7 @@ from harness.sandbox import run_warnings
 from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
+from harness.tools.base import EditorWriter
 from harness.tools.exec import exec_environment
 from harness.tools.span import read_body_cap
 from harness.types import (
@@ -123,6 +124,7 @@ async def open_session(
     editor_policy: Mapping[str, Any] | None = None,
     client_trusted: bool | None = None,
     guard: DocumentGuard | None = None,
+    writer: EditorWriter | None = None,
     observer: RunObserver | None = None,
     memory: bool = True,
     assembly: Assembly = "bounded",
@@ -150,23 +152,20 @@ async def open_session(
         spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
         ids = (run_id, previous.conversation_id if previous else run_id)
         watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
+        events.attached = [item.arguments(contract.root) for item in context or ()]
         gate = Gate(policy, watched, run_id)
         toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
-        toolbox = dataclasses.replace(toolbox.with_semantic(semantic), warnings=warnings)
+        toolbox = dataclasses.replace(
+            toolbox.with_semantic(semantic), warnings=warnings, writer=writer
+        )
         mcp = await _mcp_tools(toolbox, contract.mode, env, approver, mcp_servers)
         assembler = _context(assembly, contract, toolbox, previous, context or (), mcp=mcp)
         assembler.cache_of(model.name)
         run = Run(
-            contract,
-            run_id,
-            store=store,
-            provider=model,
-            toolbox=toolbox,
-            assembler=assembler,
-            observer=observers,
-            pricer=pricer,
+            contract, run_id, store=store, provider=model, toolbox=toolbox, assembler=assembler,
+            observer=observers, pricer=pricer,
             conversation=(previous.conversation_id, previous.turn) if previous else None,
-        )
+        )  # fmt: skip
         await _begin(run, previous, context or ())
     except BaseException:
         await model.aclose()
@@ -274,7 +273,9 @@ def _context(
     if not isinstance(assembler, BoundedAssembler):
         raise ConfigError("a follow-up needs the bounded assembly")
     said = criterion(contract)
-    text = follow_up_text(contract.goal, previous.turn, said, previous.snapshot, attached)
+    text = follow_up_text(
+        contract.goal, previous.turn, said, previous.snapshot, attached, mode=contract.mode
+    )
     assembler.continue_from(previous.snapshot, previous.turn, text)
     return assembler
 

@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING
 from harness.contract import RunMode
 from harness.ledger import Cause, Ledger
 from harness.tools import all_tools, dispatch, tool_schemas
-from harness.tools.base import Tool, ToolContext, declaration, failure, header, label_of
+from harness.tools.base import (
+    EditorWriter,
+    Tool,
+    ToolContext,
+    declaration,
+    failure,
+    header,
+    label_of,
+)
 from harness.types import (
     Act,
     DocumentGuard,
@@ -75,6 +83,7 @@ class Toolbox:
     warnings: tuple[str, ...] = ()
     semantic: SemanticPort | None = None  # the run's language servers (§14)
     mode: RunMode = "code"  # "plan": only ``PLAN_TOOLS`` are offered and run
+    writer: EditorWriter | None = None  # the editor that makes the writes (ACP), else disk
     schemas: tuple[ToolSchema, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -83,7 +92,7 @@ class Toolbox:
     def offer(self, mode: RunMode) -> None:
         """Offer every tool (``code``) or only ``PLAN_TOOLS`` (``plan``)."""
         self.mode = mode
-        offered = {n: t for n, t in self.tools.items() if mode != "plan" or n in PLAN_TOOLS}
+        offered = {n: t for n, t in self.tools.items() if mode == "code" or n in PLAN_TOOLS}
         self.schemas = tool_schemas(offered)
 
     def with_semantic(self, port: SemanticPort | None) -> Toolbox:
@@ -108,14 +117,15 @@ class Toolbox:
                 functools.partial(self.announce, run_id, step) if self.announce else None
             ),
             semantic=self.semantic,
+            writer=self.writer,
         )
 
     async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult:
         """Run one call (never raises but for cancellation). After a command, every file
         the run knows that changed on disk is noted as changed by that exec, and every file
         the editor holds unsaved that it changed is a notice for the user."""
-        if self.mode == "plan" and call.name not in PLAN_TOOLS:
-            return plan_refusal(call)
+        if self.mode != "code" and call.name not in PLAN_TOOLS:
+            return plan_refusal(call, self.mode)
         is_exec = call.name == "exec"
         before = ledger.known_paths() if is_exec else None
         unsaved = self._unsaved_hashes() if is_exec else {}
@@ -167,16 +177,20 @@ class Toolbox:
             return None
 
 
-def plan_refusal(call: ToolCall) -> ToolResult:
-    """A call a plan-mode run is not offered: refused by the harness (a policy event of the
-    ``plan`` layer, so the trace and the events say ``refused``), whatever it was."""
+def plan_refusal(call: ToolCall, mode: RunMode = "plan") -> ToolResult:
+    """A call a plan-mode (or ask-mode) run is not offered: refused by the harness (a policy
+    event of the ``plan`` layer, so the trace and the events say ``refused``)."""
     act = Act.EXEC if call.name == "exec" else Act.WRITE
-    event = PolicyEvent(act, label(call), Effect.DENY, None, "plan", False, "plan mode")
+    event = PolicyEvent(act, label(call), Effect.DENY, None, "plan", False, f"{mode} mode")
+    then = (
+        "Answer without calling a tool with your plan; the user carries it out in code mode"
+        if mode == "plan"
+        else "Answer the question from what you read; the user switches to code mode to change"
+    )
     return failure(
         call.name,
         label(call),
-        f"`{call.name}` is refused: this run is in plan mode and only reads. Answer "
-        "without calling a tool with your plan; the user carries it out in code mode",
+        f"`{call.name}` is refused: this run is in {mode} mode and only reads. {then}",
         policy=(event,),
     )
 

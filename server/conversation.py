@@ -23,6 +23,7 @@ called on the front's loop, events in the order the run made them.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,24 +33,26 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
-from harness.store import Store
 from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
 
 if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
-    from harness.contract import TaskContract
+    from harness.contract import RunMode, TaskContract
     from harness.conversation import Attachment
     from harness.events import EventSink
     from harness.pricing import ModelPrices
     from harness.session import Session
+    from harness.store import Store
     from harness.telemetry.export import Telemetry
 
 if TYPE_CHECKING:
+    from harness.tools.base import EditorWriter
     from server.semantic import SemanticPorts
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 BUFFER_WAIT_S = 10.0  # how long a run waits for the editor to say what a buffer holds
+WRITE_WAIT_S = 30.0  # how long a run waits for the editor to make a write
 MAX_COMPARED_BYTES = 4 * 1024 * 1024
 
 
@@ -67,6 +70,13 @@ class Front(Protocol):
 
     async def editor_text(self, path: Path) -> str | None:
         """The editor's text of ``path`` (absolute), or None when it cannot say."""
+
+    @property
+    def writes_files(self) -> bool:
+        """Whether the editor makes the agent's writes (``write_text``)."""
+
+    async def write_text(self, path: Path, text: str) -> None:
+        """Write ``text`` to ``path`` (absolute) through the editor; raises when it did not."""
 
     def warning(self, message: str) -> None:
         """What the user must be told at once: the policy's and the sandbox's notes at the
@@ -87,6 +97,8 @@ class Backend:
     semantic: SemanticPorts | None = None  # the headless language servers (§14); None: none
 
     def opened_store(self) -> Store:
+        from harness.store import Store
+
         return self.store if isinstance(self.store, Store) else self.store()
 
 
@@ -98,6 +110,7 @@ class Turn:
     approver: Approver
     on_event: EventSink
     guard: DocumentGuard | None = None
+    writer: EditorWriter | None = None  # the editor makes the writes (ACP fs/write_text_file)
     observer: RunObserver | None = None
     conversation_id: int | None = None  # the next turn of this conversation (§11)
     context: Sequence[Attachment] = ()  # what the user attached
@@ -118,6 +131,7 @@ async def open_turn(turn: Turn, backend: Backend) -> Session:
         editor_policy=turn.editor_policy,
         client_trusted=turn.client_trusted,
         guard=turn.guard,
+        writer=turn.writer,
         observer=turn.observer,
         memory=backend.memory,
         environ=backend.environ,
@@ -190,6 +204,25 @@ class EditorBuffers:
         return tuple(sorted(self._unsaved))
 
 
+class EditorWrites:
+    """``EditorWriter`` over the front's editor: asked on a worker thread of the run, made
+    on the front's loop; an editor that fails or does not answer in ``WRITE_WAIT_S`` is
+    an ``OSError`` (the tool says the file could not be written)."""
+
+    def __init__(self, root: Path, bridge: _Bridge, write: Callable[[Path, str], Awaitable[None]]):
+        self.root = root
+        self.bridge = bridge
+        self.write = write
+
+    def write_text(self, rel_path: str, text: str) -> None:
+        try:
+            self.bridge.call_blocking(
+                _awaited(self.write(self.root / rel_path, text)), WRITE_WAIT_S
+            )
+        except Exception as exc:
+            raise OSError(f"the editor did not write it ({type(exc).__name__}: {exc})") from None
+
+
 async def _awaited(value: Awaitable[T]) -> T:
     return await value
 
@@ -213,6 +246,7 @@ class Conversation:
         self.conversation_id: int | None = None
         self.runs: list[int] = []
         self.mcp_servers: Sequence[Any] = ()  # harness.mcp ServerConfigs of the client's
+        self.model: str | None = None  # the model the client chose (None: the backend's)
         self._cancel: Callable[[], object] | None = None
         self._cancel_requested = False
         self._busy = False  # a prompt is in progress: set before its first await
@@ -223,15 +257,19 @@ class Conversation:
         when its thread starts the run (two prompts sent together: the second is refused)."""
         return self._busy
 
-    async def prompt(self, goal: str, context: Sequence[Attachment] = ()) -> RunResult:
-        """One run (the next turn of the conversation, ``context`` what the user attached),
-        on a thread of its own; returns once every event of it has been handed over."""
+    async def prompt(
+        self, goal: str, context: Sequence[Attachment] = (), mode: RunMode = "code"
+    ) -> RunResult:
+        """One run (the next turn of the conversation, ``context`` what the user attached,
+        in ``mode``: code, plan or ask), on a thread of its own; returns once every event of
+        it has been handed over."""
         if self._busy:
             raise RuntimeError("a run of this conversation is in progress")
         self._busy, self._cancel_requested = True, False
         try:
             bridge = _Bridge(asyncio.get_running_loop())
-            return await asyncio.to_thread(asyncio.run, self._run(goal, context, bridge))
+            run = self._run(goal, context, mode, bridge)
+            return await asyncio.to_thread(asyncio.run, run)
         finally:
             self._busy = False
 
@@ -243,16 +281,25 @@ class Conversation:
         self._cancel()
         return True
 
-    async def _run(self, goal: str, context: Sequence[Attachment], bridge: _Bridge) -> RunResult:
+    async def _run(
+        self, goal: str, context: Sequence[Attachment], mode: RunMode, bridge: _Bridge
+    ) -> RunResult:
+        from harness.contract import ContractOverrides
         from harness.session import build_contract
         from harness.watch import Watcher
 
         backend, front = self.backend, self.front
+        if self.model is not None:
+            chosen = dataclasses.replace(backend.provider, model=self.model)
+            backend = dataclasses.replace(backend, provider=chosen)
         turn = Turn(
-            build_contract(goal, self.root),
+            build_contract(goal, self.root, ContractOverrides(mode=mode)),
             approver=_Approver(bridge, front),
             on_event=partial(bridge.post, front.event),
             guard=EditorBuffers(self.root, bridge, front.editor_text),
+            writer=EditorWrites(self.root, bridge, front.write_text)
+            if front.writes_files
+            else None,
             observer=_Warnings(bridge, front),
             conversation_id=self.conversation_id,
             context=context,

@@ -49,6 +49,15 @@ RUN_MACHINERY = (
     "watchfiles",
     "opentelemetry.sdk",
 )
+# What the ACP agent opens once ``initialize`` is answered (issue 38): the store's SQL, the
+# policy (and tomlkit), telemetry's configuration, the semantic tools' ports.
+AFTER_INITIALIZE = (
+    "tomlkit",
+    "harness.store.facade",
+    "harness.policy",
+    "harness.telemetry",
+    "harness.semantic",
+)
 
 PATHS = (
     StartPath("harness --version", _CLI.format(argv=["--version"]), HEAVY + RUN_MACHINERY),
@@ -64,11 +73,11 @@ PATHS = (
         HEAVY + RUN_MACHINERY,
     ),
     StartPath(
-        # The ACP package brings pydantic and OpenTelemetry's API; the store is opened at
-        # start (a bad one is a usage error before the editor is answered).
+        # The ACP package brings pydantic and OpenTelemetry's API; the store, the policy,
+        # telemetry and the semantic ports load once `initialize` is answered (issue 38).
         "harness acp to initialize (server.acp.main)",
         "import server.acp.main",
-        ("psycopg", "rich", "genai_prices", "httpx", *RUN_MACHINERY),
+        ("psycopg", "rich", "genai_prices", "httpx", *AFTER_INITIALIZE, *RUN_MACHINERY),
     ),
 )
 

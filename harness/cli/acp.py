@@ -31,6 +31,12 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--model", metavar="M", help="the model (default: $HARNESS_MODEL)")
     p.add_argument(
+        "--models",
+        metavar="M,M",
+        help="the models an editor may switch a session to, beside --model "
+        "(default: $HARNESS_MODELS)",
+    )
+    p.add_argument(
         "--base-url",
         metavar="URL",
         help="an OpenAI- or Anthropic-compatible server (default: $HARNESS_BASE_URL)",
@@ -60,7 +66,7 @@ def forwarded(args: argparse.Namespace) -> list[str]:
     """The flags given, as arguments again — all but ``--store``, which goes through the
     environment (``$HARNESS_STORE``): a store URL is never put on a command line (§12)."""
     out: list[str] = []
-    for flag in ("provider", "model", "base_url"):
+    for flag in ("provider", "model", "models", "base_url"):
         value = getattr(args, flag)
         if value:
             out += [f"--{flag.replace('_', '-')}", str(value)]

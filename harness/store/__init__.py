@@ -19,17 +19,43 @@ facade.py       ``Store``
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from harness.store.base import default_store_path, local_dir, now_iso, store_location
-from harness.store.facade import Store
-from harness.store.records import (
-    EditRow,
-    ObservationRecord,
-    RunRow,
-    RunTrace,
-    StepDetail,
-    StepRecord,
-    StepRow,
-)
+
+if TYPE_CHECKING:
+    from harness.store.facade import Store
+    from harness.store.records import (
+        EditRow,
+        ObservationRecord,
+        RunRow,
+        RunTrace,
+        StepDetail,
+        StepRecord,
+        StepRow,
+    )
+
+# Loaded when first named (PEP 562): a front that only locates its store (the ACP agent
+# answering ``initialize``, issue 38) does not pay for the facade and its SQL.
+_LAZY = {
+    "Store": "harness.store.facade",
+    **dict.fromkeys(
+        ("EditRow", "ObservationRecord", "RunRow", "RunTrace", "StepDetail", "StepRecord"),
+        "harness.store.records",
+    ),
+    "StepRow": "harness.store.records",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "EditRow",

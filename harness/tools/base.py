@@ -79,6 +79,16 @@ class ToolContext:
     # cannot undo (§5). If it raises, the write does not happen.
     before_write: Callable[[str, bytes | None, bytes], None] | None = None
     semantic: Any = None  # harness.semantic.SemanticPort: the run's language servers (§14)
+    writer: EditorWriter | None = None  # the editor that makes the writes (ACP), else disk
+
+
+class EditorWriter(Protocol):
+    """An editor that makes the agent's writes itself (ACP's ``fs/write_text_file``): its
+    buffers and its review of the changes follow them (§13). Every check and record of a
+    write is the harness's, made first; only the last act — the bytes onto the file — is
+    the editor's. Called on a worker thread; raises ``OSError`` when the editor did not."""
+
+    def write_text(self, rel_path: str, text: str) -> None: ...
 
 
 class Tool(Protocol):

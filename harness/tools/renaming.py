@@ -19,6 +19,7 @@ from harness.semantic.model import Encoding, FileEdit
 from harness.semantic.text import apply_edits
 from harness.tools.access import Access, authorize
 from harness.tools.base import ToolContext
+from harness.tools.writing import commit_write
 from harness.types import Act, FileWrite, PolicyEvent, ToolResult
 from harness.workspace import PreparedWrite
 
@@ -136,11 +137,11 @@ def _commit_all(planned: Sequence[Planned], ctx: ToolContext) -> list[FileWrite]
     done: list[FileWrite] = []
     try:
         for p in planned:
-            with p.prepared:
-                done.append(p.prepared.commit(p.after))
+            done.append(commit_write(p.prepared, p.after, ctx.writer))
     except OSError:
         for written in reversed(done):
-            ctx.workspace.write_atomic(written.path, written.before or b"")
+            back = ctx.workspace.prepare_write(written.path)
+            commit_write(back, written.before or b"", ctx.writer)
         raise
     finally:
         close_all(planned)

@@ -13,7 +13,7 @@ from harness.errors import ContainmentError
 from harness.policy.approval import write_diff
 from harness.redact import holds_secret
 from harness.tools.access import Access, authorize, display_path, open_error, owned, same_name
-from harness.tools.base import ToolContext, failure
+from harness.tools.base import EditorWriter, ToolContext, failure
 from harness.types import (
     Act,
     FileWrite,
@@ -132,15 +132,29 @@ async def _commit(
         )
         return failure(kind, target, message, policy=access.policy)
     try:
-        return await owned(lambda: _commit_and_close(prepared, data), lambda _: None)
+        return await owned(lambda: commit_write(prepared, data, ctx.writer), lambda _: None)
     except OSError as exc:
         message = f"`{target}` could not be written: {exc.strerror or exc}"
         return failure(kind, target, message, policy=access.policy)
 
 
-def _commit_and_close(prepared: PreparedWrite, data: bytes) -> FileWrite:
+def commit_write(prepared: PreparedWrite, data: bytes, writer: EditorWriter | None) -> FileWrite:
+    """The last act of a write, checked and announced already: the bytes onto the file — by
+    the editor when it makes the agent's writes (text only), else onto the disk here.
+    ``prepared`` is closed. Raises ``OSError``."""
     with prepared:
-        return prepared.commit(data)
+        text = _text(data) if writer is not None else None
+        if writer is None or text is None:
+            return prepared.commit(data)
+        writer.write_text(prepared.rel, text)
+        return FileWrite(path=prepared.rel, before=prepared.before, after=data)
+
+
+def _text(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 async def _asked(
@@ -213,4 +227,4 @@ async def write(kind: str, raw: str, ctx: ToolContext, change: Change) -> ToolRe
     return ToolResult(kind, target, said, writes=(written,), policy=access.policy)
 
 
-__all__ = ["Change", "write"]
+__all__ = ["Change", "commit_write", "write"]

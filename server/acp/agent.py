@@ -11,8 +11,10 @@ said in words (an ``agent_message_chunk`` naming it and its error).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
@@ -28,14 +30,23 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
     StopReason,
 )
 
 from harness import __version__
-from harness.errors import ConfigError
-from harness.policy import default_user_config, root_refusal
+from harness.errors import ConfigError, HarnessError
 from harness.report import RunResult
-from harness.types import Outcome
+from harness.types import Outcome, TraceEvent
+from server.acp.commands import (
+    available,
+    chosen_model,
+    expand_command,
+    mode_state,
+    model_options,
+    run_mode,
+)
 from server.acp.front import AcpFront
 from server.acp.sessions import SessionBook, new_session_id
 from server.acp.updates import translate
@@ -56,15 +67,28 @@ STOP_REASONS: dict[Outcome, StopReason] = {
 class HarnessAgent:
     """Implements ``acp.Agent``."""
 
-    def __init__(self, backend: Backend, book: SessionBook) -> None:
-        self.backend = backend
+    def __init__(
+        self, backend: Callable[[], Backend], book: SessionBook, models: Sequence[str] = ("m",)
+    ) -> None:
+        self._backend = backend  # made once, when first needed: after `initialize` is answered
         self.book = book
+        self.models = list(models)  # the first is the default
         self.client: Client | None = None
         self.client_capabilities = ClientCapabilities()
         self.sessions: dict[str, tuple[Conversation, AcpFront]] = {}
+        self._warm: list[asyncio.Task[None]] = []
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
+
+    @property
+    def backend(self) -> Backend:
+        """The store, the model, telemetry (``main``: opened once); a store that cannot be
+        opened is the request's error, saying why."""
+        try:
+            return self._backend()
+        except HarnessError as exc:
+            raise RequestError.internal_error({"why": str(exc)}) from None
 
     async def initialize(
         self,
@@ -74,6 +98,8 @@ class HarnessAgent:
         **_: Any,
     ) -> InitializeResponse:
         self.client_capabilities = client_capabilities or ClientCapabilities()
+        loop = asyncio.get_running_loop()  # the store opens once the answer is on its way
+        loop.call_soon(lambda: self._warm.append(loop.create_task(self._warm_up())))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -83,14 +109,41 @@ class HarnessAgent:
             agent_info=Implementation(name="harness", title="Harness", version=__version__),
         )
 
+    async def _warm_up(self) -> None:
+        try:
+            await asyncio.to_thread(self._backend)
+        except HarnessError as exc:
+            log.error("%s", exc)  # said again to the session/new it fails
+
     async def authenticate(self, method_id: str, **_: Any) -> None:
         return None
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
         session_id = new_session_id()
-        conversation = self._open(session_id, _workspace(cwd), conversation_id=None)[0]
+        conversation, front = self._open(session_id, _workspace(cwd), conversation_id=None)
         conversation.mcp_servers = _mcp_servers(mcp_servers)
-        return NewSessionResponse(session_id=session_id)
+        await _offer_commands(front)
+        options = model_options(self.models[0], self.models)
+        return NewSessionResponse(
+            session_id=session_id, modes=mode_state(front.mode), config_options=options
+        )
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        """The session's model (the one option): its next prompts use it."""
+        conversation = self._session(session_id)[0]
+        conversation.model = chosen_model(config_id, value, self.models)
+        options = model_options(conversation.model, self.models)
+        return SetSessionConfigOptionResponse(config_options=list(options))
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **_: Any
+    ) -> SetSessionModeResponse:
+        """The mode of the session's next prompts (a run in progress keeps its own)."""
+        front = self._session(session_id)[1]
+        front.mode = run_mode(mode_id)
+        return SetSessionModeResponse()
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
@@ -116,8 +169,9 @@ class HarnessAgent:
         for event in events:
             for update in translate(root, event, calls, front.edits, replay=True):
                 front.outbox.put(update)
-        await front.outbox.drain()
-        return LoadSessionResponse()
+        await _offer_commands(front)
+        options = model_options(conversation.model or self.models[0], self.models)
+        return LoadSessionResponse(modes=mode_state(front.mode), config_options=list(options))
 
     def _open(
         self, session_id: str, root: Path, conversation_id: int | None
@@ -141,14 +195,23 @@ class HarnessAgent:
             raise RequestError.invalid_request(
                 {"why": "a prompt of this session is running: wait for its answer, or cancel it"}
             )
+        command = expand_command(goal, conversation.root, front.earlier_cost)
+        if command is not None and command.answer:  # a built-in answered here, no run
+            front.outbox.put(update_agent_message_text(command.answer))
+            await front.outbox.drain()
+            return PromptResponse(stop_reason="end_turn")
+        mode = (command.mode if command else None) or front.mode
         try:
-            result = await conversation.prompt(goal, context)
+            result = await conversation.prompt(command.goal if command else goal, context, mode)
         except ConfigError as exc:
             raise RequestError.invalid_params({"why": str(exc)}) from None
         finally:
             await front.outbox.drain()
         if conversation.conversation_id is not None:
             self.book.record(session_id, conversation.root, conversation.conversation_id)
+        if command is not None and command.prompt is not None and conversation.runs:
+            marked = TraceEvent("prompt", command.prompt)  # whose prompt the goal was
+            self.backend.opened_store().add_events(conversation.runs[-1], 0, [marked])
         return await self._stopped(front, result)
 
     async def _stopped(self, front: AcpFront, result: RunResult) -> PromptResponse:
@@ -173,6 +236,12 @@ class HarnessAgent:
         if entry is None:
             raise RequestError.invalid_params({"sessionId": f"no session {session_id}"})
         return entry
+
+
+async def _offer_commands(front: AcpFront) -> None:
+    """The session's ``/`` commands, on the client before the answer that opened it."""
+    front.outbox.put(available(front.root))
+    await front.outbox.drain()
 
 
 def stop_reason(outcome: Outcome) -> StopReason:
@@ -219,6 +288,8 @@ def attachment(uri: str) -> Attachment | None:
 
 
 def _workspace(cwd: str) -> Path:
+    from harness.policy import default_user_config, root_refusal
+
     root = Path(cwd)
     if not root.is_absolute() or not root.is_dir():
         raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute path to a folder"})

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import update_agent_message_text
 from acp.helpers import SessionUpdate
@@ -25,8 +25,8 @@ from acp.schema import (
 from pydantic import BaseModel
 
 from harness.redact import redact
-from harness.store import Store
 from harness.types import Approval, ApprovalRequest
+from server.acp.plan import PlanTracker
 from server.acp.updates import (
     KINDS,
     call_id,
@@ -35,6 +35,10 @@ from server.acp.updates import (
     translate,
     usage,
 )
+
+if TYPE_CHECKING:
+    from harness.contract import RunMode
+    from harness.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +110,8 @@ class AcpFront:
         self.calls: dict[str, dict[str, Any]] = {}
         self.asking: dict[str, Any] | None = None
         self.earlier_cost = 0.0  # the dollars of this session's finished runs
+        self.mode: RunMode = "code"  # the session's mode (session/set_mode)
+        self.plan = PlanTracker()
 
     def event(self, event: dict[str, Any]) -> None:
         if event["kind"] == "approval" and "decision" not in event:
@@ -116,6 +122,8 @@ class AcpFront:
             self.earlier_cost += event["costUsd"]
         for update in translate(self.root, event, self.calls, self.edits, replay=False):
             self.outbox.put(update)
+        for planned in self.plan.updates(event):
+            self.outbox.put(planned)
 
     def edits(self, run_id: int, path: str) -> tuple[str | None, str] | None:
         """The text before and after the run's last write of ``path``."""
@@ -152,6 +160,15 @@ class AcpFront:
 
     def warning(self, message: str) -> None:
         self.outbox.put(update_agent_message_text(f"⚠ {message}\n\n"))
+
+    @property
+    def writes_files(self) -> bool:
+        fs = self.capabilities.fs
+        return fs is not None and bool(fs.write_text_file)
+
+    async def write_text(self, path: Path, text: str) -> None:
+        await self.outbox.drain()  # the call's start is on the client before its write
+        await self.client.write_text_file(session_id=self.session_id, path=str(path), content=text)
 
     async def editor_text(self, path: Path) -> str | None:
         fs = self.capabilities.fs

@@ -1,33 +1,80 @@
 """Starting the ACP agent: the flags of ``harness acp`` (declared in ``harness.cli.acp``),
-the store, the model's configuration, then the connection on stdio until the client goes.
-Logs go to stderr; stdout is the protocol's."""
+the model's configuration, then the connection on stdio until the client goes. The store
+and telemetry (``Services``) are opened once ``initialize`` is answered — what answering
+it needs is all that loads before (issue 38: start-up within 0.10 s of CPU of importing
+``acp``); a store that cannot be opened fails ``session/new`` saying why. Logs go to
+stderr; stdout is the protocol's."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
 import sys
-from typing import cast
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from acp import Agent
 
-from harness.errors import ConfigError, StoreError
-from harness.provider import config_from_env
+from harness.errors import ConfigError
+from harness.provider import ProviderConfig, config_from_env
 from harness.redact import RedactingFilter
-from harness.store import Store, default_store_path, local_dir, store_location
-from harness.telemetry import start_telemetry
+from harness.store import default_store_path, local_dir, store_location
 from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook
 from server.acp.wire import serve_stdio
 from server.conversation import Backend
-from server.semantic import SemanticPorts
+
+if TYPE_CHECKING:
+    import argparse
+
+    from harness.store import Store
+    from harness.telemetry.export import Telemetry
+    from server.semantic import SemanticPorts
 
 SESSIONS_FILE = "acp-sessions.json"
 
 
-async def _until_the_client_goes(agent: HarnessAgent, ports: SemanticPorts) -> None:
+class Services:
+    """The agent's ``Backend``, made once, when first asked (from any thread)."""
+
+    def __init__(self, location: Path | str, provider: ProviderConfig, memory: bool) -> None:
+        self.location, self.provider, self.memory = location, provider, memory
+        self.ports: SemanticPorts | None = None  # the language servers of §14
+        self.store: Store | None = None
+        self.telemetry: Telemetry | None = None
+        self._backend: Backend | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Backend:
+        with self._lock:
+            if self._backend is None:
+                self._backend = self._open()
+            return self._backend
+
+    def _open(self) -> Backend:
+        from harness.store import Store
+        from harness.telemetry import start_telemetry
+        from server.semantic import SemanticPorts
+
+        self.ports = self.ports or SemanticPorts()  # each started when first asked
+
+        self.store = self.store or Store(self.location)  # raises StoreError, said to the client
+        self.telemetry = start_telemetry(os.environ)
+        return Backend(
+            self.store, self.provider, memory=self.memory, environ=dict(os.environ),
+            telemetry=self.telemetry, semantic=self.ports,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        if self.telemetry is not None:  # bounded (§12)
+            self.telemetry.shutdown()
+
+
+async def _until_the_client_goes(agent: HarnessAgent, services: Services) -> None:
     """Serve until the client closes our input; then every run still going is cancelled
     (recorded as such), and the process ends once they have stopped. The methods
     ``HarnessAgent`` leaves out (unstable ones: list, fork, resume, modes) are answered
@@ -37,7 +84,8 @@ async def _until_the_client_goes(agent: HarnessAgent, ports: SemanticPorts) -> N
         await serve_stdio(cast("Agent", agent))  # bounded lines, non-objects answered
     finally:
         agent.cancel_all()
-        await ports.close()  # shut the language servers down cleanly (§14)
+        if services.ports is not None:
+            await services.ports.close()  # shut the language servers down cleanly (§14)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -52,21 +100,16 @@ def serve(args: argparse.Namespace) -> int:
         provider = config_from_env(
             os.environ, name=args.provider, model=args.model, base_url=args.base_url
         )
-        store = Store(store_path)
-    except (ConfigError, StoreError) as exc:
+    except ConfigError as exc:
         print(f"harness acp: error: {exc}", file=sys.stderr)
         return 2
-    telemetry = start_telemetry(os.environ)
-    ports = SemanticPorts()  # the language servers of §14, started when first asked
-    backend = Backend(
-        store, provider, memory=not args.no_memory, environ=dict(os.environ),
-        telemetry=telemetry, semantic=ports,
-    )  # fmt: skip
-    agent = HarnessAgent(backend, SessionBook(local_dir(store_path) / SESSIONS_FILE))
+    services = Services(store_path, provider, memory=not args.no_memory)
+    book = SessionBook(local_dir(store_path) / SESSIONS_FILE)
+    listed = args.models if args.models is not None else os.environ.get("HARNESS_MODELS", "")
+    models = [provider.effective_model, *filter(None, (m.strip() for m in listed.split(",")))]
+    agent = HarnessAgent(services, book, models)
     try:
-        asyncio.run(_until_the_client_goes(agent, ports))
+        asyncio.run(_until_the_client_goes(agent, services))
     finally:
-        store.close()
-        if telemetry is not None:  # bounded (§12)
-            telemetry.shutdown()
+        services.close()
     return 0

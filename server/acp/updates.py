@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from acp import (
+    resource_link_block,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_tool_call,
+    update_user_message,
     update_user_message_text,
 )
 from acp.helpers import SessionUpdate, ToolCallContentVariant
@@ -36,6 +38,10 @@ KINDS: dict[str, ToolKind] = {
     "exec": "execute",
     "remember": "think",
     "forget": "think",
+    "symbols": "read",
+    "references": "search",
+    "diagnostics": "read",
+    "rename_symbol": "edit",
 }
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir"})
 WRITE_TOOLS = frozenset({"write_file", "edit_file"})
@@ -78,16 +84,27 @@ def tool_ended(
 ) -> SessionUpdate:
     ok = event["status"] == "ok"
     content: list[ToolCallContentVariant] = []
-    words = event.get("why") or event.get("summary") or ""
-    if words:
-        content.append(tool_content(text_block(f"{event['status']}:\n{fenced(words)}")))
-    if ok and started is not None and started["name"] in WRITE_TOOLS:
-        change = edits(event["runId"], started.get("target") or "")
+    said = event.get("reason") or event.get("why")
+    words = said or ("" if event.get("output") else event.get("summary")) or ""
+    if words:  # the status is the call's own; the words say why, or what it gave
+        content.append(tool_content(text_block(fenced(words))))
+    if event.get("output"):  # a command's output, head and tail (redacted when sent)
+        content.append(tool_content(text_block(fenced(event["output"]))))
+    written = event.get("wrote") or []
+    if not written and ok and started is not None and started["name"] in WRITE_TOOLS:
+        written = [started.get("target") or ""]
+    for path in written if ok else ():  # each file's diff: a rename's too
+        change = edits(event["runId"], path)
         if change is not None:
-            before, after = change
-            content.append(tool_diff_content(str(root / started["target"]), after, before))
+            content.append(tool_diff_content(str(root / path), change[1], change[0]))
     status: Literal["completed", "failed"] = "completed" if ok else "failed"
-    return update_tool_call(call_id(event), status=status, content=content or None)
+    found = [
+        ToolCallLocation(path=str(root / row["path"]), line=row["line"])
+        for row in event.get("locations") or ()
+    ]
+    return update_tool_call(
+        call_id(event), status=status, content=content or None, locations=found or None
+    )
 
 
 def permission_content(
@@ -156,6 +173,21 @@ def _proposed(root: Path, started: dict[str, Any]) -> tuple[str | None, str] | N
     return None
 
 
+def _links(root: Path, event: dict[str, Any]) -> list[SessionUpdate]:
+    """The files the user attached to a turn, as the resource links the client sent."""
+    out: list[SessionUpdate] = []
+    for item in event.get("context") or ():
+        path = str(item.get("path") or "")
+        if not path:
+            continue
+        uri = (root / path).as_uri()
+        if item.get("offset"):
+            first = int(item["offset"])
+            uri += f"#L{first}-{first + max(1, int(item.get('limit') or 1)) - 1}"
+        out.append(update_user_message(resource_link_block(path, uri)))
+    return out
+
+
 def translate(
     root: Path,
     event: dict[str, Any],
@@ -167,7 +199,7 @@ def translate(
     """The updates one event makes; ``calls`` (by ACP id) remembers the calls started."""
     kind = event["kind"]
     if kind == "user" and replay:
-        return [update_user_message_text(event["text"])]
+        return [update_user_message_text(event["text"]), *_links(root, event)]
     if kind == "text":
         return [update_agent_message_text(event["delta"])]
     if kind == "toolCall":

@@ -115,7 +115,12 @@ REQUESTS: tuple[Message, ...] = (
 )
 
 EVENT_KINDS: tuple[Word, ...] = (
-    Word("user", "you", "step 0: `text` the goal, `mode`; a steer: `text`, `steer: true`"),
+    Word(
+        "user",
+        "you",
+        "step 0: `text` the goal, `mode` (`code`, `plan`, `ask`), `context`? (what was attached); "
+        "a steer: `text`, `steer: true`",
+    ),
     Word("text", "the model", "`delta`: the model's words as they arrive"),
     Word("toolCall", "call", "`callId`, `name`, `arguments`, `target`"),
     Word(
@@ -128,7 +133,9 @@ EVENT_KINDS: tuple[Word, ...] = (
         "result",
         "`callId`, `status` (below), `why`?, `summary` (one line), `detail`? (the head of the "
         "result a client folds under the call's row: a write's unified diff, else the output's "
-        "first 8 and last 4 lines after its header, at most 2,000 characters)",
+        "first 8 and last 4 lines after its header, at most 2,000 characters), `output`? (exec, "
+        "verify, `mcp__*`: head and tail), `locations`? (references, diagnostics: `{path, line}`), "
+        "`reason`? (a failed call's whole error), `wrote`? (the paths written)",
     ),
     Word("budget", "budget", "the `harness/budget` fields"),
     Word("end", "end", "the `harness/runFinished` fields"),

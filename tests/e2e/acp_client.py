@@ -21,6 +21,7 @@ from acp.schema import (
     ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallUpdate,
+    WriteTextFileResponse,
 )
 
 from tests.e2e.lsp import server_env
@@ -37,6 +38,7 @@ class RecordingClient:
         self.permissions: list[dict[str, Any]] = []
         self.buffers: dict[Path, str] = {}
         self.reads: list[str] = []
+        self.writes: list[tuple[str, str]] = []  # (path, content) written for the agent
         self.answer: Answer = _reject
         self.exit_code: int | None = None  # the agent's, once it is gone
 
@@ -76,8 +78,15 @@ class RecordingClient:
         except OSError as exc:
             raise RequestError.resource_not_found(path) from exc
 
-    async def write_text_file(self, *args: Any, **kwargs: Any) -> None:
-        raise RequestError.method_not_found("fs/write_text_file")
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **_: Any
+    ) -> WriteTextFileResponse:
+        """As an editor does: the buffer (if held) and the disk take the agent's text."""
+        self.writes.append((path, content))
+        self.buffers.pop(Path(path), None)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(content)
+        return WriteTextFileResponse()
 
     def of_kind(self, kind: str) -> list[dict[str, Any]]:
         return [u for u in self.updates if u["sessionUpdate"] == kind]

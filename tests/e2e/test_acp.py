@@ -192,8 +192,12 @@ async def left_at_a_question(
 
 
 def replays(client: RecordingClient) -> None:
-    users = [u["content"]["text"] for u in client.of_kind("user_message_chunk")]
+    said = [u["content"] for u in client.of_kind("user_message_chunk")]
+    users = [c["text"] for c in said if c["type"] == "text"]
     assert users[:3] == [FIRST_GOAL, "Now tidy up", "Run it"]
+    (link,) = [c for c in said if c["type"] == "resource_link"]  # the mention is kept
+    assert link["name"] == "src/b.py" and link["uri"].endswith("/ws/src/b.py")
+    assert said.index(link) == 1, "right after the words it came with"
     assert FIRST_WORDS in client.said()
     replayed = list(client.calls().values())
     assert [c["kind"] for c in replayed[:6]] == ["read", "edit", "read", "read", "edit", "edit"]
