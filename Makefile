@@ -111,7 +111,9 @@ mcp-servers: $(MCP_NPM) ## @modelcontextprotocol/server-everything and server-fi
 ACP_NPM := tests/acp_clients/node_modules/.package-lock.json
 
 $(ACP_NPM): tests/acp_clients/package.json tests/acp_clients/package-lock.json
-	cd tests/acp_clients && npm ci --no-audit --no-fund --loglevel=error
+	# npm ci refuses this lock (npm/cli#4828: acpx's platform-only optional packages are
+	# missing from a lock written on Linux); npm install keeps the locked versions.
+	cd tests/acp_clients && npm install --no-audit --no-fund --loglevel=error --no-save
 	touch $@
 
 acp-clients: $(ACP_NPM) ## acpx, a headless ACP client, for the ACP smoke test
