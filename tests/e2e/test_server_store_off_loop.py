@@ -20,6 +20,7 @@ from harness.store import Store
 from tests.e2e.lsp import HarnessClient
 
 RUNS = 100_000
+STATUSES = 6
 
 
 @pytest.fixture(name="store")
@@ -50,3 +51,21 @@ async def test_stop_is_answered_while_a_slow_store_read_runs(client: HarnessClie
         timed("harness.cancel", {"runId": 1}),
     )
     assert stopped < listed, "Stop waited behind the store read"
+
+
+async def test_statuses_are_answered_while_a_slow_store_read_runs(client: HarnessClient) -> None:
+    """Both are store reads in worker threads. With one connection under one lock every
+    status waited for the listing (at most the first slipped in before it); each thread
+    reads through its own connection now, so status after status is answered while the
+    listing is still being read. The responses arrive in the order the server sends them,
+    so a listing answered first would be done before the statuses' answers are seen."""
+    await client.command("harness.status")  # the harness loaded, the store open
+    listing = asyncio.ensure_future(
+        client.command("harness.conversations", {"workspaceFolder": "*", "limit": 10_000})
+    )
+    await asyncio.sleep(0)  # let the listing go out first on the stream
+    for _ in range(STATUSES):
+        status = await client.command("harness.status")
+        assert "storePath" in status
+    assert not listing.done(), "a status waited for the store read"
+    assert len(await listing) == 10_000
