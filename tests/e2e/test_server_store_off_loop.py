@@ -69,3 +69,30 @@ async def test_statuses_are_answered_while_a_slow_store_read_runs(client: Harnes
         assert "storePath" in status
     assert not listing.done(), "a status waited for the store read"
     assert len(await listing) == 10_000
+
+
+EVENTS = 5_000
+
+
+async def test_a_long_runs_events_come_a_page_at_a_time(client: HarnessClient, store: Path) -> None:
+    """``harness.run.events`` of a run is paged by default: a long run's events are never one
+    answer of tens of MB (issue 30 measured 45 MB); ``next`` walks them all."""
+    with sqlite3.connect(store) as conn:
+        conn.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+            " INSERT INTO run_events (run_id, step, seq, kind, detail, created_at)"
+            " SELECT 7, 1, i, 'text', json_object('seq', i, 'kind', 'text', 'runId', 7,"
+            " 'step', 1, 'delta', 'word ' || i), '2026-01-01T00:00:00Z' FROM n",
+            (EVENTS,),
+        )
+    first = await client.command(
+        "harness.run.events", {"runId": 7, "workspaceFolder": "/elsewhere/7"}
+    )
+    assert len(first["events"]) == 1_000 and first["next"] == 1_000
+    seen, after = first["events"], first["next"]
+    while after is not None:
+        page = await client.command(
+            "harness.run.events", {"runId": 7, "after": after, "workspaceFolder": "/elsewhere/7"}
+        )
+        seen, after = seen + page["events"], page["next"]
+    assert [e["seq"] for e in seen] == list(range(1, EVENTS + 1))
