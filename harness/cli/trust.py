@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import choose_workspace
-from harness.cli.output import printable, say
+from harness.cli.output import say
 from harness.errors import ConfigError
+from harness.escape import printable
 
 if TYPE_CHECKING:  # the policy loads when the command runs
     from harness.policy import TrustChange
