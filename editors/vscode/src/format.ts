@@ -135,6 +135,7 @@ const OUTCOME_WORDS: Record<string, string> = {
   provider_error: "failed: the model provider returned an error",
   verification_failed: "failed verification",
   interrupted: "was interrupted",
+  store_error: "failed: the store could not be written",
 };
 
 /** "step_cap_reached" → "step cap reached". */

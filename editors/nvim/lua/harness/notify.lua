@@ -128,6 +128,7 @@ M.OUTCOMES = {
   provider_error = 'failed: the model provider returned an error',
   verification_failed = 'failed verification',
   interrupted = 'was interrupted',
+  store_error = 'failed: the store could not be written',
 }
 
 --- @param outcome any
