@@ -141,13 +141,16 @@ class TerminalApprover:
 
 
 def default_approver(
-    yes: bool, interactive: bool, before_prompt: Callable[[], None] | None = None
+    yes: bool,
+    interactive: bool,
+    before_prompt: Callable[[], None] | None = None,
+    prompt: PromptFn = stderr_prompt,
 ) -> Approver:
     """``--yes`` wins; else a terminal prompt when there is a terminal; else nobody."""
     if yes:
         return YesApprover()
     if interactive:
-        return TerminalApprover(before_prompt=before_prompt)
+        return TerminalApprover(prompt, before_prompt=before_prompt)
     return UnavailableApprover()
 
 

@@ -12,6 +12,7 @@ import re
 import shlex
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # a run's machinery loads when a run starts, not to parse the
     from rich.console import Console
 
     from harness.changes import RunChanges
+    from harness.cli.chat_input import ChatInput
     from harness.cli.progress import TerminalObserver
     from harness.contract import ContractOverrides, TaskContract
     from harness.conversation import Attachment
@@ -286,9 +288,11 @@ async def execute(
     *,
     telemetry: Telemetry | None = None,
     conversation: int | None = None,
+    lines: ChatInput | None = None,
 ) -> RunResult:
     """One run with its live view (its end printed unless ``--json``); ``conversation``:
-    a follow-up in it (else ``--continue`` says)."""
+    a follow-up in it (else ``--continue`` says); ``lines``: ``harness chat``'s terminal
+    (approvals answered from it, lines typed meanwhile steer the run)."""
     from harness.cli.approve import default_approver
     from harness.cli.output import console
     from harness.cli.progress import TerminalObserver
@@ -314,7 +318,7 @@ async def execute(
             context=args.context,
             provider=config,
             approver=default_approver(
-                yes=args.yes, interactive=interactive, before_prompt=observer.pause
+                args.yes, interactive, observer.pause, *([lines.prompt] if lines else [])
             ),
             observer=observer,
             memory=not args.no_memory,
@@ -323,9 +327,10 @@ async def execute(
             semantic=semantic,
         )
         observer.model = _model_words(session)
-        result = await _watched(
-            session, ignore=[s.location for s in opened if isinstance(s.location, Path)]
-        )
+        with lines.steering(session.run.steering.put) if lines else nullcontext():
+            result = await _watched(
+                session, ignore=[s.location for s in opened if isinstance(s.location, Path)]
+            )
         changes = None if args.json else _changes(opened[0], result)
     finally:
         await semantic.close()
