@@ -93,8 +93,9 @@ async def test_events_stream_live_and_read_back_the_same(
     assert len(words) >= len(WORDS) // 6 and "".join(words) == WORDS  # as they arrived
     assert merged[-1] == {
         **bare.finished[-1],
-        **{k: merged[-1][k] for k in ("seq", "step", "kind", "conversationId")},
+        **{k: merged[-1][k] for k in ("seq", "step", "kind", "conversationId", "contextVsAppend")},
     }
+    assert merged[-1]["contextVsAppend"] > 0  # issue 34: the run's cost against appending
     asked = next(e for e in live if e["kind"] == "approval")
     assert (asked["act"], asked["command"]) == ("exec", "make test")
 
