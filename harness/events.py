@@ -249,6 +249,8 @@ def approval_body(call_id: str, ask: ApprovalRequest) -> Event:
         body["command"] = full_view(ask.target)
     if ask.diff is not None:
         body["diff"] = "\n".join(whole_diff(ask.diff))
+        if ask.act is Act.MCP:  # not a change: the server, tool and arguments (issue 35)
+            body["call"] = body["diff"]
     return body
 
 

@@ -29,7 +29,7 @@ from harness.policy.approval import (
     whole_diff,
     written_names,
 )
-from harness.types import Approval, ApprovalRequest, Approver
+from harness.types import Act, Approval, ApprovalRequest, Approver
 
 PREVIEW_CHARS = 600
 PREVIEW_DIFF_LINES = 40
@@ -85,7 +85,8 @@ def _details(request: ApprovalRequest, max_lines: int) -> str:
     if request.diff is not None:
         more = " (answer v to view it whole)"
         lines = diff_lines(request.diff, max_lines, DIFF_LINE_CHARS, more)
-        out += "  the change (control characters escaped):\n"
+        what = "the call, as plain text" if request.act is Act.MCP else "the change"
+        out += f"  {what} (control characters escaped):\n"
         out += "".join(f"    {line}\n" for line in lines)
     if request.files_written:
         out += (
