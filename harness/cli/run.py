@@ -25,6 +25,7 @@ from harness.cli.args import (
     positive_int,
     share_fraction,
 )
+from harness.cli.follow_up import continued, goal_and_run, plan_follow_up
 from harness.defaults import (
     DEFAULT_CONTEXT_MAX_TOKENS,
     DEFAULT_CONTEXT_SHARE,
@@ -240,8 +241,9 @@ def command(args: argparse.Namespace) -> int:
     from harness.session import build_contract
     from harness.telemetry import start_telemetry
 
-    _goal_and_run(args)
+    goal_and_run(args)
     where = choose_workspace(args.workspace)
+    args.goal = args.goal or plan_follow_up(args, where.root)
     contract = build_contract(args.goal, where.root, contract_overrides(args))
     telemetry = start_telemetry(os.environ)
     try:
@@ -254,30 +256,6 @@ def command(args: argparse.Namespace) -> int:
         if telemetry is not None:  # after the result is printed; bounded (§12)
             telemetry.shutdown()
     return 0 if result.end.outcome.ok else 1
-
-
-def _goal_and_run(args: argparse.Namespace) -> None:
-    """``--continue 7 GOAL``, ``--continue GOAL`` and ``GOAL --continue`` all mean what
-    they say: ``args.goal`` the goal, ``args.continue_run`` a run id, "" (the latest) or
-    None (a new conversation)."""
-    run = args.continue_run
-    if args.goal is None and run and not run.isdigit():
-        args.goal, args.continue_run = run, ""
-    if args.goal is None:
-        raise ConfigError("the following arguments are required: goal")
-    if args.continue_run and not args.continue_run.isdigit():
-        raise ConfigError(f"--continue: expected a run id, got {args.continue_run!r}")
-
-
-def _conversation(args: argparse.Namespace, store: Store, root: Path) -> int | None:
-    """The conversation ``--continue`` names (None: a new one)."""
-    from harness.conversation import conversation_of, latest_conversation
-
-    if args.continue_run is None:
-        return None
-    if args.continue_run:
-        return conversation_of(store, int(args.continue_run))
-    return latest_conversation(store, root)
 
 
 async def execute(
@@ -310,7 +288,7 @@ async def execute(
     semantic = headless(contract.root)
     try:
         if getattr(args, "continue_run", None) is not None:
-            conversation = _conversation(args, store(), contract.root)
+            conversation = continued(args, store(), contract.root)
         session = await open_session(
             contract,
             store=opened[0] if opened else store,
