@@ -156,11 +156,12 @@ class Store(Closing):
             return select_conversation(conn, conversation_id)
 
     def conversations(
-        self, workspaces: Sequence[str] | None, limit: int = 20
+        self, workspaces: Sequence[str] | None, limit: int = 20, before: int | None = None
     ) -> list[ConversationRow]:
-        """The conversations of ``workspaces`` (None: of every workspace), newest first."""
+        """The conversations of ``workspaces`` (None: of every workspace), newest first;
+        ``before``: those whose newest run is older than that run (the next page)."""
         with self._db.reader() as conn:
-            return select_conversations(conn, workspaces, limit)
+            return select_conversations(conn, workspaces, limit, before)
 
     def latest_run(self, workspace: str) -> int | None:
         """The workspace's newest run, if any (``harness run --continue``)."""

@@ -132,19 +132,20 @@ _WALK = 500  # runs read per batch while walking back for the newest conversatio
 
 
 def select_conversations(
-    conn: Connection, workspaces: Sequence[str] | None, limit: int
+    conn: Connection, workspaces: Sequence[str] | None, limit: int, before: int | None = None
 ) -> list[ConversationRow]:
     """The conversations whose first run is in one of ``workspaces`` (None: all), newest
     (by their latest run there) first. Walks the runs back from the newest in batches by
     the primary key (or ``runs_workspace``) and stops at ``limit`` conversations, so the
     answer costs what it shows, not the size of the store (issue 30: 1.7–5.2 s with 1M
-    runs when every conversation was grouped to find the newest)."""
+    runs when every conversation was grouped to find the newest). ``before`` (a run id, the
+    last row's ``last_run_id``): the next page — conversations whose newest run is older."""
     wanted = None if workspaces is None else set(workspaces)
     found: list[ConversationRow] = []
     seen: set[int] = set()
-    before: int | None = None
+    cursor = before
     while len(found) < limit:
-        batch = _runs_before(conn, workspaces, before)
+        batch = _runs_before(conn, workspaces, cursor)
         if not batch:
             break
         for _run, conversation in batch:
@@ -152,11 +153,11 @@ def select_conversations(
                 continue
             seen.add(conversation)
             row = _conversation_row(conn, conversation, wanted)
-            if row is not None:
+            if row is not None and (before is None or row.last_run_id < before):
                 found.append(row)
                 if len(found) == limit:
                     break
-        before = batch[-1][0]
+        cursor = batch[-1][0]
     return found
 
 
@@ -199,7 +200,14 @@ def _conversation_row(
     ).fetchone()
     goal, started = first[0], first[1]
     return ConversationRow(
-        conversation, goal, int(count or 1), outcome, int(spent or 0), started, finished
+        conversation,
+        goal,
+        int(count or 1),
+        outcome,
+        int(spent or 0),
+        started,
+        finished,
+        int(last or conversation),
     )
 
 

@@ -96,3 +96,17 @@ async def test_a_long_runs_events_come_a_page_at_a_time(client: HarnessClient, s
         )
         seen, after = seen + page["events"], page["next"]
     assert [e["seq"] for e in seen] == list(range(1, EVENTS + 1))
+
+
+async def test_conversations_come_a_page_at_a_time(client: HarnessClient) -> None:
+    """``harness.conversations`` pages: ``before`` = the last row's ``lastRunId`` gives the
+    next ``limit``, newest first, none twice, none missed."""
+    pages, before = [], None
+    for _ in range(3):
+        asked: dict[str, object] = {"workspaceFolder": "*", "limit": 50}
+        if before is not None:
+            asked["before"] = before
+        page = await client.command("harness.conversations", asked)
+        pages += [row["conversationId"] for row in page]
+        before = page[-1]["lastRunId"]
+    assert pages == list(range(RUNS, RUNS - 150, -1))
