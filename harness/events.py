@@ -95,6 +95,7 @@ class RunEvents(RunObserver):
         self._words_at: tuple[int, int] = (0, 0)  # (step, seq) of the last of them
         self._held = ""  # the words since the last whitespace, not yet sent (a key's piece?)
         self.attached: list[dict[str, Any]] = []  # what the user attached: {path, offset?, limit?}
+        self._vs_append: float | None = None  # the last budget's cost against appending
 
     def subscribe(self, sink: EventSink) -> None:
         self.sinks.append(sink)
@@ -207,11 +208,13 @@ class RunEvents(RunObserver):
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
         self._flush_words()
+        self._vs_append = summary.context_vs_append
         self._emit(summary.step, "budget", summary.to_json())
 
     def run_finished(self, run: RunInfo, result: RunResult) -> None:
         self._flush_words()  # the words of a step the run stopped in
-        self._emit(result.end.steps, "end", result.to_json())
+        end = {**result.to_json(), "contextVsAppend": self._vs_append}  # issue 34
+        self._emit(result.end.steps, "end", end)
 
 
 def _redacted(value: Any) -> Any:
@@ -325,6 +328,8 @@ def approval_body(call_id: str, ask: ApprovalRequest) -> Event:
         body["command"] = full_view(ask.target)
     if ask.diff is not None:
         body["diff"] = "\n".join(whole_diff(ask.diff))
+        if ask.act is Act.MCP:  # not a change: the server, tool and arguments (issue 35)
+            body["call"] = body["diff"]
     return body
 
 

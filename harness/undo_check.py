@@ -1,23 +1,86 @@
 """What an undo broke (issue 33): the diagnostics an undo (a hunk, a file, a run, a
 checkpoint) introduced in the files it touched — so "the code is now broken" is never
-silent. The one seam the §14 language back ends plug into; until they are wired here, the
-answer is ``None`` with the reason."""
+silent. The §14 back end answers (the headless language servers of ``langservers``, through
+the ``SemanticPort`` the front holds): each touched file's errors and warnings before the
+undo (its text then) and after (on disk now); what is new is reported. No port, or no
+server for the file's language: ``None`` with the reason."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.semantic import SemanticPort
+    from harness.semantic.model import Diagnostic
 
 NO_SERVER = "no language server"
+WAIT_MS = 1_500  # how long a server may take to publish a file's diagnostics
 
 
-def undo_diagnostics(workspace: Path, paths: Sequence[str]) -> dict[str, Any]:
+def before_undo(workspace: Path, paths: list[str]) -> dict[str, bytes | None]:
+    """The bytes of ``paths`` as they are now, read before an undo changes them (None: no
+    such file, or unreadable)."""
+    found: dict[str, bytes | None] = {}
+    for path in paths:
+        try:
+            found[path] = (workspace / path).read_bytes()
+        except OSError:
+            found[path] = None
+    return found
+
+
+async def undo_diagnostics(
+    port: SemanticPort | None,
+    workspace: Path,
+    before: Mapping[str, bytes | None],
+    touched: list[str],
+) -> dict[str, Any]:
     """``{"diagnostics": [...] | None, "diagnosticsReason": str}`` for an undo's result: the
-    errors the undo of ``paths`` (workspace-relative) introduced. ``None``: no §14 back end
-    answers on this build."""
-    del workspace, paths  # read by the §14 back ends, once they are wired here
-    return {"diagnostics": None, "diagnosticsReason": NO_SERVER}
+    errors and warnings the undo of ``touched`` (workspace-relative; ``before`` their bytes
+    before it) introduced. ``None``: no language server answered for any of them."""
+    if port is None or not touched:
+        return {"diagnostics": None if port is None else [], "diagnosticsReason": _why(port)}
+    from harness.semantic.after import diagnostics_introduced
+
+    found = await diagnostics_introduced(
+        port, workspace, {p: before.get(p) for p in touched}, WAIT_MS
+    )
+    if found is None:
+        return {"diagnostics": None, "diagnosticsReason": NO_SERVER}
+    return {"diagnostics": [_row(d) for d in found], "diagnosticsReason": ""}
 
 
-__all__ = ["NO_SERVER", "undo_diagnostics"]
+@dataclass(frozen=True)
+class Undone:
+    """An undo's result (``result``, its JSON) still to be joined by the diagnostics it
+    introduced in ``touched`` (their bytes ``before`` it), asked of ``port``."""
+
+    result: dict[str, Any]
+    port: SemanticPort | None
+    workspace: Path
+    before: Mapping[str, bytes | None]
+    touched: list[str]
+
+    async def answer(self) -> dict[str, Any]:
+        found = await undo_diagnostics(self.port, self.workspace, self.before, self.touched)
+        return {**self.result, **found}
+
+
+def _why(port: SemanticPort | None) -> str:
+    return NO_SERVER if port is None else ""
+
+
+def _row(d: Diagnostic) -> dict[str, Any]:
+    return {
+        "path": d.path,
+        "line": d.span.start.line + 1,
+        "severity": d.severity.value,
+        "message": d.message,
+        "source": d.source,
+    }
+
+
+__all__ = ["NO_SERVER", "Undone", "before_undo", "undo_diagnostics"]

@@ -29,7 +29,7 @@ from harness.policy.approval import (
     whole_diff,
     written_names,
 )
-from harness.types import Approval, ApprovalRequest, Approver
+from harness.types import Act, Approval, ApprovalRequest, Approver
 
 PREVIEW_CHARS = 600
 PREVIEW_DIFF_LINES = 40
@@ -85,7 +85,8 @@ def _details(request: ApprovalRequest, max_lines: int) -> str:
     if request.diff is not None:
         more = " (answer v to view it whole)"
         lines = diff_lines(request.diff, max_lines, DIFF_LINE_CHARS, more)
-        out += "  the change (control characters escaped):\n"
+        what = "the call, as plain text" if request.act is Act.MCP else "the change"
+        out += f"  {what} (control characters escaped):\n"
         out += "".join(f"    {line}\n" for line in lines)
     if request.files_written:
         out += (
@@ -141,13 +142,16 @@ class TerminalApprover:
 
 
 def default_approver(
-    yes: bool, interactive: bool, before_prompt: Callable[[], None] | None = None
+    yes: bool,
+    interactive: bool,
+    before_prompt: Callable[[], None] | None = None,
+    prompt: PromptFn = stderr_prompt,
 ) -> Approver:
     """``--yes`` wins; else a terminal prompt when there is a terminal; else nobody."""
     if yes:
         return YesApprover()
     if interactive:
-        return TerminalApprover(before_prompt=before_prompt)
+        return TerminalApprover(prompt, before_prompt=before_prompt)
     return UnavailableApprover()
 
 

@@ -1,6 +1,7 @@
 """``harness chat``: the conversation loop on a terminal (§8, §11). Each line is a follow-up
 in one conversation — the first starts it — run with the same live view as ``harness run``;
-Ctrl-C stops the turn (the next line carries on, resuming it), Ctrl-D ends the chat. Runs
+Ctrl-C stops the turn (the next line carries on, resuming it), Ctrl-D ends the chat; a
+line typed while a turn runs is sent to it (steering, issue 33). Runs
 are exported like ``harness run``'s when a collector is named (§12): one export for the
 chat, flushed within its bound when the chat ends."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from harness.cli.args import choose_workspace
@@ -17,6 +19,7 @@ from harness.escape import printable
 
 if TYPE_CHECKING:
     from harness.cli.args import WorkspaceChoice
+    from harness.cli.chat_input import ChatInput
     from harness.telemetry.export import Telemetry
 
 PROMPT = "› "
@@ -62,9 +65,10 @@ def _chat(args: argparse.Namespace, where: WorkspaceChoice, telemetry: Telemetry
 
     err = console(stderr=True)
     conversation: int | None = args.conversation
+    lines = _terminal_lines()
     while True:
         try:
-            line = input(PROMPT)
+            line = lines.next_line(PROMPT) if lines else input(PROMPT)
         except EOFError:
             print()
             return 0
@@ -83,6 +87,7 @@ def _chat(args: argparse.Namespace, where: WorkspaceChoice, telemetry: Telemetry
                     where,
                     conversation=conversation,
                     telemetry=telemetry,
+                    lines=lines,
                 )
             )
         except ConfigError as exc:
@@ -90,6 +95,16 @@ def _chat(args: argparse.Namespace, where: WorkspaceChoice, telemetry: Telemetry
             continue
         conversation = result.conversation_id
         args.context = []  # attached once, to the first turn
+
+
+def _terminal_lines() -> ChatInput | None:
+    """On a terminal, one reader of its lines: a line typed while a turn runs steers it
+    (issue 33); piped lines stay one turn each (None: ``input``)."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+    from harness.cli.chat_input import ChatInput
+
+    return ChatInput()
 
 
 __all__ = ["command", "register"]

@@ -12,6 +12,7 @@ import re
 import shlex
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from harness.cli.args import (
     positive_int,
     share_fraction,
 )
+from harness.cli.follow_up import continued, goal_and_run, plan_follow_up
 from harness.defaults import (
     DEFAULT_CONTEXT_MAX_TOKENS,
     DEFAULT_CONTEXT_SHARE,
@@ -39,6 +41,7 @@ if TYPE_CHECKING:  # a run's machinery loads when a run starts, not to parse the
     from rich.console import Console
 
     from harness.changes import RunChanges
+    from harness.cli.chat_input import ChatInput
     from harness.cli.progress import TerminalObserver
     from harness.contract import ContractOverrides, TaskContract
     from harness.conversation import Attachment
@@ -238,8 +241,9 @@ def command(args: argparse.Namespace) -> int:
     from harness.session import build_contract
     from harness.telemetry import start_telemetry
 
-    _goal_and_run(args)
+    goal_and_run(args)
     where = choose_workspace(args.workspace)
+    args.goal = args.goal or plan_follow_up(args, where.root)
     contract = build_contract(args.goal, where.root, contract_overrides(args))
     telemetry = start_telemetry(os.environ)
     try:
@@ -254,30 +258,6 @@ def command(args: argparse.Namespace) -> int:
     return 0 if result.end.outcome.ok else 1
 
 
-def _goal_and_run(args: argparse.Namespace) -> None:
-    """``--continue 7 GOAL``, ``--continue GOAL`` and ``GOAL --continue`` all mean what
-    they say: ``args.goal`` the goal, ``args.continue_run`` a run id, "" (the latest) or
-    None (a new conversation)."""
-    run = args.continue_run
-    if args.goal is None and run and not run.isdigit():
-        args.goal, args.continue_run = run, ""
-    if args.goal is None:
-        raise ConfigError("the following arguments are required: goal")
-    if args.continue_run and not args.continue_run.isdigit():
-        raise ConfigError(f"--continue: expected a run id, got {args.continue_run!r}")
-
-
-def _conversation(args: argparse.Namespace, store: Store, root: Path) -> int | None:
-    """The conversation ``--continue`` names (None: a new one)."""
-    from harness.conversation import conversation_of, latest_conversation
-
-    if args.continue_run is None:
-        return None
-    if args.continue_run:
-        return conversation_of(store, int(args.continue_run))
-    return latest_conversation(store, root)
-
-
 async def execute(
     args: argparse.Namespace,
     contract: TaskContract,
@@ -286,9 +266,11 @@ async def execute(
     *,
     telemetry: Telemetry | None = None,
     conversation: int | None = None,
+    lines: ChatInput | None = None,
 ) -> RunResult:
     """One run with its live view (its end printed unless ``--json``); ``conversation``:
-    a follow-up in it (else ``--continue`` says)."""
+    a follow-up in it (else ``--continue`` says); ``lines``: ``harness chat``'s terminal
+    (approvals answered from it, lines typed meanwhile steer the run)."""
     from harness.cli.approve import default_approver
     from harness.cli.output import console
     from harness.cli.progress import TerminalObserver
@@ -306,7 +288,7 @@ async def execute(
     semantic = headless(contract.root)
     try:
         if getattr(args, "continue_run", None) is not None:
-            conversation = _conversation(args, store(), contract.root)
+            conversation = continued(args, store(), contract.root)
         session = await open_session(
             contract,
             store=opened[0] if opened else store,
@@ -314,7 +296,7 @@ async def execute(
             context=args.context,
             provider=config,
             approver=default_approver(
-                yes=args.yes, interactive=interactive, before_prompt=observer.pause
+                args.yes, interactive, observer.pause, *([lines.prompt] if lines else [])
             ),
             observer=observer,
             memory=not args.no_memory,
@@ -323,9 +305,10 @@ async def execute(
             semantic=semantic,
         )
         observer.model = _model_words(session)
-        result = await _watched(
-            session, ignore=[s.location for s in opened if isinstance(s.location, Path)]
-        )
+        with lines.steering(session.run.steering.put) if lines else nullcontext():
+            result = await _watched(
+                session, ignore=[s.location for s in opened if isinstance(s.location, Path)]
+            )
         changes = None if args.json else _changes(opened[0], result)
     finally:
         await semantic.close()

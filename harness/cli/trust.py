@@ -2,8 +2,9 @@
 config (§6.3), so its ``.harness/policy.toml`` may allow what it lists and set defaults.
 
 ``DIR`` defaults to the root of the git repository holding the current directory, else the
-current directory. A trusted folder covers its subfolders. The user config keeps its
-comments and other settings. Prints what it did; exit status 0, or 2 for a bad config.
+current directory — but never to the home folder or ``/`` (they must be named). A trusted
+folder covers its subfolders. The user config keeps its comments and other settings.
+Prints what it did; exit status 0, or 2 for a bad config.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from harness.cli.args import choose_workspace
 from harness.cli.output import say
 from harness.errors import ConfigError
+from harness.escape import printable
 
 if TYPE_CHECKING:  # the policy loads when the command runs
     from harness.policy import TrustChange
@@ -35,8 +37,16 @@ def register(sub: Any) -> None:
     p.set_defaults(func=command)
 
 
+_HOME_REFUSED = (
+    "`harness trust` with no folder would trust {root}, your home folder or /: a trusted "
+    "folder covers every folder inside it, and their .harness/policy.toml could then allow "
+    "what they list. Trust a project folder, or name it to really mean it: "
+    "`harness trust {root}`"
+)
+
+
 def command(args: argparse.Namespace) -> int:
-    folder = Path(args.dir).expanduser() if args.dir else choose_workspace(None, home_ok=True).root
+    folder = Path(args.dir).expanduser() if args.dir else _default_folder(revoke=args.revoke)
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a directory")
     from harness.policy import default_user_config, record_trust
@@ -44,6 +54,17 @@ def command(args: argparse.Namespace) -> int:
     change = record_trust(folder, not args.revoke, config=default_user_config())
     say(describe(change, revoke=args.revoke))
     return 0
+
+
+def _default_folder(*, revoke: bool) -> Path:
+    """The git root or the current directory; never the home folder or ``/`` to trust
+    (issue 30: only by name); revoking it by default is harmless."""
+    from harness.policy.home import is_home_or_top
+
+    root = choose_workspace(None, home_ok=True).root
+    if not revoke and is_home_or_top(root):
+        raise ConfigError(_HOME_REFUSED.format(root=printable(str(root))))
+    return root
 
 
 def describe(change: TrustChange, *, revoke: bool) -> str:

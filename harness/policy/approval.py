@@ -149,7 +149,8 @@ def written_names(paths: Sequence[str], limit: int = 20) -> str:
 
 
 def target_noun(request: ApprovalRequest) -> str:
-    return "command" if request.act.value == "exec" else "path"
+    """What the target is, in the question's words: a command, an MCP call, a path."""
+    return {"exec": "command", "mcp": "call"}.get(request.act.value, "path")
 
 
 class YesApprover:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import ContainmentError
@@ -125,4 +126,29 @@ async def after_turn(
     return ToolResult(KIND, "", "\n".join([head, *diagnostic_rows(found)]))
 
 
-__all__ = ["after_turn", "diagnostics_now", "introduced"]
+async def diagnostics_introduced(
+    port: SemanticPort, root: Path, before: Mapping[str, bytes | None], wait_ms: int
+) -> list[Diagnostic] | None:
+    """The errors and warnings each of ``before``'s files (workspace-relative, with its
+    bytes before a change) has now that it did not have then — e.g. after an undo (issue
+    33). Only files the read policy allows; None when no server answered for any."""
+    from harness.policy import Gate, Policy
+    from harness.policy.approval import UnavailableApprover
+    from harness.workspace import Workspace
+
+    gate = Gate(Policy.load(root), UnavailableApprover(), run_id=0)
+    workspace = Workspace(root)
+    found: list[Diagnostic] = []
+    answered = False
+    for path, old in before.items():
+        if not _readable(gate, path):
+            continue
+        try:
+            found += await _delta(port, workspace, path, old, wait_ms)
+            answered = True
+        except SemanticUnavailable:
+            continue
+    return found if answered else None
+
+
+__all__ = ["after_turn", "diagnostics_introduced", "diagnostics_now", "introduced"]

@@ -9,7 +9,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +19,7 @@ import platformdirs
 from harness.errors import StoreError
 from harness.store.connection import is_url
 from harness.store.permissions import prepare, secure, side_files
+from harness.store.readers import ThreadReaders
 from harness.store.schema import migrate
 
 BUSY_TIMEOUT_MS = 5_000
@@ -99,16 +100,32 @@ def _use_wal(conn: sqlite3.Connection) -> None:
         time.sleep(0.005)
 
 
+def _read_connection(path: Path) -> sqlite3.Connection:
+    """A connection that only reads (``query_only``): WAL lets it read while the writer
+    writes and while other readers read."""
+    conn = sqlite3.connect(
+        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
 class Database:
-    """Owns one connection. Safe to share between threads: every use holds ``lock``."""
+    """Owns one connection for writes (and the reads of a write), safe to share between
+    threads: every use holds ``lock``. Plain reads (``reader``) get a connection of their
+    own thread, so a slow read never holds up another (issue 30: ``harness.status`` waited
+    behind a listing of a million runs)."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.location: Path | str = self.path
         self.lock = threading.RLock()
+        self._on_disk = str(path) != IN_MEMORY
+        self._readers: ThreadReaders[sqlite3.Connection] = ThreadReaders(self._open_reader)
         try:
-            on_disk = str(path) != IN_MEMORY
-            if on_disk:
+            if self._on_disk:
                 prepare(self.path)
             self.conn = sqlite3.connect(
                 str(path),
@@ -123,7 +140,7 @@ class Database:
             self.conn.execute("PRAGMA foreign_keys = ON")
             with self.lock:
                 self.version = migrate(self.conn)
-            if on_disk:
+            if self._on_disk:
                 secure(side_files(self.path))  # the -wal and -shm SQLite has made by now
         except sqlite3.OperationalError as exc:
             raise (
@@ -135,6 +152,7 @@ class Database:
 
     def close(self) -> None:
         with self.lock:
+            self._readers.close_all()
             self.conn.close()
 
     @contextmanager
@@ -142,11 +160,14 @@ class Database:
         """One write transaction: all of it lands or none of it."""
         with self.lock, self.busy():
             self.conn.execute("BEGIN IMMEDIATE")
+            self._readers.writing(+1)
             try:
                 yield self.conn
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._readers.writing(-1)
             try:
                 self.conn.execute("COMMIT")
             except sqlite3.Error:
@@ -170,6 +191,23 @@ class Database:
         the busy timeout raises ``StoreError`` (``busy``)."""
         with self.lock, self.busy():
             yield self.conn
+
+    @contextmanager
+    def reader(self) -> Iterator[sqlite3.Connection]:
+        """A connection for one read that waits for no other read or write of this process:
+        this thread's own (WAL readers see the last commit). Inside a write transaction of
+        this thread, and for an in-memory store, the writer's connection under the lock."""
+        conn = self._readers.get() if self._on_disk else None
+        if conn is None:
+            with self.reading() as main:
+                yield main
+            return
+        with self.busy():
+            yield conn
+
+    def _open_reader(self) -> tuple[sqlite3.Connection, Callable[[], None]]:
+        conn = _read_connection(self.path)
+        return conn, conn.close
 
     @contextmanager
     def busy(self) -> Iterator[None]:

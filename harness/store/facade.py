@@ -147,25 +147,26 @@ class Store(Closing):
 
     def run_context(self, run_id: int) -> str | None:
         """The run's context snapshot as of its last committed step (None: none kept)."""
-        with self._db.reading():
-            return select_context(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            return select_context(conn, run_id)
 
     def conversation_runs(self, conversation_id: int) -> list[RunRow]:
         """The runs of a conversation, turn by turn."""
-        with self._db.reading():
-            return select_conversation(self._db.conn, conversation_id)
+        with self._db.reader() as conn:
+            return select_conversation(conn, conversation_id)
 
     def conversations(
-        self, workspaces: Sequence[str] | None, limit: int = 20
+        self, workspaces: Sequence[str] | None, limit: int = 20, before: int | None = None
     ) -> list[ConversationRow]:
-        """The conversations of ``workspaces`` (None: of every workspace), newest first."""
-        with self._db.reading():
-            return select_conversations(self._db.conn, workspaces, limit)
+        """The conversations of ``workspaces`` (None: of every workspace), newest first;
+        ``before``: those whose newest run is older than that run (the next page)."""
+        with self._db.reader() as conn:
+            return select_conversations(conn, workspaces, limit, before)
 
     def latest_run(self, workspace: str) -> int | None:
         """The workspace's newest run, if any (``harness run --continue``)."""
-        with self._db.reading():
-            return latest_run(self._db.conn, workspace)
+        with self._db.reader() as conn:
+            return latest_run(conn, workspace)
 
     def record_attempt(self, run_id: int, step: int, attempt: Attempt) -> None:
         with self._db.transaction() as conn:
@@ -189,7 +190,7 @@ class Store(Closing):
     ) -> list[dict[str, Any]]:
         """The stored events of ``run_ids``, in order; ``after``: those past that ``seq``;
         ``limit``: at most that many per run (-1: all)."""
-        with self._db.reading() as conn:
+        with self._db.reader() as conn:
             return select_run_events(conn, run_ids, after, limit)
 
     def announce_write(
@@ -222,39 +223,39 @@ class Store(Closing):
     # -- the trace: reading ------------------------------------------------------------------
 
     def list_runs(self, limit: int = 20, workspace: str | None = None) -> list[RunRow]:
-        with self._db.reading():
-            return select_runs(self._db.conn, limit, workspace)
+        with self._db.reader() as conn:
+            return select_runs(conn, limit, workspace)
 
     def get_run(self, run_id: int) -> RunRow | None:
-        with self._db.reading():
-            return select_run(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            return select_run(conn, run_id)
 
     def run_steps(self, run_id: int) -> list[StepRow]:
-        with self._db.reading():
-            return select_steps(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            return select_steps(conn, run_id)
 
     def run_trace(self, run_id: int) -> RunTrace | None:
         """The run with its steps, ``summary`` and ``filesChanged`` (``trace show``)."""
-        with self._db.reading():
-            run = select_run(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            run = select_run(conn, run_id)
             if run is None:
                 return None
-            steps = tuple(select_steps(self._db.conn, run_id))
-            return RunTrace(run, steps, tuple(files_changed(self._db.conn, run_id)))
+            steps = tuple(select_steps(conn, run_id))
+            return RunTrace(run, steps, tuple(files_changed(conn, run_id)))
 
     def files_changed(self, run_id: int) -> list[str]:
         """The paths the run wrote (committed steps), in first-write order."""
-        with self._db.reading():
-            return files_changed(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            return files_changed(conn, run_id)
 
     def step_detail(self, run_id: int, step: int) -> StepDetail | None:
-        with self._db.reading():
-            return select_step(self._db.conn, run_id, step)
+        with self._db.reader() as conn:
+            return select_step(conn, run_id, step)
 
     def run_edits(self, run_id: int) -> list[EditRow]:
         """Every write of the run in order, intents whose step never committed included."""
-        with self._db.reading():
-            return select_edits(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            return select_edits(conn, run_id)
 
     def mark_hunks(self, conversation_id: int, marks: Sequence[HunkMark]) -> None:
         """Record keeps and undos of hunks of the conversation's changes (§11)."""
@@ -267,38 +268,38 @@ class Store(Closing):
             mark_rewound(conn, run_ids)
 
     def hunk_marks(self, conversation_id: int) -> list[HunkMark]:
-        with self._db.reading():
-            return select_marks(self._db.conn, conversation_id)
+        with self._db.reader() as conn:
+            return select_marks(conn, conversation_id)
 
     def provider_calls(self, run_id: int) -> list[dict[str, Any]]:
-        with self._db.reading():
-            return select_attempts(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            return select_attempts(conn, run_id)
 
     def context_events(self, run_id: int, kind: str | None = None) -> list[dict[str, Any]]:
-        with self._db.reading():
-            return select_events(self._db.conn, run_id, kind)
+        with self._db.reader() as conn:
+            return select_events(conn, run_id, kind)
 
     # -- durable memory (§4) -----------------------------------------------------------------
 
     def memory_list(self, ws: Path | str) -> list[MemoryNote]:
         """A scope's notes in store order (the order they were first written)."""
-        with self._db.reading():
-            return select_notes(self._db.conn, scope_key(ws))
+        with self._db.reader() as conn:
+            return select_notes(conn, scope_key(ws))
 
     def memory_get(self, ws: Path | str, key: str) -> MemoryNote | None:
         """The note, or None; a malformed key raises ``MemoryInputError``."""
-        with self._db.reading():
-            return select_note(self._db.conn, scope_key(ws), check_key(key))
+        with self._db.reader() as conn:
+            return select_note(conn, scope_key(ws), check_key(key))
 
     def memory_usage(self, ws: Path | str) -> MemoryUsage:
         """How many notes and value characters a scope holds (to compare with its caps)."""
-        with self._db.reading():
-            return usage(self._db.conn, scope_key(ws))
+        with self._db.reader() as conn:
+            return usage(conn, scope_key(ws))
 
     def memory_recalls(self, run_id: int) -> list[MemoryRecall]:
         """Every recall row of a run: which note each step carried."""
-        with self._db.reading():
-            return select_recalls(self._db.conn, run_id)
+        with self._db.reader() as conn:
+            return select_recalls(conn, run_id)
 
     def memory_similar(self, ws: Path | str, key: str, value: str) -> list[SimilarNote]:
         """Other keys in the scope whose value overlaps ``value`` (Jaccard >= 0.6 of words)."""

@@ -39,6 +39,7 @@ from harness.errors import StoreError
 from harness.store.base import BUSY_TIMEOUT_MS
 from harness.store.connection import Cursor, shown
 from harness.store.dialect import ddl, statement
+from harness.store.readers import ThreadReaders
 from harness.store.schema import MIGRATIONS, apply_migration
 
 MIGRATION_LOCK = 0x68_61_72_6E  # "harn": the advisory lock migrations take
@@ -157,6 +158,7 @@ class PgDatabase:
         except psycopg.Error as exc:
             raise StoreError(f"cannot open the store at {shown(url)}: {_said(exc)}") from exc
         self.conn = PgConnection(self._raw)
+        self._readers: ThreadReaders[PgConnection] = ThreadReaders(self._open_reader)
         try:
             with self.lock:
                 self.version = self._migrate()
@@ -169,7 +171,12 @@ class PgDatabase:
 
     def close(self) -> None:
         with self.lock:
+            self._readers.close_all()
             self._raw.close()
+
+    def _open_reader(self) -> tuple[PgConnection, Any]:
+        raw = _connect(str(self.location))
+        return PgConnection(raw), raw.close
 
     def _migrate(self) -> int:
         """Apply the migrations not yet applied, each in its own transaction under the
@@ -214,7 +221,11 @@ class PgDatabase:
                         "UPDATE harness_schema SET changes = changes + 1 RETURNING changes"
                     ).fetchone()[0]
                     self._saw(int(changed), own=True)
-                    yield self.conn
+                    self._readers.writing(+1)
+                    try:
+                        yield self.conn
+                    finally:
+                        self._readers.writing(-1)
                     self._raw.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(psycopg.Error):
@@ -225,6 +236,19 @@ class PgDatabase:
     def reading(self) -> Iterator[PgConnection]:
         with self.lock, self.busy():
             yield self.conn
+
+    @contextmanager
+    def reader(self) -> Iterator[PgConnection]:
+        """A connection for one read that waits for no other read or write of this process:
+        this thread's own (autocommit: each statement sees the last commit). Inside a write
+        transaction of this thread, the writer's under the lock."""
+        conn = self._readers.get()
+        if conn is None:
+            with self.reading() as main:
+                yield main
+            return
+        with self.busy():
+            yield conn
 
     @contextmanager
     def busy(self) -> Iterator[None]:

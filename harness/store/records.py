@@ -83,6 +83,7 @@ class ConversationRow:
     spent_tokens: int
     started_at: str
     finished_at: str | None
+    last_run_id: int = 0  # its newest run: the ``before`` of the next page (issue 30)
 
     def to_json(self) -> dict[str, Any]:
         return camel_json(self)

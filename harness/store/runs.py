@@ -128,31 +128,87 @@ def select_conversation(conn: Connection, conversation_id: int) -> list[RunRow]:
     return [run_row(r) for r in rows.fetchall()]
 
 
+_WALK = 500  # runs read per batch while walking back for the newest conversations
+
+
 def select_conversations(
-    conn: Connection, workspaces: Sequence[str] | None, limit: int
+    conn: Connection, workspaces: Sequence[str] | None, limit: int, before: int | None = None
 ) -> list[ConversationRow]:
     """The conversations whose first run is in one of ``workspaces`` (None: all), newest
-    (by their latest run) first."""
-    where = ""
-    args: tuple[str, ...] = ()
-    if workspaces is not None:
-        where = f"WHERE f.workspace IN ({', '.join('?' for _ in workspaces)})"
-        args = tuple(workspaces)
-    rows = conn.execute(
-        "SELECT f.id, f.goal, f.started_at, COUNT(r.id), SUM(r.spent_tokens), MAX(r.id)"
-        " FROM runs f JOIN runs r ON r.conversation_id = f.id"
-        f" {where} GROUP BY f.id, f.goal, f.started_at ORDER BY MAX(r.id) DESC LIMIT ?",
-        (*args, limit),
-    ).fetchall()
-    found = []
-    for first, goal, started, count, spent, last in rows:
-        outcome, finished = conn.execute(
-            "SELECT outcome, finished_at FROM runs WHERE id = ?", (last,)
-        ).fetchone()
-        found.append(
-            ConversationRow(first, goal, count, outcome, int(spent or 0), started, finished)
-        )
+    (by their latest run there) first. Walks the runs back from the newest in batches by
+    the primary key (or ``runs_workspace``) and stops at ``limit`` conversations, so the
+    answer costs what it shows, not the size of the store (issue 30: 1.7–5.2 s with 1M
+    runs when every conversation was grouped to find the newest). ``before`` (a run id, the
+    last row's ``last_run_id``): the next page — conversations whose newest run is older."""
+    wanted = None if workspaces is None else set(workspaces)
+    found: list[ConversationRow] = []
+    seen: set[int] = set()
+    cursor = before
+    while len(found) < limit:
+        batch = _runs_before(conn, workspaces, cursor)
+        if not batch:
+            break
+        for _run, conversation in batch:
+            if conversation in seen:
+                continue
+            seen.add(conversation)
+            row = _conversation_row(conn, conversation, wanted)
+            if row is not None and (before is None or row.last_run_id < before):
+                found.append(row)
+                if len(found) == limit:
+                    break
+        cursor = batch[-1][0]
     return found
+
+
+def _runs_before(
+    conn: Connection, workspaces: Sequence[str] | None, before: int | None
+) -> list[tuple[int, int]]:
+    """The next ``_WALK`` runs (id, conversation) of ``workspaces``, newest first, older than
+    ``before``."""
+    where: list[str] = []
+    args: list[object] = []
+    if workspaces is not None:
+        where.append(f"workspace IN ({', '.join('?' for _ in workspaces)})")
+        args += workspaces
+    if before is not None:
+        where.append("id < ?")
+        args.append(before)
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    rows = conn.execute(
+        f"SELECT id, COALESCE(conversation_id, id) FROM runs {clause} ORDER BY id DESC LIMIT ?",
+        (*args, _WALK),
+    ).fetchall()
+    return [(int(r[0]), int(r[1])) for r in rows]
+
+
+def _conversation_row(
+    conn: Connection, conversation: int, wanted: set[str] | None
+) -> ConversationRow | None:
+    """The conversation's row, None when its first run is not in ``wanted`` workspaces."""
+    first = conn.execute(
+        "SELECT goal, started_at, workspace FROM runs WHERE id = ?", (conversation,)
+    ).fetchone()
+    if first is None or (wanted is not None and first[2] not in wanted):
+        return None
+    count, spent, last = conn.execute(
+        "SELECT COUNT(id), SUM(spent_tokens), MAX(id) FROM runs WHERE conversation_id = ?",
+        (conversation,),
+    ).fetchone()
+    outcome, finished = conn.execute(
+        "SELECT outcome, finished_at FROM runs WHERE id = ?", (last or conversation,)
+    ).fetchone()
+    goal, started = first[0], first[1]
+    return ConversationRow(
+        conversation,
+        goal,
+        int(count or 1),
+        outcome,
+        int(spent or 0),
+        started,
+        finished,
+        int(last or conversation),
+    )
 
 
 def latest_run(conn: Connection, workspace: str) -> int | None:

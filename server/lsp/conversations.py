@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def conversations(host: CommandHost, params: ConversationsParams) -> list[dict[str, Any]]:
     folders = listed_folders(host.folder_roots(), params.workspace_folder)
     workspaces = None if folders is None else [str(f) for f in folders]
-    rows = host.store().conversations(workspaces, limit=params.limit)
+    rows = host.store().conversations(workspaces, limit=params.limit, before=params.before)
     return [row.to_json() for row in rows]
 
 

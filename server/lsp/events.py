@@ -3,9 +3,11 @@ back from the store — what a client that did not watch the run live draws (§7
 live ones go out as ``harness/runEvent`` (``server.lsp.run_manager``); these are the same, the
 words of a step in one ``text`` (``harness.events``).
 
-``after`` (a ``seq``) goes with ``runId``: seq counts per run. With ``limit`` (and ``runId``)
-the answer is one page, ``{"events", "next"}``: ``next`` is the ``after`` of the next page,
-null at the end (issue 30: a long run's events are not one answer of tens of MB). An unknown
+``after`` (a ``seq``) goes with ``runId``: seq counts per run. With ``runId`` the answer is
+one page, ``{"events", "next"}``, of ``limit`` events (``PAGE`` by default): ``next`` is the
+``after`` of the next page, null at the end (issue 30: a long run's events are not one answer
+of tens of MB, and the read is one indexed range). ``conversationId`` answers the whole list
+(what the editors draw a conversation from). An unknown
 run is NotFound; a run outside the client's folders is refused (Conflict) unless
 ``workspaceFolder`` names its folder (issue 30).
 """
@@ -25,6 +27,10 @@ if TYPE_CHECKING:
     from server.lsp.host import CommandHost
 
 
+PAGE = 1_000
+"""The events of one ``harness.run.events`` page when the client does not say."""
+
+
 @handles("harness.run.events")
 def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any]] | dict[str, Any]:
     if (params.run_id is None) == (params.conversation_id is None):
@@ -39,13 +45,10 @@ def run_events(host: CommandHost, params: RunEventsParams) -> list[dict[str, Any
         if row is None:
             raise NotFound(f"no run {params.run_id} in the store {store.path}")
         check_read_scope([(row.run_id, row.workspace)], roots, given)
-        if params.limit is not None:
-            page = _page(
-                store.run_events([params.run_id], params.after, params.limit + 1), params.limit
-            )
-            _marked(page["events"], {row.run_id: row})
-            return page
-        return _marked(stored_events(store, [params.run_id], params.after), {row.run_id: row})
+        limit = PAGE if params.limit is None else params.limit
+        page = _page(store.run_events([params.run_id], params.after, limit + 1), limit)
+        _marked(page["events"], {row.run_id: row})
+        return page
     assert params.conversation_id is not None
     runs = store.conversation_runs(params.conversation_id)  # its turns, in order
     if not runs:

@@ -11,7 +11,7 @@ from server.lsp.params import RunParams
 if TYPE_CHECKING:
     from server.lsp.host import RunHost
 
-CARRY_OUT = "Carry out the plan above."
+from harness.plan_goal import CARRY_OUT, follow_up_goal
 
 
 def resolve_goal(host: RunHost, params: RunParams) -> RunParams:
@@ -23,9 +23,9 @@ def resolve_goal(host: RunHost, params: RunParams) -> RunParams:
     if params.goal is not None:
         return params
     if params.conversation_id is not None and params.mode == "code":
-        runs = host.store().conversation_runs(params.conversation_id)
-        if runs and runs[-1].mode == "plan":
-            return params.model_copy(update={"goal": CARRY_OUT})
+        goal = follow_up_goal(host.store(), params.conversation_id)
+        if goal is not None:
+            return params.model_copy(update={"goal": goal})
     raise InvalidParams(
         "`goal` is required (only a code-mode follow-up of a plan may leave it out)"
     )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from lsprotocol.types import MessageType
     from pygls.lsp.server import LanguageServer
 
+    from harness.semantic import SemanticPort
     from harness.store import Store
     from server.lsp.dialogs import Dialogs
     from server.lsp.documents import DocumentTracker
@@ -79,6 +80,10 @@ class Runs(Protocol):
 
     def status(self) -> list[dict[str, Any]]:
         """Each active run, as ``harness.status`` shows it."""
+        ...
+
+    def semantic_port(self, root: Path) -> SemanticPort | None:
+        """The §14 back end of the folder ``root`` (what an undo's diagnostics ask)."""
         ...
 
     def language_servers(self) -> list[str]:

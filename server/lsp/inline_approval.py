@@ -79,6 +79,8 @@ def approve_params(request: ApprovalRequest, step: int, call_id: str, limit: int
         params["command"] = full_view(request.target)
     if request.diff is not None:
         params["diff"] = "\n".join(whole_diff(request.diff))
+        if request.act is Act.MCP:  # not a change: the server, tool and arguments (issue 35)
+            params["call"] = params["diff"]
     return params
 
 

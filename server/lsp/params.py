@@ -225,7 +225,8 @@ class TraceRunsParams(Params):
 
 
 class ConversationsParams(TraceRunsParams):
-    pass
+    # the next page: conversations whose newest run is older (the last row's lastRunId)
+    before: Annotated[int, Field(ge=1, le=MAX_SQL_INT)] | None = None
 
 
 class TraceStepParams(TraceRunParams):

@@ -8,11 +8,12 @@ the conversation does not have is InvalidParams. Each file put back gets a
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.restore import NoSuchTurn, restore
-from harness.undo_check import undo_diagnostics
+from harness.undo_check import Undone, before_undo
 from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 
 @handles("harness.conversation.restore")
-def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
+def restore_turn(host: CommandHost, params: RestoreParams) -> Awaitable[dict[str, Any]]:
     store = host.store()
     runs = store.conversation_runs(params.conversation_id)
     if not runs:
@@ -40,13 +41,15 @@ def restore_turn(host: CommandHost, params: RestoreParams) -> dict[str, Any]:
     workspace = Path(runs[0].workspace).resolve()
     guard = EditorGuard(host.documents, workspace)
     left = left_by_undos(host, runs[0].run_id)
+    before = before_undo(workspace, [p for r in runs for p in store.files_changed(r.run_id)])
     try:
         done = restore(store, runs, params.turn, force=params.force, guard=guard, left=left)
     except NoSuchTurn as exc:
         raise InvalidParams(f"`turn`: {exc}") from None
     written(host, done.workspace, done.files)
     touched = [f.path for f in done.files if f.changed_disk]
-    return {**done.to_json(), **undo_diagnostics(done.workspace, touched)}
+    port = host.runs.semantic_port(done.workspace)
+    return Undone(done.to_json(), port, done.workspace, before, touched).answer()
 
 
 __all__: list[str] = []

@@ -12,6 +12,7 @@ gets a ``harness/didWrite`` so editors reload it, and any active run in that fol
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from harness.changes import NotWrittenByRun, revert_one, runs_changes
 from harness.revert import FileRevert, revert_run
 from harness.review import review
 from harness.store.records import RunRow
-from harness.undo_check import undo_diagnostics
+from harness.undo_check import Undone, before_undo
 from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
@@ -68,15 +69,20 @@ def written(host: CommandHost, workspace: Path, files: tuple[FileRevert, ...]) -
 
 
 @handles("harness.run.revert")
-def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
+def revert(host: CommandHost, params: RevertParams) -> Awaitable[dict[str, Any]]:
     """One run put back; or a conversation's runs, newest first, so that each file ends as
     it was before the conversation's first write of it (§11)."""
     runs = runs_named(host, params)
     for run_id in runs:
         writable_run(host, params, f"revert run {run_id}", run_id)
-    results = [_revert_one_run(host, run_id, params.force) for run_id in reversed(runs)]
+    undone = [_revert_one_run(host, run_id, params.force) for run_id in reversed(runs)]
     if params.run_id is not None:
-        return results[0]
+        return undone[0].answer()
+    return _conversation_reverted(params, undone)
+
+
+async def _conversation_reverted(params: RevertParams, undone: list[Undone]) -> dict[str, Any]:
+    results = [await u.answer() for u in undone]
     totals = ("restored", "deleted", "refused", "failed")
     return {
         "conversationId": params.conversation_id,
@@ -86,18 +92,21 @@ def revert(host: CommandHost, params: RevertParams) -> dict[str, Any]:
     }
 
 
-def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> dict[str, Any]:
+def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> Undone:
     store = host.store()
     row = store.get_run(run_id)
     if row is None:
         raise NotFound(f"no run {run_id} in the store {store.path}")
-    guard = EditorGuard(host.documents, Path(row.workspace).resolve())
+    root = Path(row.workspace).resolve()
+    guard = EditorGuard(host.documents, root)
+    before = before_undo(root, store.files_changed(run_id))
     result = revert_run(store, run_id, force=force, guard=guard, left=left_by_undos(host, run_id))
     if result is None:
         raise NotFound(f"no run {run_id} in the store {store.path}")
     written(host, result.workspace, result.files)
     touched = [f.path for f in result.files if f.changed_disk]
-    return {**result.to_json(), **undo_diagnostics(result.workspace, touched)}
+    port = host.runs.semantic_port(result.workspace)
+    return Undone(result.to_json(), port, result.workspace, before, touched)
 
 
 @handles("harness.run.changes")
@@ -131,12 +140,13 @@ def left_by_undos(host: CommandHost, run_id: int) -> dict[str, list[bytes | None
 
 
 @handles("harness.run.revertFile")
-def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
+def revert_file(host: CommandHost, params: RevertFileParams) -> Awaitable[dict[str, Any]]:
     runs = runs_named(host, params)
     rows = [writable_run(host, params, f"revert a file of run {r}", r) for r in runs]
     workspace = Path(rows[0].workspace).resolve()
     rel = relative(params.path, workspace)
     guard = EditorGuard(host.documents, workspace)
+    before = before_undo(workspace, [rel])
     try:
         left = left_by_undos(host, runs[0]).get(rel, [])
         done = revert_one(
@@ -148,12 +158,8 @@ def revert_file(host: CommandHost, params: RevertFileParams) -> dict[str, Any]:
         raise NotFound(f"no run {runs[0]} in the store")
     written(host, workspace, (done,))
     touched = [done.path] if done.changed_disk else []
-    return {
-        **named(params),
-        "workspace": str(workspace),
-        **done.to_json(),
-        **undo_diagnostics(workspace, touched),
-    }
+    result = {**named(params), "workspace": str(workspace), **done.to_json()}
+    return Undone(result, host.runs.semantic_port(workspace), workspace, before, touched).answer()
 
 
 def named(params: ChangesParams) -> dict[str, int | None]:

@@ -9,13 +9,14 @@ conversation's changes still pending.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.changes import NotWrittenByRun
 from harness.revert import FileRevert, RevertAction
 from harness.review import HunkRefused, NoSuchHunk, Review, keep, review, undo
-from harness.undo_check import undo_diagnostics
+from harness.undo_check import Undone, before_undo
 from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
@@ -34,13 +35,14 @@ def _review(host: CommandHost, runs: list[int]) -> Review:
 
 
 @handles("harness.run.revertHunk")
-def revert_hunk(host: CommandHost, params: RevertHunkParams) -> dict[str, Any]:
+def revert_hunk(host: CommandHost, params: RevertHunkParams) -> Awaitable[dict[str, Any]]:
     runs = runs_named(host, params)
     rows = [writable_run(host, params, f"undo a hunk of run {r}", r) for r in runs]
     workspace = Path(rows[0].workspace).resolve()
     found = _review(host, runs)
     rel = relative(params.path, workspace)
     guard = EditorGuard(host.documents, workspace)
+    before = before_undo(workspace, [rel])
     try:
         path = undo(host.store(), found, rel, params.hunk_id, force=params.force, guard=guard)
     except (NotWrittenByRun, NoSuchHunk) as exc:
@@ -49,15 +51,16 @@ def revert_hunk(host: CommandHost, params: RevertHunkParams) -> dict[str, Any]:
         raise Conflict(f"{exc}") from None
     written(host, workspace, (FileRevert(path, RevertAction.RESTORED),))
     after = _review(host, runs)
-    return {
+    result = {
         **named(params),
         "workspace": str(workspace),
         "path": path,
         "hunkId": params.hunk_id,
         "action": "undone",
         "toReview": after.to_review,
-        **undo_diagnostics(workspace, [path]),
     }
+    port = host.runs.semantic_port(workspace)
+    return Undone(result, port, workspace, before, [path]).answer()
 
 
 @handles("harness.run.keep")

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from harness.contract import TaskContract
     from harness.conversation import Attachment
     from harness.report import StepSummary
+    from harness.semantic import SemanticPort
     from harness.session import Session
     from harness.telemetry.export import Telemetry
     from server.lsp.host import RunHost
@@ -244,6 +245,9 @@ class RunManager:
 
     def is_active(self, run_id: int) -> bool:
         return run_id in self._active
+
+    def semantic_port(self, root: Path) -> SemanticPort | None:
+        return self.semantic.port(root)
 
     def language_servers(self) -> list[str]:
         return list(self.semantic.servers())

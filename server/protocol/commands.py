@@ -126,13 +126,15 @@ COMMANDS: tuple[Command, ...] = (
         key="conversations",
         params="ConversationsParams",
         arguments=(
-            "`limit`? (1…10000, default 20), `workspaceFolder`? (as for "
-            '`harness.trace.runs`; `"*"`: every conversation in the store)'
+            "`limit`? (1…10000, default 20), `before`? (a `lastRunId`: the next page), "
+            '`workspaceFolder`? (as for `harness.trace.runs`; `"*"`: every conversation in the '
+            "store)"
         ),
         result=(
-            'array of `{"conversationId", "goal", "runs", "lastOutcome", "spentTokens", '
-            '"startedAt", "finishedAt"}`, newest first: `conversationId` its first run\'s id, '
-            "`goal` its first goal, `lastOutcome` `null` while a run is in progress"
+            'array of `{"conversationId", "goal", "runs", "lastOutcome", "lastRunId", '
+            '"spentTokens", "startedAt", "finishedAt"}`, newest first: `conversationId` its '
+            "first run's id, `goal` its first goal, `lastOutcome` `null` while a run is in "
+            "progress, `lastRunId` its newest run (pass the last row's as `before`)"
         ),
         result_type="ConversationRow[]",
         reads_store=True,
@@ -269,14 +271,14 @@ COMMANDS: tuple[Command, ...] = (
         key="runEvents",
         params="RunEventsParams",
         arguments=(
-            "`runId` or `conversationId`, `after`? (a `seq`; with `runId`), `limit`? (1…10000; "
-            "with `runId`), `workspaceFolder`? (as for `harness.trace.run`)"
+            "`runId` or `conversationId`, `after`? (a `seq`; with `runId`), `limit`? (1…10000, "
+            "default 1000; with `runId`), `workspaceFolder`? (as for `harness.trace.run`)"
         ),
         result=(
             "the run's (or the conversation's runs') `harness/runEvent`s as recorded, in `seq` "
-            'order, a step\'s words merged into one `text`; with `limit`, one page: `{"events": '
-            '[...], "next": seq | null}` — pass `next` as `after` for the next page, `null` at '
-            "the end"
+            "order, a step's words merged into one `text`; with `runId` always one page of "
+            '`limit` events: `{"events": [...], "next": seq | null}` — pass `next` as `after` '
+            "for the next page, `null` at the end; with `conversationId` the whole list"
         ),
         result_type="RunEvent[] | { events: RunEvent[]; next: number | null }",
         reads_store=True,

@@ -126,7 +126,8 @@ EVENT_KINDS: tuple[Word, ...] = (
     Word(
         "approval",
         "approval",
-        "`callId`, `act`, `target`, `command`?, `diff`? — then again with `decision`",
+        "`callId`, `act`, `target`, `command`?, `diff`?, `call`? (an MCP call's arguments) — then "
+        "again with `decision`",
     ),
     Word(
         "toolResult",
@@ -138,7 +139,7 @@ EVENT_KINDS: tuple[Word, ...] = (
         "`reason`? (a failed call's whole error), `wrote`? (the paths written)",
     ),
     Word("budget", "budget", "the `harness/budget` fields"),
-    Word("end", "end", "the `harness/runFinished` fields"),
+    Word("end", "end", "the `harness/runFinished` fields and `contextVsAppend`"),
 )
 
 CALL_STATUSES: tuple[Word, ...] = (

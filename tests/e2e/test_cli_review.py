@@ -41,10 +41,17 @@ def test_run_plan_refuses_writes_and_the_follow_up_carries_the_plan(
     assert show["run"]["mode"] == "plan"
 
     conv = str(result["runId"])
-    out = harness(*run_args("Carry out the plan above.", fake.url, ws, store, "--continue", conv))
+    # The follow-up needs no goal: after a plan it is "Carry out the plan above." (issue 33).
+    no_goal = ["run", "--continue", conv, *run_args("-", fake.url, ws, store)[2:]]
+    out = harness(*no_goal)
     assert out.code == 0, out.stderr
     assert "Plan: fix the sign in add()." in str(fake.requests[2]["messages"])
+    assert "Carry out the plan above." in str(fake.requests[2]["messages"][-1])
     assert (ws / "src" / "a.py").read_text() == before.replace("a - b", "a + b")
+    # After a code turn there is no plan to carry out: the goal is required.
+    out = harness(*no_goal)
+    assert out.code == 2 and "goal" in out.stderr and "plan" in out.stderr
+    assert len(fake.requests) == 4
 
 
 FILES = 30

@@ -32,6 +32,7 @@ CONVERSATION_KEYS = [
     "spentTokens",
     "startedAt",
     "finishedAt",
+    "lastRunId",
 ]
 
 

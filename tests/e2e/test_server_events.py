@@ -93,16 +93,18 @@ async def test_events_stream_live_and_read_back_the_same(
     assert len(words) >= len(WORDS) // 6 and "".join(words) == WORDS  # as they arrived
     assert merged[-1] == {
         **bare.finished[-1],
-        **{k: merged[-1][k] for k in ("seq", "step", "kind", "conversationId")},
+        **{k: merged[-1][k] for k in ("seq", "step", "kind", "conversationId", "contextVsAppend")},
     }
+    assert merged[-1]["contextVsAppend"] > 0  # issue 34: the run's cost against appending
     asked = next(e for e in live if e["kind"] == "approval")
     assert (asked["act"], asked["command"]) == ("exec", "make test")
 
+    # A run's events are one page by default (issue 30): all of them here, `next` null.
     stored = await bare.command("harness.run.events", {"runId": run_id})
-    assert stored == merged
+    assert stored == {"events": merged, "next": None}
     assert await bare.command("harness.run.events", {"conversationId": run_id}) == merged
     tail = await bare.command("harness.run.events", {"runId": run_id, "after": merged[-3]["seq"]})
-    assert tail == merged[-2:]
+    assert tail["events"] == merged[-2:]
     # Paged (issue 30): `limit` events a page, `next` the `after` of the next, null at the end.
     pages, after = [], None
     while True:

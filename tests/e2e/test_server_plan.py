@@ -50,7 +50,7 @@ async def test_plan_mode_reads_only_and_the_follow_up_carries_the_plan(
     assert "`write_file` is refused: this run is in plan mode" in sent
     assert "`exec` is refused" in sent and "`rename` is refused" in sent
 
-    events = await client.command("harness.run.events", {"runId": run_id})
+    events = (await client.command("harness.run.events", {"runId": run_id}))["events"]
     assert events[0]["kind"] == "user" and events[0]["mode"] == "plan"
     statuses = [e["status"] for e in events if e["kind"] == "toolResult"]
     assert statuses == ["ok", "refused", "refused", "refused"]

@@ -67,7 +67,7 @@ async def test_prompts_are_listed_expanded_and_get_no_authority(
     ]
     await client.wait_finished(run_id)
     assert "Fix the bug in src/a.py." in body_text(fake.requests[-1])
-    events = await client.command("harness.run.events", {"runId": run_id})
+    events = (await client.command("harness.run.events", {"runId": run_id}))["events"]
     assert events[0]["text"] == "Fix the bug in src/a.py."
     trace = Store(store)
     marks = [e["detail"] for e in trace.context_events(run_id, "prompt")]

@@ -56,7 +56,7 @@ async def test_restore_to_turn_2_puts_files_and_context_back(
     last_of_turn_1 = body_text(fake.requests[1])
     done = await client.command("harness.conversation.restore", {"conversationId": conv, "turn": 2})
     assert done["restored"] and done["rewoundRuns"] == [conv + 1, conv + 2]
-    assert (done["diagnostics"], done["diagnosticsReason"]) == (None, "no language server")
+    assert isinstance(done["diagnostics"], list) and done["diagnosticsReason"] == ""
     assert (ws / "one.py").read_text() == "ONE = 1\n"
     assert not (ws / "two.py").exists()
     assert (ws / "src" / "b.py").read_text() == "B_VERSION = 1\n"

@@ -59,7 +59,7 @@ async def test_undo_one_hunk_keeps_the_other_and_the_count_goes_down(
         "harness.run.revertHunk", {"runId": run_id, "path": "src/long.py", "hunkId": two["id"]}
     )
     assert (done["action"], done["toReview"]) == ("undone", 2)
-    assert (done["diagnostics"], done["diagnosticsReason"]) == (None, "no language server")
+    assert isinstance(done["diagnostics"], list) and done["diagnosticsReason"] == ""
     assert (ws / "src" / "long.py").read_text() == ORIGINAL.replace("line 9\n", "LINE NINE\n")
     again = hunks_of(await client.command("harness.run.changes", {"runId": run_id}), "src/long.py")
     assert [(h["id"], h["state"]) for h in again] == [
@@ -112,3 +112,28 @@ async def test_bad_hunk_ids_and_paths_are_clear_errors_and_change_nothing(
     assert target.read_text() == AGENTS
     changes = await client.command("harness.run.changes", {"runId": run_id})
     assert sum(c["toReview"] for c in changes) == 3
+
+
+BROKEN = "def total(items:\n    return sum(items)\n"
+FIXED = "def total(items):\n    return sum(items)\n"
+
+
+async def test_undoing_a_file_reports_the_errors_the_undo_brought_back(
+    client: HarnessClient, fake: FakeLLM, ws: Path
+) -> None:
+    """Issue 33, "what an undo broke": the agent fixed a syntax error; undoing its write
+    brings the error back, and the answer says so — through the headless language server
+    (jedi-language-server, §14), not silently."""
+    (ws / "src" / "calc.py").write_text(BROKEN)
+    fake.add_turns(turn(call("write_file", path="src/calc.py", content=FIXED)), {"content": "ok"})
+    run_id = (await client.command("harness.run", {"goal": "fix calc"}))["runId"]
+    assert (await client.wait_finished(run_id))["outcome"] == "finished"
+    done = await client.command("harness.run.revertFile", {"runId": run_id, "path": "src/calc.py"})
+    assert (ws / "src" / "calc.py").read_text() == BROKEN
+    assert done["diagnosticsReason"] == ""
+    errors = [d for d in done["diagnostics"] if d["severity"] == "error"]
+    assert errors, done
+    assert {d["path"] for d in errors} == {"src/calc.py"} and errors[0]["line"] == 1
+    # Undoing again changes nothing, so it introduces nothing.
+    again = await client.command("harness.run.revertFile", {"runId": run_id, "path": "src/calc.py"})
+    assert again["diagnostics"] == []

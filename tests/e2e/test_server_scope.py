@@ -258,4 +258,4 @@ async def test_reads_of_another_folders_run_are_refused_unless_named(
         assert await bare.command(name, {**params, **named})
     mine = folders.runs["one"]
     assert await bare.command("harness.trace.step", {"runId": mine, "step": 1})
-    assert await bare.command("harness.run.events", {"runId": mine})
+    assert (await bare.command("harness.run.events", {"runId": mine}))["events"]

@@ -41,7 +41,7 @@ async def test_words_sent_during_step_2_follow_its_results_and_keep_the_prefix(
     assert added.index("[list src]") < added.index(f"# The user, while you work\n{SAID}")
     assert SAID not in before
 
-    events = await client.command("harness.run.events", {"runId": run_id})
+    events = (await client.command("harness.run.events", {"runId": run_id}))["events"]
     users = [(e["step"], e["text"], e.get("steer")) for e in events if e["kind"] == "user"]
     assert users == [(0, "tidy", None), (2, SAID, True)]
 

@@ -224,3 +224,26 @@ def test_a_key_streamed_in_pieces_never_reaches_a_front(tmp_path: Path) -> None:
     sent = "".join(e["delta"] for e in seen if e["kind"] == "text")
     assert sent == redact.redact(words) == "Writing [redacted] into .env now."
     assert not any(key[j : j + 12] in e["delta"] for e in seen for j in range(len(key) - 11))
+
+
+async def test_the_end_event_carries_the_runs_cost_against_appending(tmp_path: Path) -> None:
+    """Issue 34: a client that only reads a run's end (a panel opened later) gets the one
+    honest number too — the run's cache-priced cost against what appending would have cost
+    (1.0 for a run that never slid or refreshed), as the last ``budget`` said it."""
+    ws = make_workspace(tmp_path, {"a.py": "x = 1\n"})
+    store = Store(tmp_path / "s.db")
+    live: list[dict[str, Any]] = []
+    session = await open_session(
+        TaskContract.workspace("look", ws),
+        store=store,
+        provider=ScriptedProvider([call("read_file", path="a.py"), {"content": "Looked."}]),
+        approver=Approver(),
+        policy=Policy.load(ws, user_config=None),
+        on_event=live.append,
+    )
+    await session.execute()
+    budgets = [e for e in live if e["kind"] == "budget"]
+    (end,) = [e for e in live if e["kind"] == "end"]
+    assert end["contextVsAppend"] == budgets[-1]["contextVsAppend"] == 1.0
+    assert stored_events(store, [session.run_id])[-1]["contextVsAppend"] == 1.0
+    store.close()

@@ -97,3 +97,18 @@ def test_every_name_the_neovim_plugin_writes_is_the_servers() -> None:
 def test_a_pending_name_is_not_served_yet() -> None:
     """Once its branch lands, a name leaves ``PENDING``: the check is whole again."""
     assert not set(PENDING) & set(COMMAND_MODULES), "remove it from PENDING"
+
+
+def test_every_outcome_has_its_words_in_vscode_and_neovim() -> None:
+    """A run that ends ``store_error`` (a full disk, issue 30) is said in words like every
+    other outcome, not as the fallback "ended: store error"."""
+    from harness.types import Outcome
+
+    ts = (ROOT / "editors" / "vscode" / "src" / "format.ts").read_text(encoding="utf-8")
+    start = ts.index("const OUTCOME_WORDS")
+    ts_words = set(re.findall(r"^\s+([a-z_]+): \"", ts[start : ts.index("}", start)], re.M))
+    lua = (LUA / "lua" / "harness" / "notify.lua").read_text(encoding="utf-8")
+    block = lua[lua.index("M.OUTCOMES = {") : lua.index("}", lua.index("M.OUTCOMES = {"))]
+    lua_words = set(re.findall(r"^\s+([a-z_]+) = ", block, re.M))
+    assert {o.value for o in Outcome} - ts_words == set()
+    assert {o.value for o in Outcome} - lua_words == set()

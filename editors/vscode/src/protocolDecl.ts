@@ -212,6 +212,7 @@ export interface ContextParams {
 export interface ConversationsParams {
   limit?: number;
   workspaceFolder?: string | null;
+  before?: number | null;
 }
 
 export interface DiagnosticParams {

@@ -101,3 +101,18 @@ async def test_viewing_forever_is_a_deny():
 )
 def test_default_approver(yes: bool, interactive: bool, kind: type):
     assert isinstance(default_approver(yes, interactive), kind)
+
+
+def test_an_mcp_calls_question_says_the_call_not_the_change():
+    """Issue 35: an MCP call's server, tool and arguments are not "the change"; the
+    question says what they are, and the §11 approval event has them as its own ``call``."""
+    from harness.events import approval_body
+
+    call = 'MCP server: time\ntool: get_current_time\narguments: {"timezone": "UTC"}'
+    asked = ApprovalRequest(3, Act.MCP, "time/get_current_time", "the default for mcp", call)
+    text = question(asked)
+    assert "the call, as plain text (control characters escaped):" in text
+    assert "the change" not in text and "[v]iew the whole call" in text
+    assert '    arguments: {"timezone": "UTC"}\n' in text
+    assert approval_body("c1", asked)["call"] == call
+    assert "call" not in approval_body("c2", ApprovalRequest(3, X, "make test", "r"))

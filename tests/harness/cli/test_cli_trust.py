@@ -111,3 +111,24 @@ def test_a_broken_user_config_is_a_usage_error_and_kept(
     code, _, err = trust(capsys, str(tmp_path))
     assert code == 2 and "is not valid TOML" in err
     assert config.read_text() == "trusted = [\n"
+
+
+def test_with_no_folder_named_the_home_folder_is_never_trusted(
+    tmp_path: Path,
+    config: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30, item 1's spirit: `harness trust` typed in ~ would trust every folder under
+    it (a trusted folder covers its subfolders) — only when named."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home)
+    code, out, err = trust(capsys)
+    assert code == 2 and out == ""
+    assert f"would trust {home}, your home folder or /" in err
+    assert f"harness trust {home}" in err
+    assert not config.exists()
+    code, _, _ = trust(capsys, str(home))  # named, it is what the user asked for
+    assert code == 0 and trusted(config) == [str(home)]

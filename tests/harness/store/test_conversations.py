@@ -44,6 +44,7 @@ def test_a_first_run_is_its_own_conversation_and_a_follow_up_the_next_turn(
             "spentTokens": 1300,
             "startedAt": a.started_at,
             "finishedAt": b.finished_at,
+            "lastRunId": second,
         }
         assert [c.conversation_id for c in store.conversations(None)] == [
             first,
