@@ -8,7 +8,7 @@ same conversation.
     text        step n      delta: the model's words as they arrive
     toolCall    step n      callId, name, arguments, target
     approval    step n      callId, act, target, command?, diff?  — then again with decision
-    toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary
+    toolResult  step n      callId, status: ok|refused|denied|failed, why?, summary, head?
     budget      step n      the harness/budget fields
     end         last step   the harness/runFinished fields
 
@@ -33,6 +33,7 @@ from harness.marks import call_mark, verify_mark
 from harness.observers import VERIFY_CALL
 from harness.redact import redact
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary, call_status
+from harness.result_head import result_head
 from harness.toolbox import label, target_of
 from harness.types import Act, Approval, ApprovalRequest, Reply, ToolCall, ToolResult
 
@@ -216,6 +217,9 @@ def result_body(call_id: str, result: ToolResult, what: str, *, verify: bool = F
     """A ``toolResult``: how the call went, why not (when it did not), and one line."""
     status = call_status(result)
     body: Event = {"callId": call_id, "status": status, "summary": summary_of(what, result)}
+    head = result_head(result)
+    if head:
+        body["head"] = head
     if status != "ok":
         body["why"] = (verify_mark(result) if verify else call_mark(result)).words
     return body
