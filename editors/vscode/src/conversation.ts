@@ -79,7 +79,10 @@ export class Conversation {
           this.items.push({ kind: "user", runId: e.runId, text: e.text, steer: true });
           return;
         }
-        return this.userTurn(e.runId, e.text, { mode: e.mode });
+        this.userTurn(e.runId, e.text, { mode: e.mode });
+        // The server's text wins over what this window drew at once (a `/prompt` expanded).
+        for (const t of this.turns()) if (t.runId === e.runId) t.text = e.text;
+        return;
       case "text":
         return this.words(e.runId, e.step, e.delta ?? (e as unknown as { text?: string }).text ?? "");
       case "toolCall":

@@ -23,9 +23,12 @@ import { runEndedMessage, vscodeWords } from "./words";
 
 export const OPEN_SETTINGS = "Open Settings";
 
-/** The Settings editor on one setting (`harness.provider.baseUrl`). */
+/** The Settings editor on one setting (`harness.provider.baseUrl`), on the tab where it
+ * lives: in a remote window (SSH, a container, code-server) the Remote tab, where the
+ * server's settings apply — the User tab there is the client machine's. */
 export function openSetting(id: string): Thenable<unknown> {
-  return vscode.commands.executeCommand("workbench.action.openSettings", id);
+  const command = vscode.env.remoteName ? "workbench.action.openRemoteSettings" : "workbench.action.openSettings";
+  return vscode.commands.executeCommand(command, id);
 }
 
 /** A server text in VS Code's words, with "Open Settings" when it names a setting. */

@@ -27,7 +27,7 @@ export function askKey(runId: number, callId: string): string {
 function approvalCard(a: ApproveParams): string {
   const ids = `data-run="${a.runId}" data-call="${h(a.callId)}"`;
   const parts = [
-    `<div class="approval" ${ids}><div class="ask">Allow <b>${h(a.act)}</b> ${h(oneLine(a.target, 200))}?</div>`,
+    `<div class="approval" ${ids} tabindex="0" aria-label="${h(`Allow ${a.act} ${oneLine(a.target, 200)}? A allow, R allow for this run, D deny`)}"><div class="ask">Allow <b>${h(a.act)}</b> ${h(oneLine(a.target, 200))}?</div>`,
   ];
   if (a.command) parts.push(`<pre class="command">${h(a.command)}</pre>`);
   if (a.filesWritten?.length) {
@@ -40,7 +40,8 @@ function approvalCard(a: ApproveParams): string {
     `<div class="buttons">` +
       `<button data-action="approve" data-decision="allow" ${ids}>Allow</button>` +
       `<button class="secondary" data-action="approve" data-decision="allowRun" ${ids}>Allow for this run</button>` +
-      `<button class="secondary" data-action="approve" data-decision="deny" ${ids}>Deny</button></div></div>`,
+      `<button class="secondary" data-action="approve" data-decision="deny" ${ids}>Deny</button></div>` +
+      `<div class="keys">Keys: A allow · R allow for this run · D deny · Enter allows, Escape denies</div></div>`,
   );
   return parts.join("");
 }

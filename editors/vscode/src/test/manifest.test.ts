@@ -30,6 +30,7 @@ const SPEC_COMMANDS: Record<string, string> = {
   "harness.trustFolder": "Harness: Trust This Folder",
   "harness.setApiKey": "Harness: Set API Key",
   "harness.newConversation": "Harness: New Conversation",
+  "harness.focusPrompt": "Harness: Focus the Prompt Box",
 };
 
 test("the panel: a webview view harness.conversation in its own activity-bar container Harness", () => {
