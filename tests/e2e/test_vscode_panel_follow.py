@@ -244,7 +244,7 @@ def test_keyboard_rows_and_following_the_end(panel: Panel) -> None:
     wb.page.keyboard.press("a")
     end = view.locator(".end")
     expect(end).to_have_count(1)
-    expect(end.first).to_contain_text("success")
+    expect(end.first).to_contain_text("Run 2 finished")
     expect(view.locator("#changes")).to_contain_text("calc.py")
     frame = panel_frame(wb)
     assert in_view(frame, "#conv .end"), "the end line is hidden below the Changes list"
@@ -319,6 +319,7 @@ def test_steering_and_plan_mode(panel: Panel) -> None:
     expect(view.locator(".turn.user").last).to_contain_text("You · plan")
     refused = view.locator("details.tool", has_text="write_file")
     expect(refused.locator(".status")).to_contain_text("✗")
+    expect(refused.locator(".reason")).to_contain_text("plan mode: this run only reads")
     refused.locator("summary").click()
     expect(refused.locator("pre.result")).to_contain_text("this run is in plan mode")
     assert (panel.ws / "calc.py").read_text() == before

@@ -53,3 +53,11 @@ def test_the_event_carries_the_head_only_when_there_is_one() -> None:
         "c2", ToolResult("exec", "echo hi", "[exec echo hi]\nhi\n", exit_code=0), "exec echo hi"
     )
     assert body["head"] == "hi"
+
+
+def test_a_plan_mode_refusal_says_plan_mode_not_a_policy_default() -> None:
+    from harness.marks import refusal_mark
+    from harness.types import Act, Effect, PolicyEvent
+
+    event = PolicyEvent(Act.WRITE, "calc.py", Effect.DENY, None, "plan", False, "plan mode")
+    assert refusal_mark(event).words == "refused (plan mode: this run only reads)"

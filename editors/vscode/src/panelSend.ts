@@ -227,7 +227,10 @@ export class PanelSender {
     if (!folder) return;
     let items: Completion[];
     if (trigger === "/") {
-      items = promptList(await this.promptsOf(), query).map((p) => ({
+      const prompts = (await this.promptsOf()).map((p) =>
+        p.path ? { ...p, path: vscode.workspace.asRelativePath(p.path, false) } : p,
+      );
+      items = promptList(prompts, query).map((p) => ({
         id: p.name,
         label: `/${p.name}${p.hint ? ` ${p.hint}` : ""}`,
         detail: [p.source, p.description, p.error ? `cannot run: ${p.error}` : ""].filter(Boolean).join(" — "),

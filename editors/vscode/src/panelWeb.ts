@@ -97,7 +97,11 @@ function set(id: string, html: string | undefined): void {
 /** Replace the conversation, keeping which rows the user opened. */
 function renderConv(html: string): void {
   const open = new Set([...conv.querySelectorAll("details[open]")].map((d) => (d as HTMLElement).dataset.key));
+  // A focused approval card keeps the focus through the redraw (its keys answer it).
+  const card = document.activeElement?.closest<HTMLElement>(".approval");
+  if (card) cardToFocus = `${card.dataset.run}:${card.dataset.call}`;
   conv.innerHTML = html;
+  if (cardToFocus) focusCard(cardToFocus);
   for (const d of conv.querySelectorAll("details")) {
     if (open.has((d as HTMLElement).dataset.key)) d.setAttribute("open", "");
     d.addEventListener("toggle", settleSoon);
@@ -106,13 +110,16 @@ function renderConv(html: string): void {
   settleSoon();
 }
 
+/** The approval card to focus once it is drawn (and to keep focused through redraws). */
+let cardToFocus: string | undefined;
+
 function focusCard(key: string): void {
+  cardToFocus = key;
   const [run, call] = key.split(/:(.*)/s);
   const card = conv.querySelector<HTMLElement>(
     `.approval[data-run="${CSS.escape(run)}"][data-call="${CSS.escape(call ?? "")}"]`,
   );
   if (!card) return;
-  card.tabIndex = 0;
   card.scrollIntoView({ block: "nearest" });
   card.focus();
 }
@@ -184,6 +191,7 @@ document.addEventListener("keydown", (e) => {
   if (!decision) return;
   e.preventDefault();
   post({ action: "approve", run: card.dataset.run, call: card.dataset.call, decision });
+  cardToFocus = undefined;
   box.focus();
 });
 
@@ -199,6 +207,7 @@ document.addEventListener("click", (e) => {
   if (!el) return;
   e.preventDefault();
   const action = el.dataset.action;
+  if (action === "approve") cardToFocus = undefined;
   if (action === "send") return send();
   if (action === "toggleHistory") {
     const box = $("history");
