@@ -19,10 +19,17 @@ export function mentionAt(text: string, caret: number): MentionAt | undefined {
   return { start: m.index + m[1].length, query: m[2] };
 }
 
-/** The text with the mention (up to the caret) taken out; the caret where it was. */
-export function dropMention(text: string, at: MentionAt, caret: number): { text: string; caret: number } {
+/** The text with the mention (up to the caret) replaced by `@name ` (the chip's name, so
+ * the sent words still say what was pointed at); the caret after it. */
+export function replaceMention(
+  text: string,
+  at: MentionAt,
+  caret: number,
+  name: string,
+): { text: string; caret: number } {
+  const insert = `@${name.replace(/^@/, "").replace(/\s+/g, " ").trim()} `;
   const rest = text.slice(caret).replace(/^ /, "");
-  return { text: text.slice(0, at.start) + rest, caret: at.start };
+  return { text: text.slice(0, at.start) + insert + rest, caret: at.start + insert.length };
 }
 
 /** The `/name` being typed: the whole box is `/` and a name so far. */

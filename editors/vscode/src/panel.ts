@@ -237,9 +237,11 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     }, 50);
   }
 
+  /** The error in the panel; the conversation drawn again (a turn drawn at once whose run
+   * did not start goes away). */
   showError(text: string): void {
     this.error = errorHtml(errorWords(text));
-    this.post({ error: this.error });
+    this.renderAll();
   }
 
   clearError(): void {
@@ -254,7 +256,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     const waiting = [...this.pending.values()].find((p) => this.ours(p.params.runId))?.params;
     this.post({
       title: first?.kind === "user" ? oneLine(first.text, 60) : "New conversation",
-      budget: budgetHtml(this.conv.budget, running, waiting),
+      budget: budgetHtml(this.conv.budget, running, waiting, this.conv.items.length > 0),
       conv: conversationHtml(this.conv, asks, this.setup),
       changes: this.lists.html(),
       attached: this.attachments.html(),

@@ -136,10 +136,10 @@ function bar(used: number, ceiling: number): string {
 }
 
 /** The header: the conversation's run in progress (and its waiting approval), and its budget. */
-export function budgetHtml(b: Budget | undefined, running?: number, waiting?: ApproveParams): string {
+export function budgetHtml(b: Budget | undefined, running?: number, waiting?: ApproveParams, ran = false): string {
   const state = headerState(running, waiting);
   if (b === undefined || (running !== undefined && b.runId !== running)) {
-    const idle = running === undefined ? "No run yet in this conversation." : "";
+    const idle = running === undefined && !ran ? "No run yet in this conversation." : "";
     return `<div class="budget">${state}${idle ? `<span class="muted">${idle}</span>` : ""}</div>`;
   }
   return state + budgetBody(b);

@@ -80,9 +80,15 @@ export class Attachments {
       this.offered.set(id, {
         uri: s.location.uri.toString(),
         range: { start: r.start, end: r.end },
-        label: `${s.name} (${chipLabel(path, lines)})`,
+        label: `${s.name.replace(/^#+\s*/, "")} (${chipLabel(path, lines)})`,
       });
-      return { id, label: s.name, detail: `${vscode.SymbolKind[s.kind] ?? "symbol"} · ${chipLabel(path, lines)}` };
+      const name = s.name.replace(/^#+\s*/, ""); // a Markdown heading's symbol is "## Title"
+      return {
+        id,
+        label: s.name,
+        name,
+        detail: `${vscode.SymbolKind[s.kind] ?? "symbol"} · ${chipLabel(path, lines)}`,
+      };
     });
   }
 

@@ -53,6 +53,7 @@ details.tool .name { font-weight: 600; } details.tool .target { font-family: var
 #complete li.sel { background: var(--vscode-editorSuggestWidget-selectedBackground, #04395e); }
 #complete .detail { opacity: 0.7; margin-left: 6px; font-size: 0.9em; }
 #steer { font-size: 0.9em; margin: 2px 0; display: flex; gap: 8px; flex-wrap: wrap; align-items: center; }
+.turn.user.pending { opacity: 0.7; }
 .turn.user .who { display: flex; justify-content: space-between; gap: 6px; }
 .turn.user .chips { margin-top: 2px; }
 .chip button { background: none; color: inherit; padding: 0 0 0 4px; }

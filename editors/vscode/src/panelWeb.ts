@@ -156,12 +156,29 @@ window.addEventListener("message", (event: MessageEvent<Render>) => {
   if (m.focusPrompt) box.focus();
 });
 
+/** The user's words drawn at once, until the extension's next drawing (with the run's turn,
+ * or without it and an error when the run could not start) replaces them. */
+function drawPending(text: string): void {
+  const turn = document.createElement("div");
+  turn.className = "turn user pending";
+  const who = document.createElement("div");
+  who.className = "who";
+  who.textContent = "You · sending…";
+  const body = document.createElement("div");
+  body.className = "body";
+  body.textContent = text;
+  turn.append(who, body);
+  conv.querySelector(".empty, .setup")?.remove();
+  conv.append(turn);
+}
+
 function send(): void {
   const text = box.value;
   if (!text.trim()) return;
   const steer = document.querySelector<HTMLInputElement>('input[name="steer"]:checked')?.value;
   const plan = ($("plan") as HTMLInputElement).checked;
   post({ action: "send", text, mode: plan ? "plan" : "code", steer: steer ?? "queue" });
+  drawPending(text);
   box.value = "";
   vscode.setState({ draft: "" });
   completions.close();

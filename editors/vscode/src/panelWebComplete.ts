@@ -4,11 +4,13 @@
  * `/` prompts, as the extension answers them; arrows move, Enter or Tab picks, Escape
  * closes. The texts are set as text (never HTML): they come from the repository.
  */
-import { dropMention, mentionAt, slashAt } from "./mentions";
+import { mentionAt, replaceMention, slashAt } from "./mentions";
 
 export interface Completion {
   id: string;
   label: string;
+  /** What the box says after the pick (`@name`), when not the label. */
+  name?: string;
   detail?: string;
 }
 
@@ -122,7 +124,7 @@ export class CompletionList {
     } else {
       const at = mentionAt(this.box.value, caret);
       if (at) {
-        const left = dropMention(this.box.value, at, caret);
+        const left = replaceMention(this.box.value, at, caret, it.name ?? it.label);
         this.box.value = left.text;
         this.box.setSelectionRange(left.caret, left.caret);
       }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { chipLabel, dropMention, mentionAt, parseSlash, promptList, selectedLines, slashAt } from "../mentions";
+import { chipLabel, mentionAt, replaceMention, parseSlash, promptList, selectedLines, slashAt } from "../mentions";
 
 test("the mention the caret is in: after whitespace or at the start, never inside a word", () => {
   assert.deepEqual(mentionAt("fix @car", 8), { start: 4, query: "car" });
@@ -8,7 +8,14 @@ test("the mention the caret is in: after whitespace or at the start, never insid
   assert.deepEqual(mentionAt("see\n@problems", 13), { start: 4, query: "problems" });
   assert.equal(mentionAt("mail me@example.com", 19), undefined);
   assert.equal(mentionAt("fix @cart now", 13), undefined); // the caret is past it
-  assert.deepEqual(dropMention("fix @car please", { start: 4, query: "car" }, 8), { text: "fix please", caret: 4 });
+  assert.deepEqual(replaceMention("fix @car please", { start: 4, query: "car" }, 8, "src/cart.py"), {
+    text: "fix @src/cart.py please",
+    caret: 17,
+  });
+  assert.deepEqual(replaceMention("@pro", { start: 0, query: "pro" }, 4, "@problems"), {
+    text: "@problems ",
+    caret: 10,
+  });
 });
 
 test("slash commands: typed at the start; parsed with their arguments", () => {
