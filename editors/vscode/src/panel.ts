@@ -118,9 +118,11 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     this.post({ focusPrompt: true });
   }
 
-  /** Harness: Run Task: the goal runs in the panel, drawn live. */
+  /** Harness: Run Task: the goal runs in the panel, drawn live — a task of its own (a new
+   * conversation), as Run Task always was. */
   async runGoal(goal: string): Promise<void> {
     await this.reveal(true);
+    await this.newConversation();
     await this.onMessage({ action: "send", text: goal, mode: "code", steer: "queue" });
   }
 
