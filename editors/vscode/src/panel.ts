@@ -17,7 +17,8 @@ import { askKey, budgetHtml, conversationHtml, panelShell, type Setup } from "./
 import { Attachments } from "./panelInput";
 import { PanelLists } from "./panelLists";
 import { Early, PanelSender } from "./panelSend";
-import { chooseModel, errorHtml, errorWords, modelHtml, setupState } from "./panelSetup";
+import { chooseModel, errorHtml, modelHtml, setupState } from "./panelSetup";
+import { errorWords } from "./panelWords";
 import { oneLine } from "./format";
 import { Cmd, type ApproveParams, type Decision, type RunEvent, type RunFinished } from "./protocol";
 import { SECTION } from "./settings";

@@ -1,8 +1,8 @@
 /**
  * The panel's first-run and error texts (issue 36): what the run needs (provider and key)
- * before the first Enter, errors in plain words inside the panel (never a command id, with
- * the button that fixes it), and the model picker beside the input. The words are pure
- * (`errorWords`, unit-tested); the rest reads VS Code's settings and secret storage.
+ * before the first Enter, errors inside the panel with the button that fixes them (the words:
+ * `panelWords`), and the model picker beside the input. Reads VS Code's settings and
+ * secret storage.
  */
 import * as vscode from "vscode";
 import { API_KEY_ENV, API_KEY_SECRET } from "./client";
@@ -10,7 +10,7 @@ import { escapeHtml as h } from "./html";
 import type { Setup } from "./panelHtml";
 import { plainText } from "./plainText";
 import { SECTION } from "./settings";
-import { vscodeWords } from "./words";
+import type { ErrorWords } from "./panelWords";
 
 const KEY_VARS: Record<string, string> = {
   openai: "OPENAI_API_KEY",
@@ -34,23 +34,6 @@ export async function setupState(secrets: vscode.SecretStorage): Promise<Setup> 
     Boolean(process.env[API_KEY_ENV] || (envVar && process.env[envVar])) ||
     (await secrets.get(API_KEY_SECRET)) !== undefined;
   return { provider, keyKnown };
-}
-
-export interface ErrorWords {
-  text: string;
-  /** The setting that fixes it ("Open Settings"). */
-  setting?: string;
-  /** It is about the API key ("Set API Key"). */
-  key?: boolean;
-}
-
-/** A server error in VS Code's words: no command id in front (`harness.run: …`), settings
- * named as the Settings editor names them. Pure. */
-export function errorWords(message: string): ErrorWords {
-  const bare = message.replace(/^(Harness: )?harness(\.[\w]+)+: /, "");
-  const said = vscodeWords(bare);
-  const key = /\bAPI key\b/i.test(bare);
-  return { text: said.text, ...(said.setting ? { setting: said.setting } : {}), ...(key ? { key } : {}) };
 }
 
 export function errorHtml(w: ErrorWords): string {

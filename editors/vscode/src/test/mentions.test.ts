@@ -71,3 +71,18 @@ test("the prompt list: prefix matches first, the source and the argument hint sh
   assert.equal(promptList(prompts, "")[0].source, "built-in");
   assert.equal(promptList(prompts, "huge")[0].error, "over 65,536 bytes");
 });
+
+test("an error in the panel: no command id, the setting named, the key button when it is about the key", async () => {
+  const { errorWords } = await import("../panelWords");
+  const w = errorWords(
+    "harness.run: no API key for openai: set HARNESS_API_KEY or OPENAI_API_KEY (or point --base-url at a server that needs none)",
+  );
+  assert.doesNotMatch(w.text, /harness\.run/);
+  assert.match(w.text, /^no API key for openai/);
+  assert.match(w.text, /Harness › Provider: Base Url/);
+  assert.equal(w.setting, "harness.provider.baseUrl");
+  assert.equal(w.key, true);
+  assert.deepEqual(errorWords("Harness: harness.run.steer: run 3 is not in progress"), {
+    text: "run 3 is not in progress",
+  });
+});
