@@ -148,16 +148,19 @@ def panel_frame(wb: Any) -> Any:
     raise AssertionError("no panel frame")
 
 
+IN_VIEW_JS = """(sel) => { const all = document.querySelectorAll(sel); const el = all[all.length - 1];
+    if (!el) return false; const c = document.getElementById('conv').getBoundingClientRect();
+    const r = el.getBoundingClientRect(); return r.top >= c.top - 1 && r.bottom <= c.bottom + 1; }"""
+
+
 def in_view(frame: Any, selector: str) -> bool:
     """The last element of ``selector`` is wholly inside the conversation's visible area."""
-    return bool(
-        frame.evaluate(
-            """(sel) => { const all = document.querySelectorAll(sel); const el = all[all.length - 1];
-            if (!el) return false; const c = document.getElementById('conv').getBoundingClientRect();
-            const r = el.getBoundingClientRect(); return r.top >= c.top - 1 && r.bottom <= c.bottom + 1; }""",
-            selector,
-        )
-    )
+    return bool(frame.evaluate(IN_VIEW_JS, selector))
+
+
+def wait_in_view(frame: Any, selector: str) -> None:
+    """Once the layout settled (the follow is applied after layout): ``in_view``."""
+    frame.wait_for_function(IN_VIEW_JS, arg=selector, timeout=10_000)
 
 
 def send(view: Any, text: str) -> None:
@@ -249,7 +252,7 @@ def test_keyboard_rows_and_following_the_end(panel: Panel) -> None:
     expect(end.first).to_contain_text("Run 2 finished")
     expect(view.locator("#changes")).to_contain_text("calc.py")
     frame = panel_frame(wb)
-    assert in_view(frame, "#conv .end"), "the end line is hidden below the Changes list"
+    wait_in_view(frame, "#conv .end")  # not left hidden below the Changes list
 
     rows = view.locator("details.tool")
     failed = rows.nth(1)
@@ -279,8 +282,7 @@ def test_keyboard_rows_and_following_the_end(panel: Panel) -> None:
     expect(end).to_have_count(2)
     expect(view.locator("#changes")).to_contain_text("calc.py")
     expect(end.nth(1)).to_be_visible()
-    wb.page.wait_for_function("() => true")  # one turn of the page's loop after the redraw
-    assert in_view(frame, "#conv .end"), "the follow-up's end line is below the fold"
+    wait_in_view(frame, "#conv .end")  # the follow-up's end line, not below the fold
     wb.shot(IMG / "panel36-follow-up.png", sidebar(wb))
     assert toasts(wb).count() == 0
 
@@ -447,3 +449,44 @@ def test_fast_finish_race_and_timings(panel: Panel) -> None:
     (ROOT / "docs" / "img" / "panel36-timings.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report))
     wb.shot(IMG / "panel36-race.png", sidebar(wb))
+
+
+def test_scrolled_up_new_activity_then_history_with_dates(panel: Panel) -> None:
+    from playwright.sync_api import expect
+
+    wb = panel.wb
+    view = wb.panel()
+    panel.fake.add_turns(
+        {
+            "content": "Checking.",
+            "tool_calls": [{"name": "exec", "arguments": {"argv": ["echo", "late"]}}],
+        },
+        {"content": "All checked, and here is a longer answer that arrives while you read."},
+    )
+    send(view, "Check it")
+    card = view.locator(".approval", has_text="echo late")
+    expect(card).to_be_focused()
+    # The user scrolls up to read; the run goes on below.
+    view.locator("#conv").hover()
+    wb.page.mouse.wheel(0, -5000)
+    frame = panel_frame(wb)
+    frame.wait_for_function("() => document.getElementById('conv').scrollTop < 50")
+    wb.page.keyboard.press("a")  # the focused card still answers
+    expect(view.locator(".end")).to_have_count(31)
+    button = view.locator("#newActivity")
+    expect(button).to_be_visible()
+    assert not in_view(frame, "#conv .end"), "the panel jumped while the user read"
+    wb.shot(IMG / "panel36-new-activity.png", sidebar(wb))
+    button.click()
+    expect(button).to_be_hidden()
+    wait_in_view(frame, "#conv .end")
+
+    view.locator("[data-action=toggleHistory]").click()
+    history = view.locator("#history")
+    expect(history.locator("button.conv")).to_have_count(
+        3
+    )  # provider error, the long one, the race
+    expect(history.locator("button.conv").first).to_contain_text(
+        re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
+    )
+    wb.shot(IMG / "panel36-history.png", sidebar(wb))
