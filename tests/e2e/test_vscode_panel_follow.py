@@ -188,6 +188,14 @@ def test_first_run_without_a_key_and_a_provider_error_inline(panel: Panel) -> No
     expect(view.locator("#prompt")).to_have_value("Say hello")  # the prompt is not lost
     assert toasts(wb).count() == 0
     wb.shot(IMG / "panel36-no-key.png", sidebar(wb))
+    # "Open Settings" lands where the setting lives: the Remote tab (code-server is remote).
+    error.get_by_role("button", name="Open Settings").click()
+    settings = wb.page.locator(".editor-group-container.active .settings-editor")
+    remote = settings.get_by_role("tab", name=re.compile(r"^Remote"))
+    expect(remote).to_have_attribute("aria-selected", "true")
+    expect(settings.locator('input[aria-label="harness.provider.baseUrl"]')).to_be_visible()
+    wb.shot(IMG / "panel36-open-settings.png")
+    wb.palette("View: Close Editor")
 
     # The user points the provider at a server (the Remote tab's settings file).
     panel.machine["harness.provider.baseUrl"] = panel.fake.url

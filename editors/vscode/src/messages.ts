@@ -27,8 +27,10 @@ export const OPEN_SETTINGS = "Open Settings";
  * lives: in a remote window (SSH, a container, code-server) the Remote tab, where the
  * server's settings apply — the User tab there is the client machine's. */
 export function openSetting(id: string): Thenable<unknown> {
-  const command = vscode.env.remoteName ? "workbench.action.openRemoteSettings" : "workbench.action.openSettings";
-  return vscode.commands.executeCommand(command, id);
+  // The Remote variant takes its query only as an options object (a string is dropped).
+  if (vscode.env.remoteName)
+    return vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query: id });
+  return vscode.commands.executeCommand("workbench.action.openSettings", id);
 }
 
 /** A server text in VS Code's words, with "Open Settings" when it names a setting. */
