@@ -28,8 +28,9 @@ export const OPEN_SETTINGS = "Open Settings";
  * server's settings apply — the User tab there is the client machine's. */
 export function openSetting(id: string): Thenable<unknown> {
   // The Remote variant takes its query only as an options object (a string is dropped).
-  if (vscode.env.remoteName)
+  if (vscode.env.remoteName) {
     return vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query: id });
+  }
   return vscode.commands.executeCommand("workbench.action.openSettings", id);
 }
 
