@@ -53,7 +53,9 @@ MEASURE_JS = """() => {
   document.getElementById('prompt').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey) window.__m.enter.push(now());
   }, true);
-  let shown = 0, users = 0, words = 0;
+  const count = (sel) => document.querySelectorAll(sel).length;
+  let shown = count('#conv .turn.user'), users = count('#conv .turn.user:not(.pending)');
+  let words = count('#conv .turn.words');
   new MutationObserver(() => {
     const s = document.querySelectorAll('#conv .turn.user').length;
     const u = document.querySelectorAll('#conv .turn.user:not(.pending)').length;
@@ -417,6 +419,7 @@ def test_fast_finish_race_and_timings(panel: Panel) -> None:
     wb.clear_notifications()  # the restore's "restored" notice
     view = wb.panel()
     view.locator("[data-action=newConversation]").click()
+    expect(view.locator("#conv .turn")).to_have_count(0)  # the new conversation is drawn
     frame = panel_frame(wb)
     frame.evaluate(MEASURE_JS)
     first_bytes: list[float] = []
@@ -439,6 +442,9 @@ def test_fast_finish_race_and_timings(panel: Panel) -> None:
     enter_to_turn = [u - e for e, u in zip(m["enter"], m["user"], strict=False)]
     byte_to_word = [w - b for b, w in zip(first_bytes, m["words"], strict=False)]
     assert len(enter_to_turn) == runs and len(byte_to_word) == runs
+    assert min(enter_to_shown + enter_to_turn + byte_to_word) >= 0, (
+        "the probe's lists are not aligned"
+    )
     report = {
         "runs": runs,
         "enter_to_words_drawn_ms": {
