@@ -86,6 +86,8 @@ def verify_mark(result: ToolResult) -> Mark:
 def refusal_mark(event: PolicyEvent) -> Mark:
     if event.layer == "containment":
         return Mark(Went.REFUSED, _first_clause(_LEADING_PATH.sub("", event.detail)))
+    if event.layer == "plan":  # not a policy default: the run only reads
+        return Mark(Went.REFUSED, "refused (plan mode: this run only reads)")
     if event.approval is Approval.UNAVAILABLE:
         return Mark(Went.NEEDS_APPROVAL, NO_APPROVAL)
     if event.approval is Approval.DENY:

@@ -6,14 +6,15 @@
  */
 import * as vscode from "vscode";
 import { API_KEY_SECRET, type HarnessClient } from "./client";
+import { providerName } from "./panelSetup";
 
 export async function setApiKey(secrets: vscode.SecretStorage, client: HarnessClient): Promise<void> {
   const had = (await secrets.get(API_KEY_SECRET)) !== undefined;
   const key = await vscode.window.showInputBox({
-    title: "Harness: Set API Key",
+    title: `Harness: Set API Key for ${providerName()}`,
     prompt: had
       ? "A key is stored. Enter a new one, or leave empty and press Enter to remove it."
-      : "The model provider's API key. It is kept in VS Code's secret storage and given only to the Harness server.",
+      : `The API key of ${providerName()} (Harness › Provider: Name). It is kept in VS Code's secret storage and given only to the Harness server.`,
     password: true,
     ignoreFocusOut: true,
     placeHolder: "sk-…",

@@ -26,14 +26,23 @@ export interface ToolRow {
   status: ToolStatus;
   why?: string | null;
   summary?: string | null;
+  head?: string | null;
   approval?: Approval;
 }
 
+export interface UserTurn {
+  kind: "user";
+  runId: number;
+  text: string;
+  /** Words the user queued into a run in progress (`harness.run.steer`). */
+  steer?: boolean;
+  mode?: string;
+  /** What the user attached, as the chips said it (this window's sends only). */
+  attached?: string[];
+}
+
 export type Item =
-  | { kind: "user"; runId: number; text: string }
-  | { kind: "text"; runId: number; step: number; text: string }
-  | ToolRow
-  | ({ kind: "end" } & RunFinished);
+  UserTurn | { kind: "text"; runId: number; step: number; text: string } | ToolRow | ({ kind: "end" } & RunFinished);
 
 const RESULT_STATUS = new Set<string>(["ok", "refused", "denied", "failed"]);
 
@@ -43,6 +52,8 @@ export class Conversation {
   /** The run of this conversation still going, if any. */
   running: number | undefined;
   private readonly seen = new Set<string>();
+  /** Runs whose end was heard: a start reported later never makes one running again. */
+  private readonly ended = new Set<number>();
 
   constructor(public id: number | undefined = undefined) {}
 
@@ -51,6 +62,7 @@ export class Conversation {
     const key = `${e.runId}:${e.seq}`;
     if (this.seen.has(key)) return false;
     this.seen.add(key);
+    if ((e as { rewound?: boolean }).rewound) return false; // restored away (a checkpoint)
     this.id ??= e.conversationId;
     this.dispatch(e);
     return true;
@@ -63,7 +75,14 @@ export class Conversation {
   private dispatch(e: RunEvent): void {
     switch (e.kind) {
       case "user":
-        return this.userTurn(e.runId, e.text);
+        if (e.steer) {
+          this.items.push({ kind: "user", runId: e.runId, text: e.text, steer: true });
+          return;
+        }
+        this.userTurn(e.runId, e.text, { mode: e.mode });
+        // The server's text wins over what this window drew at once (a `/prompt` expanded).
+        for (const t of this.turns()) if (t.runId === e.runId) t.text = e.text;
+        return;
       case "text":
         return this.words(e.runId, e.step, e.delta ?? (e as unknown as { text?: string }).text ?? "");
       case "toolCall":
@@ -83,7 +102,7 @@ export class Conversation {
         return this.result(e);
       case "budget":
         this.budget = { ...e, runId: e.runId };
-        this.running ??= e.runId;
+        if (!this.ended.has(e.runId)) this.running ??= e.runId;
         return;
       case "end": {
         const end: Record<string, unknown> = { ...e };
@@ -95,14 +114,25 @@ export class Conversation {
 
   /** A user turn: from the `user` event, or drawn at once when this window started the run
    * (the event that follows is then not drawn twice). */
-  userTurn(runId: number, text: string): void {
-    this.running = runId;
-    if (this.items.some((i) => i.kind === "user" && i.runId === runId)) return;
-    this.items.push({ kind: "user", runId, text });
+  userTurn(runId: number, text: string, more: Pick<UserTurn, "mode" | "attached"> = {}): void {
+    if (!this.ended.has(runId)) this.running = runId;
+    const had = this.items.find((i): i is UserTurn => i.kind === "user" && i.runId === runId && !i.steer);
+    if (had) {
+      had.mode ??= more.mode;
+      had.attached ??= more.attached;
+      return;
+    }
+    this.items.push({ kind: "user", runId, text, ...definedOnly(more) });
+  }
+
+  /** The user's turns (not the steers), numbered from 1 as `harness.conversation.restore` counts. */
+  turns(): UserTurn[] {
+    return this.items.filter((i): i is UserTurn => i.kind === "user" && !i.steer);
   }
 
   /** A run's end: from the `end` event or `harness/runFinished`, whichever comes first. */
   finished(f: RunFinished): void {
+    this.ended.add(f.runId);
     if (this.running === f.runId) this.running = undefined;
     if (this.budget?.runId === f.runId) {
       this.budget = { ...this.budget, spentTokens: f.spentTokens, costUsd: f.costUsd };
@@ -142,7 +172,12 @@ export class Conversation {
     row.status = RESULT_STATUS.has(e.status) ? (e.status as ToolStatus) : "failed";
     row.why = e.why;
     row.summary = e.summary;
+    row.head = e.detail;
   }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Each run's changes merged: the first `before`, the last `after` and status. */

@@ -54,10 +54,25 @@ function wire(context: vscode.ExtensionContext): void {
   const revertRun = guarded(harness, "Revert Run", (runId?: number) =>
     revert.run(typeof runId === "number" ? runId : undefined),
   );
-  const runs = new Runs(harness, model, item, context.workspaceState, { showTrace, revertRun });
+  const runs = new Runs(harness, model, item, context.workspaceState, {
+    showTrace,
+    revertRun,
+    panelVisible: () => panel.visible(),
+    showPanel: () => panel.reveal(false),
+    runInPanel: (goal: string) => panel.runGoal(goal),
+    runError: (runId, error) => panel.runError(runId, error),
+  });
   const memory = new Memory(harness, () => void runs.refreshStatus());
   const texts = new TextsProvider();
-  const panel = new ConversationPanel(harness, model, item, context.workspaceState, context.extensionUri, texts);
+  const panel = new ConversationPanel(
+    harness,
+    model,
+    item,
+    context.workspaceState,
+    context.extensionUri,
+    texts,
+    context.secrets,
+  );
   const review = new HunkReview(harness, context.workspaceState, context.extensionUri);
   const reviewCommands = new HunkCommands(harness, review);
   const command = (id: string, name: string, fn: () => Promise<unknown>): vscode.Disposable =>
@@ -82,6 +97,7 @@ function wire(context: vscode.ExtensionContext): void {
     command("harness.setApiKey", "Set API Key", () => setApiKey(context.secrets, harness)),
     command("harness.newConversation", "New Conversation", () => panel.newConversation()),
     command(SHOW_APPROVAL, "Show Approval", () => panel.showApproval()),
+    command("harness.focusPrompt", "Focus the Prompt", () => panel.focusPrompt()),
     harness.onMissing((missing) => void announceMissing(context.extensionUri, missing, harness)),
     command("harness.runTask", "Run Task", () => runs.runTask()),
     command("harness.cancelRun", "Cancel Run", () => runs.cancelRun()),

@@ -24,8 +24,14 @@ import { runEndedMessage, vscodeWords } from "./words";
 
 export const OPEN_SETTINGS = "Open Settings";
 
-/** The Settings editor on one setting (`harness.provider.baseUrl`). */
+/** The Settings editor on one setting (`harness.provider.baseUrl`), on the tab where it
+ * lives: in a remote window (SSH, a container, code-server) the Remote tab, where the
+ * server's settings apply — the User tab there is the client machine's. */
 export function openSetting(id: string): Thenable<unknown> {
+  // The Remote variant takes its query only as an options object (a string is dropped).
+  if (vscode.env.remoteName) {
+    return vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query: id });
+  }
   return vscode.commands.executeCommand("workbench.action.openSettings", id);
 }
 

@@ -1,37 +1,31 @@
 /**
- * The conversation panel (SPEC §11): the webview view `harness.conversation`. It keeps the
- * open conversation (drawn from `harness/runEvent`s, restored after a reload from
- * `harness.run.events`), answers `harness/approve` inline, starts runs and follow-ups from
- * its prompt box, lists the conversation's changes (diff, revert) and the workspace's
- * conversations. The HTML is built by `panelHtml` (escaped, Markdown sanitised); the
- * webview script only shows it and reports clicks.
+ * The conversation panel (SPEC §11, issue 36): the webview view `harness.conversation`. It
+ * keeps the open conversation (drawn from `harness/runEvent`s, restored after a reload from
+ * `harness.run.events`), answers `harness/approve` inline (focus on the card, keys), starts
+ * runs, follow-ups, plan runs and prompts (`/name`) from its prompt box, steers a run in
+ * progress, and shows errors in its own words. The HTML is built by `panelHtml` (escaped,
+ * Markdown sanitised); the lists by `PanelLists`; the chips by `Attachments`.
  */
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
-import { MessageType } from "vscode-languageclient/node";
 import { message, ServerNotRunning, type HarnessClient } from "./client";
-import { openChangeDiff, openProposedDiff, type TextsProvider } from "./changes";
+import { openProposedDiff, type TextsProvider } from "./changes";
 import { Conversation } from "./conversation";
-import { ConversationChanges } from "./conversationChanges";
-import { fileFolders, folderArg } from "./folders";
-import { notifyWith } from "./messages";
-import { errorData } from "./words";
-import { askKey, budgetHtml, changesHtml, conversationHtml, historyHtml, panelShell } from "./panelHtml";
-import { escapeHtml } from "./html";
+import { fileFolders } from "./folders";
+import { openSetting } from "./messages";
+import { askKey, budgetHtml, conversationHtml, panelShell, type Setup } from "./panelHtml";
+import { Attachments, type ContextRef } from "./panelInput";
+import { PanelLists } from "./panelLists";
+import { Early, PanelSender } from "./panelSend";
+import { chooseModel, errorHtml, modelHtml, setupState } from "./panelSetup";
+import { errorWords } from "./panelWords";
 import { oneLine } from "./format";
-import {
-  Cmd,
-  type ApproveParams,
-  type ConversationRow,
-  type Decision,
-  type FileChange,
-  type RunEvent,
-  type RunFinished,
-} from "./protocol";
+import { Cmd, type ApproveParams, type Decision, type ErrorData, type RunEvent, type RunFinished } from "./protocol";
 import { SECTION } from "./settings";
-import { askUndoFile } from "./undoReport";
+import { SCHEME, stepPath } from "./stepDocument";
 import { VERIFY_ACTION } from "./verifyChoice";
 import { VerifyControl } from "./verifyControl";
+import { errorData } from "./words";
 import type { BudgetItem } from "./statusBar";
 import type { StatusModel } from "./statusModel";
 
@@ -43,40 +37,38 @@ interface Pending {
   answer: (d: Decision) => void;
 }
 
-export interface ContextRef {
-  uri: string;
-  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
-  label: string;
-}
-
 type Msg = Record<string, string | undefined> & { action?: string };
 
 export class ConversationPanel implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
-  private conv: Conversation;
+  conv: Conversation;
   private readonly pending = new Map<string, Pending>();
-  private changes: FileChange[] = [];
-  private history: ConversationRow[] = [];
-  private attached: ContextRef[] = [];
-  /** A goal `attachContext` put in the box, until a prompt is sent (a webview that was not
-   * loaded yet gets it on "ready"). */
-  private goalDraft: string | undefined;
-  /** The caret goes to the prompt box once the webview is ready (`attachContext`). */
-  private focusPrompt = false;
+  readonly attachments = new Attachments();
   private renderTimer: NodeJS.Timeout | undefined;
-  private readonly verify = new VerifyControl();
-  private readonly convChanges: ConversationChanges;
+  readonly verify = new VerifyControl();
+  readonly lists: PanelLists;
+  private readonly sender: PanelSender;
+  readonly early = new Early();
+  private setup: Setup | undefined;
+  private error = "";
 
   constructor(
-    private readonly client: HarnessClient,
-    private readonly model: StatusModel,
-    private readonly item: BudgetItem,
+    readonly client: HarnessClient,
+    readonly model: StatusModel,
+    readonly item: BudgetItem,
     private readonly state: vscode.Memento,
     private readonly extensionUri: vscode.Uri,
     private readonly texts: TextsProvider,
+    private readonly secrets?: vscode.SecretStorage,
   ) {
     this.conv = new Conversation(state.get<number>(OPEN_KEY));
-    this.convChanges = new ConversationChanges(client);
+    this.lists = new PanelLists(client, texts, {
+      conversation: () => this.conv,
+      folder: () => this.folder(),
+      post: (m) => this.post(m),
+      reload: () => this.open(this.conv.id ?? NaN),
+    });
+    this.sender = new PanelSender(this);
   }
 
   wire(): vscode.Disposable[] {
@@ -93,7 +85,7 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       this.client.onRunFinished((f) => void this.runFinished(f)),
       this.client.onReady(() => void this.restore()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${SECTION}.verify`)) this.renderAll();
+        if (e.affectsConfiguration(SECTION)) void this.refreshSetup();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.renderAll()),
     ];
@@ -110,6 +102,11 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     view.onDidDispose(() => (this.view = undefined));
   }
 
+  /** The panel is on screen (its end line shows the run's end: no notification then). */
+  visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
   /** The status bar's click while an approval waits: the panel, scrolled to it. */
   async showApproval(): Promise<void> {
     await this.reveal(false);
@@ -117,33 +114,83 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     if (first) this.post({ focusKey: askKey(first.params.runId, first.params.callId) });
   }
 
+  /** The keybinding: the panel, the caret in its prompt box. */
+  async focusPrompt(): Promise<void> {
+    await this.reveal(false);
+    this.post({ focusPrompt: true });
+  }
+
+  /** `harness.attachAndFocus` (attach.ts: a code action's "Fix with Harness", "Ask Harness…"):
+   * `ref` as a chip, `goal` in the prompt box unless the user typed there, the box focused. */
+  async attachContext(ref: ContextRef, goal?: string): Promise<void> {
+    const refs = this.attachments.refs;
+    if (!refs.some((a) => a.uri === ref.uri && a.label === ref.label)) refs.push(ref);
+    await this.reveal(false);
+    this.renderAll();
+    if (goal) this.post({ draft: goal });
+    this.post({ focusPrompt: true });
+  }
+
+  /** The Changes list again (after a keep or an undo in the editor: hunkCommands.ts). */
+  refreshChanges(): Promise<void> {
+    return this.lists.loadChanges();
+  }
+
+  /** Harness: Run Task: the goal runs in the panel, drawn live — a task of its own (a new
+   * conversation), as Run Task always was. */
+  async runGoal(goal: string): Promise<void> {
+    await this.reveal(true);
+    await this.newConversation();
+    await this.onMessage({ action: "send", text: goal, mode: "code", steer: "queue" });
+  }
+
+  /** The run's error (a provider's reason), in the panel under its end line. */
+  runError(runId: number, error: ErrorData): void {
+    if (!this.ours(runId)) return;
+    this.showError(`Run ${runId} stopped: ${error.error ?? error.outcome ?? "an error"}`, error);
+  }
+
   async newConversation(): Promise<void> {
     this.conv = new Conversation();
-    this.changes = [];
+    this.lists.changes = [];
     await this.state.update(OPEN_KEY, undefined);
     this.renderAll();
   }
 
-  private ours(runId: number): boolean {
+  async opened(id: number): Promise<void> {
+    await this.state.update(OPEN_KEY, id);
+  }
+
+  ours(runId: number): boolean {
     return this.conv.runs().includes(runId) || this.conv.running === runId;
   }
 
   private event(e: RunEvent): void {
-    if (this.conv.id === undefined ? this.conv.running !== e.runId : this.conv.id !== e.conversationId) return;
+    const mine = this.conv.id === undefined ? this.conv.running === e.runId : this.conv.id === e.conversationId;
+    if (!mine) {
+      this.early.event(e);
+      return;
+    }
     if (this.conv.apply(e)) this.schedule();
+    if (e.kind === "user" || e.kind === "end") void this.lists.loadHistory();
   }
 
   private async runFinished(f: RunFinished): Promise<void> {
-    if (!this.ours(f.runId)) return;
-    if (this.conv.id !== undefined) this.convChanges.forget(this.conv.id);
+    if (!this.ours(f.runId)) {
+      this.early.end(f);
+      return;
+    }
+    if (this.conv.id !== undefined) this.lists.forget(this.conv.id);
     this.conv.finished(f);
     this.renderAll();
-    await this.loadChanges();
+    await this.lists.loadChanges();
+    await this.lists.loadHistory();
   }
 
   /** After a reload (or a server restart): the open conversation from the store. */
-  private async restore(): Promise<void> {
+  async restore(): Promise<void> {
     const id = this.conv.id;
+    await this.refreshSetup();
     if (id === undefined) return;
     try {
       const events = await this.client.command<RunEvent[]>(Cmd.runEvents, { conversationId: id });
@@ -152,7 +199,12 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       this.client.log(`harness.run.events: ${message(error)}`);
     }
     this.renderAll();
-    await this.loadChanges();
+    await this.lists.loadChanges();
+  }
+
+  private async refreshSetup(): Promise<void> {
+    if (this.secrets) this.setup = await setupState(this.secrets);
+    this.renderAll();
   }
 
   // -- approvals -----------------------------------------------------------------------
@@ -169,7 +221,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       });
       this.item.render();
       this.renderAll();
-      void this.reveal(true);
+      // The card takes the focus (keys answer it) when the panel is where the user works.
+      void this.reveal(!this.visible()).then(() => this.post({ focusApproval: key }));
     });
   }
 
@@ -186,12 +239,12 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
 
   // -- drawing -------------------------------------------------------------------------
 
-  private async reveal(preserveFocus: boolean): Promise<void> {
+  async reveal(preserveFocus: boolean): Promise<void> {
     if (this.view) this.view.show(preserveFocus);
     else await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
   }
 
-  private post(m: Record<string, unknown>): void {
+  post(m: Record<string, unknown>): void {
     void this.view?.webview.postMessage({ type: "render", ...m });
   }
 
@@ -204,17 +257,34 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     }, 50);
   }
 
-  private renderAll(): void {
+  /** The error in the panel; the conversation drawn again (a turn drawn at once whose run
+   * did not start goes away). */
+  showError(text: string, data?: ErrorData): void {
+    this.error = errorHtml(errorWords(text, data));
+    this.renderAll();
+  }
+
+  clearError(): void {
+    this.error = "";
+    this.post({ error: "" });
+  }
+
+  renderAll(): void {
     const asks = new Map([...this.pending].map(([k, p]) => [k, p.params]));
     const first = this.conv.items.find((i) => i.kind === "user");
+    const running = this.conv.running;
+    const waiting = [...this.pending.values()].find((p) => this.ours(p.params.runId))?.params;
     this.post({
       title: first?.kind === "user" ? oneLine(first.text, 60) : "New conversation",
-      budget: budgetHtml(this.conv.budget),
-      conv: conversationHtml(this.conv, asks),
-      changes: changesHtml(this.changes),
-      attached: this.attached.map((a) => `<span class="chip">${escapeHtml(a.label)}</span>`).join(""),
-      running: this.conv.running !== undefined,
+      budget: budgetHtml(this.conv.budget, running, waiting, this.conv.items.length > 0),
+      conv: conversationHtml(this.conv, asks, this.setup),
+      changes: this.lists.html(),
+      attached: this.attachments.html(),
+      running: running !== undefined,
+      steer: running === undefined ? "" : `Run ${running} is going: Enter`,
       verify: this.verify.html(),
+      model: modelHtml(),
+      error: this.error,
     });
   }
 
@@ -225,111 +295,75 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
       await this.handle(m);
     } catch (error) {
       if (error instanceof ServerNotRunning) await this.client.explainNotRunning();
-      else void notifyWith(MessageType.Error, `Harness: ${message(error)}`, errorData(error));
+      else this.showError(message(error), errorData(error));
     }
   }
 
   private async handle(m: Msg): Promise<void> {
+    if (await this.sender.handle(m)) return;
     switch (m.action) {
       case "ready":
         this.renderAll();
-        if (this.goalDraft) this.post({ draft: this.goalDraft });
-        if (this.focusPrompt) this.post({ focusPrompt: true });
-        this.focusPrompt = false;
         if (this.conv.items.length === 0 && this.client.running) await this.restore();
-        return;
-      case "send":
-        return this.send(m.text ?? "");
-      case "stop":
-        if (this.conv.running !== undefined) await this.client.command(Cmd.cancel, { runId: this.conv.running });
+        else await this.refreshSetup();
         return;
       case "approve":
         return this.answer(m.run, m.call, m.decision);
       case "approvalDiff":
         return this.approvalDiff(m.run, m.call);
-      case "attach":
-        return this.attach();
+      case "showApproval":
+        return this.showApproval();
       case "openLink":
         return this.openLink(m.href);
-      case "diff":
-        return this.diff(m.path ?? "");
-      case "revertFile":
-        return this.revertFile(m.path ?? "");
-      case "revertAll":
-        return this.revertAll();
-      case "history":
-        return this.loadHistory();
-      case "openConversation":
-        return this.open(Number(m.conversation));
-      case "newConversation":
-        return this.newConversation();
+      case "openSetting":
+        if (m.setting?.startsWith(`${SECTION}.`)) await openSetting(m.setting);
+        return;
+      case "setApiKey":
+        await vscode.commands.executeCommand("harness.setApiKey");
+        this.clearError();
+        return this.refreshSetup();
+      case "dismissError":
+        return this.clearError();
+      case "chooseModel":
+        if (this.secrets && (await chooseModel(this.secrets))) this.renderAll();
+        return;
+      case "openResult":
+        return this.openResult(Number(m.run), Number(m.step));
       case VERIFY_ACTION:
         if (await this.verify.choose()) this.renderAll();
         return;
     }
+    return this.handleLists(m);
   }
 
-  private folder(): vscode.WorkspaceFolder | undefined {
+  private async handleLists(m: Msg): Promise<void> {
+    switch (m.action) {
+      case "diff":
+        return this.lists.diff(m.path ?? "");
+      case "revertFile":
+        return this.lists.revertFile(m.path ?? "");
+      case "revertAll":
+        return this.lists.revertAll();
+      case "history":
+        return this.lists.loadHistory(m.open === "1");
+      case "openConversation":
+        return this.open(Number(m.conversation));
+      case "newConversation":
+        return this.newConversation();
+      case "restore":
+        return this.lists.restore(Number(m.turn));
+    }
+  }
+
+  folder(): vscode.WorkspaceFolder | undefined {
     return fileFolders()[0];
   }
 
-  /** The prompt: a follow-up in the open conversation, or the first turn of a new one. */
-  private async send(text: string): Promise<void> {
-    const folder = this.folder();
-    if (!text.trim() || !folder) return;
-    this.goalDraft = undefined;
-    const args = {
-      goal: text,
-      workspaceFolder: folderArg(folder),
-      ...(this.conv.id !== undefined ? { conversationId: this.conv.id } : {}),
-      ...(this.attached.length
-        ? { context: this.attached.map(({ uri, range }) => (range ? { uri, range } : { uri })) }
-        : {}),
-      ...this.verify.arg(),
-    };
-    let started: { runId: number; conversationId?: number };
-    try {
-      started = await this.client.command(Cmd.run, args);
-    } catch (error) {
-      this.post({ draft: text }); // the typed prompt is never lost
-      throw error;
-    }
-    this.attached = [];
-    this.conv.id ??= started.conversationId ?? started.runId;
-    await this.state.update(OPEN_KEY, this.conv.id);
-    this.conv.userTurn(started.runId, text);
-    this.model.runStarted(started.runId);
-    this.item.render();
-    this.renderAll();
-  }
-
-  /** `harness.attachAndFocus` (attach.ts: a code action's "Fix with Harness", "Ask Harness…"):
-   * `ref` as a chip, `goal` in the prompt box unless the user typed there, the box focused. */
-  async attachContext(ref: ContextRef, goal?: string): Promise<void> {
-    if (!this.attached.some((a) => a.uri === ref.uri && a.label === ref.label)) this.attached.push(ref);
-    if (goal) this.goalDraft = goal;
-    this.focusPrompt = this.view === undefined;
-    await this.reveal(false);
-    this.renderAll();
-    if (goal) this.post({ draft: goal });
-    this.post({ focusPrompt: true });
-  }
-
-  private attach(): void {
-    const editor = vscode.window.activeTextEditor;
-    if (!editor) {
-      void vscode.window.showInformationMessage("Harness: open a file (and select some text) to attach it.");
-      return;
-    }
-    const uri = editor.document.uri;
-    const name = vscode.workspace.asRelativePath(uri);
-    const sel = editor.selection;
-    if (sel.isEmpty) this.attached.push({ uri: uri.toString(), label: name });
-    else {
-      const range = { start: sel.start, end: sel.end };
-      this.attached.push({ uri: uri.toString(), range, label: `${name}:${sel.start.line + 1}-${sel.end.line + 1}` });
-    }
-    this.renderAll();
+  /** The whole result of a row: the step in the trace, in an editor. */
+  private async openResult(runId: number, step: number): Promise<void> {
+    if (!Number.isInteger(runId) || !Number.isInteger(step)) return;
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: stepPath(runId, step) });
+    await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
   }
 
   /** Only http(s) and mailto, and through VS Code's own confirmation (link protection). */
@@ -345,77 +379,10 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     await openProposedDiff(this.texts, folder.uri, ask.target, ask.diff);
   }
 
-  // -- changes and history -------------------------------------------------------------
-
-  /** The Changes list again (after a keep or an undo in the editor: hunkCommands.ts). */
-  refreshChanges(): Promise<void> {
-    return this.loadChanges();
-  }
-
-  private async loadChanges(): Promise<void> {
-    if (this.conv.id === undefined) return;
-    try {
-      this.changes = await this.convChanges.list(this.conv.id, this.conv.runs());
-    } catch (error) {
-      this.client.log(`harness.run.changes: ${message(error)}`);
-    }
-    this.renderAll();
-  }
-
-  private async diff(path: string): Promise<void> {
-    const change = this.changes.find((c) => c.path === path);
-    const folder = this.folder();
-    if (!change || !folder) return;
-    await openChangeDiff(this.texts, folder.uri, path, change.before);
-  }
-
-  private async revertFile(path: string, force = false): Promise<void> {
-    if (this.conv.id === undefined) return;
-    if (!force && !(await askUndoFile(path))) return; // ↶ asks first (issue 36)
-    const file = await this.convChanges.revertFile(this.conv.id, this.conv.runs(), path, force);
-    if (file.action === "refused" && !force) {
-      const pick = await vscode.window.showWarningMessage(
-        `Harness: ${path} was not reverted: ${file.reason ?? "it changed since the agent wrote it"}. Revert it anyway?`,
-        { modal: true },
-        "Revert Anyway",
-      );
-      if (pick === "Revert Anyway") return this.revertFile(path, true);
-    } else if (file.action !== "refused") {
-      void vscode.window.showInformationMessage(`Harness: put back ${path}.`);
-    }
-    await this.loadChanges();
-  }
-
-  private async revertAll(): Promise<void> {
-    const pick = await vscode.window.showWarningMessage(
-      `Harness: put back every file this conversation changed (${this.changes.length})?`,
-      { modal: true },
-      "Revert All",
-    );
-    if (pick !== "Revert All") return;
-    if (this.conv.id !== undefined) {
-      await this.convChanges.revertAll(
-        this.conv.id,
-        this.conv.runs(),
-        this.changes.map((c) => c.path),
-      );
-    }
-    await this.loadChanges();
-  }
-
-  private async loadHistory(): Promise<void> {
-    const folder = this.folder();
-    this.history = await this.client.command<ConversationRow[]>(Cmd.conversations, {
-      limit: 30,
-      ...(folder ? { workspaceFolder: folderArg(folder) } : {}),
-    });
-    this.post({ history: historyHtml(this.history, this.conv.id) });
-  }
-
   private async open(id: number): Promise<void> {
     if (!Number.isInteger(id)) return;
     this.conv = new Conversation(id);
-    this.changes = [];
+    this.lists.changes = [];
     await this.state.update(OPEN_KEY, id);
     await this.restore();
   }

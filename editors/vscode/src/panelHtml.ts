@@ -5,10 +5,11 @@
  * go through `renderMarkdown`. The webview script only swaps these in and reports clicks
  * (`data-action`). Pure, unit-tested.
  */
-import type { Conversation, Item, ToolRow } from "./conversation";
+import type { Conversation, Item, ToolRow, UserTurn } from "./conversation";
 import { cachedShare, dollars, exact, oneLine, outcomeShort, percent, plural, short, callCounts } from "./format";
 import { escapeHtml as h } from "./html";
 import { renderMarkdown } from "./markdown";
+import { rowHtml } from "./panelRows";
 export { panelShell } from "./panelShell";
 import {
   VERIFY_CALL,
@@ -19,28 +20,6 @@ import {
   type RunFinished,
 } from "./protocol";
 
-/** Glyphs every UI font has (emoji are missing from many Linux fonts). */
-const ICONS: Record<string, string> = {
-  read_file: "▤",
-  list_dir: "▦",
-  list_files: "▦",
-  search: "⌕",
-  edit_file: "✎",
-  write_file: "✎",
-  exec: "▶",
-  remember: "✱",
-  verify: "✔",
-};
-
-const STATUS: Record<string, string> = {
-  ok: "✓",
-  refused: "✗ refused",
-  denied: "✗ denied",
-  failed: "✗ failed",
-  waiting: "● waiting for you",
-  running: "…",
-};
-
 export function askKey(runId: number, callId: string): string {
   return `${runId}:${callId}`;
 }
@@ -48,7 +27,7 @@ export function askKey(runId: number, callId: string): string {
 function approvalCard(a: ApproveParams): string {
   const ids = `data-run="${a.runId}" data-call="${h(a.callId)}"`;
   const parts = [
-    `<div class="approval" ${ids}><div class="ask">Allow <b>${h(a.act)}</b> ${h(oneLine(a.target, 200))}?</div>`,
+    `<div class="approval" ${ids} tabindex="0" aria-label="${h(`Allow ${a.act} ${oneLine(a.target, 200)}? A allow, R allow for this run, D deny`)}"><div class="ask">Allow <b>${h(a.act)}</b> ${h(oneLine(a.target, 200))}?</div>`,
   ];
   if (a.command) parts.push(`<pre class="command">${h(a.command)}</pre>`);
   if (a.filesWritten?.length) {
@@ -61,22 +40,26 @@ function approvalCard(a: ApproveParams): string {
     `<div class="buttons">` +
       `<button data-action="approve" data-decision="allow" ${ids}>Allow</button>` +
       `<button class="secondary" data-action="approve" data-decision="allowRun" ${ids}>Allow for this run</button>` +
-      `<button class="secondary" data-action="approve" data-decision="deny" ${ids}>Deny</button></div></div>`,
+      `<button class="secondary" data-action="approve" data-decision="deny" ${ids}>Deny</button></div>` +
+      `<div class="keys">Keys: A allow · R allow for this run · D deny · Enter allows, Escape denies</div></div>`,
   );
   return parts.join("");
 }
 
 function toolHtml(r: ToolRow, ask: ApproveParams | undefined): string {
-  const icon = ICONS[r.name] ?? "•";
-  const why = r.why ? ` <span class="why">${h(oneLine(r.why, 160))}</span>` : "";
-  const summary = r.summary ? `<pre class="result">${h(r.summary)}</pre>` : "";
-  const open = ask ? " open" : "";
-  return (
-    `<details class="tool st-${r.status}" data-key="${h(askKey(r.runId, r.callId))}"${open}>` +
-    `<summary><span class="icon">${icon}</span> <span class="name">${h(r.name)}</span> ` +
-    `<span class="target">${h(oneLine(r.target, 120))}</span> <span class="status">${STATUS[r.status]}</span>${why}</summary>` +
-    `${ask ? approvalCard(ask) : ""}${summary}</details>`
-  );
+  return rowHtml(r, askKey(r.runId, r.callId), ask ? approvalCard(ask) : "", ask !== undefined);
+}
+
+function userHtml(it: UserTurn, turn: number | undefined, canRestore: boolean): string {
+  const who = it.steer ? "You, while it worked" : it.mode === "plan" ? "You · plan" : "You";
+  const chips = it.attached?.length
+    ? `<div class="chips">${it.attached.map((a) => `<span class="chip">${h(a)}</span>`).join("")}</div>`
+    : "";
+  const restore =
+    turn !== undefined && canRestore
+      ? `<button class="link restore" data-action="restore" data-turn="${turn}" title="Put the files back as they were before this turn">Restore to here</button>`
+      : "";
+  return `<div class="turn user"><div class="who">${who}${restore}</div><div class="body">${h(it.text)}</div>${chips}</div>`;
 }
 
 /** A run's end: outcome, steps, tokens, dollars, calls that did not go, and how its check
@@ -98,8 +81,10 @@ function checkWords(r: ToolRow): string {
 
 function itemHtml(it: Item, pending: ReadonlyMap<string, ApproveParams>, c: Conversation): string {
   switch (it.kind) {
-    case "user":
-      return `<div class="turn user"><div class="who">You</div><div class="body">${h(it.text)}</div></div>`;
+    case "user": {
+      const turn = it.steer ? undefined : c.turns().indexOf(it) + 1;
+      return userHtml(it, turn, c.running === undefined);
+    }
     case "text":
       return `<div class="turn words md">${renderMarkdown(it.text)}</div>`;
     case "tool":
@@ -111,14 +96,32 @@ function itemHtml(it: Item, pending: ReadonlyMap<string, ApproveParams>, c: Conv
   }
 }
 
-export function conversationHtml(c: Conversation, pending: ReadonlyMap<string, ApproveParams>): string {
+/** What the first run needs, as the panel knows it. */
+export interface Setup {
+  /** The provider the server will use ("openai" when the setting is empty). */
+  provider: string;
+  /** A key is stored, or none is needed (a custom base URL), or the environment may have one. */
+  keyKnown: boolean;
+}
+
+function emptyHtml(setup: Setup | undefined): string {
+  const intro = `<p class="muted empty">Ask the agent to do something in this workspace. Its words, each tool call and what it changed appear here.</p>`;
+  if (setup === undefined || setup.keyKnown) return intro;
+  return (
+    `<div class="setup"><p><b>Two steps before the first run:</b></p><ol>` +
+    `<li>The model provider: <b>${h(setup.provider)}</b> <button class="link" data-action="openSetting" data-setting="harness.provider.name">Choose provider…</button></li>` +
+    `<li>Its API key (kept in VS Code's secret storage): <button data-action="setApiKey">Set API Key for ${h(setup.provider)}</button></li>` +
+    `</ol><p class="muted">A local server (vLLM, llama.cpp, Ollama) needs no key: set its address in <button class="link" data-action="openSetting" data-setting="harness.provider.baseUrl">Provider: Base Url</button>.</p></div>` +
+    intro
+  );
+}
+
+export function conversationHtml(c: Conversation, pending: ReadonlyMap<string, ApproveParams>, setup?: Setup): string {
   const out = c.items.map((it) => itemHtml(it, pending, c));
   for (const ask of pending.values()) {
     if (c.row(ask.runId, ask.callId) === undefined) out.push(approvalCard(ask));
   }
-  if (out.length === 0) {
-    return `<p class="muted empty">Ask the agent to do something in this workspace. Its words, each tool call and what it changed appear here.</p>`;
-  }
+  if (out.length === 0) return emptyHtml(setup);
   return out.join("");
 }
 
@@ -132,8 +135,24 @@ function bar(used: number, ceiling: number): string {
   );
 }
 
-export function budgetHtml(b: Budget | undefined): string {
-  if (b === undefined) return `<div class="budget muted">No run yet in this conversation.</div>`;
+/** The header: the conversation's run in progress (and its waiting approval), and its budget. */
+export function budgetHtml(b: Budget | undefined, running?: number, waiting?: ApproveParams, ran = false): string {
+  const state = headerState(running, waiting);
+  if (b === undefined || (running !== undefined && b.runId !== running)) {
+    const idle = running === undefined && !ran ? "No run yet in this conversation." : "";
+    return `<div class="budget">${state}${idle ? `<span class="muted">${idle}</span>` : ""}</div>`;
+  }
+  return state + budgetBody(b);
+}
+
+function headerState(running: number | undefined, waiting: ApproveParams | undefined): string {
+  if (waiting !== undefined) {
+    return `<div class="state waiting"><button class="link" data-action="showApproval">Run ${waiting.runId} waits for your approval: ${h(oneLine(`${waiting.act} ${waiting.target}`, 80))}</button></div>`;
+  }
+  return running === undefined ? "" : `<div class="state">Run ${running} in progress…</div>`;
+}
+
+function budgetBody(b: Budget): string {
   const cost = typeof b.costUsd === "number" ? ` · ${dollars(b.costUsd)}` : "";
   const share = cachedShare(b);
   const cached = share === undefined ? "" : ` · cached ${percent(share)}`;
@@ -162,12 +181,19 @@ export function historyHtml(rows: readonly ConversationRow[], open: number | und
   if (rows.length === 0) return `<p class="muted">No conversations in this workspace yet.</p>`;
   const items = rows.map((r) => {
     const cls = r.conversationId === open ? "conv open" : "conv";
-    const outcome = r.lastOutcome ? outcomeShort(r.lastOutcome) : "running";
+    const outcome = r.lastOutcome ? outcomeShort(r.lastOutcome) : r.finishedAt ? "ended" : "running";
+    const when = r.startedAt ? ` · ${h(dateShort(r.startedAt))}` : "";
     return (
       `<li><button class="${cls}" data-action="openConversation" data-conversation="${r.conversationId}">` +
       `<span class="goal">${h(oneLine(r.goal, 90))}</span>` +
-      `<span class="muted">${plural(r.runs, "run")} · ${h(outcome)} · ${short(r.spentTokens)} tokens</span></button></li>`
+      `<span class="muted">${plural(r.runs, "run")} · ${h(outcome)} · ${short(r.spentTokens)} tokens${when}</span></button></li>`
     );
   });
   return `<ul class="history">${items.join("")}</ul>`;
+}
+
+/** "2026-12-07T11:02:03+00:00" → "2026-12-07 11:02" (the store's UTC time, as written). */
+export function dateShort(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})/.exec(iso);
+  return m ? `${m[1]} ${m[2]}` : iso;
 }

@@ -200,7 +200,7 @@ interface EventBase {
 }
 export type RunEvent = EventBase &
   (
-    | { kind: "user"; text: string }
+    | { kind: "user"; text: string; steer?: boolean; mode?: string }
     | { kind: "text"; delta: string }
     | { kind: "toolCall"; callId: string; name: string; arguments: unknown; target?: string | null }
     | {
@@ -212,7 +212,15 @@ export type RunEvent = EventBase &
         diff?: string | null;
         decision?: string | null;
       }
-    | { kind: "toolResult"; callId: string; status: string; why?: string | null; summary?: string | null }
+    | {
+        kind: "toolResult";
+        callId: string;
+        status: string;
+        why?: string | null;
+        summary?: string | null;
+        /** A few lines of what the call gave (an edit's diff, an output's head and tail). */
+        detail?: string | null;
+      }
     | ({ kind: "budget" } & Omit<Budget, "runId">)
     | ({ kind: "end" } & Omit<RunFinished, "runId">)
   );

@@ -6,12 +6,12 @@
 import * as vscode from "vscode";
 import { MessageType } from "vscode-languageclient/node";
 import { currentSettings, message, settingReader, ServerNotRunning, type HarnessClient } from "./client";
-import { folderArg, pickFolder } from "./folders";
-import { endNotice, exact, oneLine } from "./format";
+import { fileFolders, folderArg, pickFolder } from "./folders";
+import { callCounts, endNotice, exact, oneLine, outcomeShort, plural } from "./format";
 import { notifyWith, OPEN_SETTINGS, openSetting } from "./messages";
 import { errorData } from "./words";
 import { pickText } from "./plainText";
-import { Cmd, type RunFinished, type Status } from "./protocol";
+import { Cmd, type ErrorData, type RunFinished, type Status } from "./protocol";
 import { SECTION } from "./settings";
 import type { BudgetItem } from "./statusBar";
 import type { StatusModel } from "./statusModel";
@@ -70,6 +70,13 @@ function budgetLine(): string {
 export interface RunActions {
   showTrace(runId?: number): Promise<void>;
   revertRun(runId?: number): Promise<void>;
+  /** The conversation panel is on screen (its end line says how the run went). */
+  panelVisible?(): boolean;
+  showPanel?(): Promise<void>;
+  /** Run Task's goal, run in the panel (drawn live there). */
+  runInPanel?(goal: string): Promise<void>;
+  /** A run's error (a provider's reason), for the panel to show inline. */
+  runError?(runId: number, error: ErrorData): void;
 }
 
 export class Runs {
@@ -119,6 +126,7 @@ export class Runs {
     const goal = await askGoal(folder, draft ?? this.state.get<string>(LAST_GOAL, ""));
     if (goal === undefined || !goal.trim()) return;
     await this.state.update(LAST_GOAL, goal);
+    if (this.actions.runInPanel && folder === fileFolders()[0]) return this.actions.runInPanel(goal);
     let runId: number;
     try {
       ({ runId } = await this.client.command<{ runId: number }>(Cmd.run, {
@@ -186,7 +194,11 @@ export class Runs {
   }
 
   private async announce(f: RunFinished): Promise<void> {
-    const notice = endNotice(f, this.client.takeRunError(f.runId));
+    const error = this.client.takeRunError(f.runId);
+    if (error !== undefined) this.actions.runError?.(f.runId, error);
+    if (this.actions.panelVisible?.()) return; // the panel's end line says it
+    if (this.actions.showPanel) return this.announceShort(f, error !== undefined);
+    const notice = endNotice(f, error);
     const buttons = notice.setting ? [OPEN_SETTINGS, "Show Trace"] : ["Show Trace"];
     // Revert only when the run changed something (or the server does not say).
     if (!Array.isArray(f.filesChanged) || f.filesChanged.length > 0) buttons.push("Revert");
@@ -200,5 +212,20 @@ export class Runs {
     if (pick === OPEN_SETTINGS && notice.setting) await openSetting(notice.setting);
     if (pick === "Show Trace") await this.actions.showTrace(f.runId);
     if (pick === "Revert") await this.actions.revertRun(f.runId);
+  }
+
+  /** The panel is hidden: one short notification, counts only, and "Show" opens the panel. */
+  private async announceShort(f: RunFinished, failed: boolean): Promise<void> {
+    const bits = [`Harness: run ${f.runId} ${outcomeShort(f.outcome)}`, plural(f.steps, "step")];
+    const files = Array.isArray(f.filesChanged) ? f.filesChanged.length : 0;
+    if (files) bits.push(`${plural(files, "file")} changed`);
+    const counts = callCounts(f);
+    if (counts) bits.push(counts);
+    const show =
+      failed || f.outcome === "provider_error"
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
+    const pick = await show(bits.join(" · "), "Show");
+    if (pick === "Show") await this.actions.showPanel?.();
   }
 }

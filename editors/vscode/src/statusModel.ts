@@ -36,6 +36,9 @@ export class StatusModel {
   private current: number | undefined;
   private finished: Finished | undefined;
   private readonly waiting: Waiting[] = [];
+  /** Runs whose end was heard: a start (or a status) reported after it never revives one —
+   * `harness/runFinished` of a fast run can arrive before `harness.run`'s answer. */
+  private readonly ended = new Set<number>();
 
   approvalWaiting(w: Waiting): void {
     this.waiting.push(w);
@@ -48,12 +51,14 @@ export class StatusModel {
 
   /** A run this window started: it takes the item over at once. */
   runStarted(runId: number): void {
+    if (this.ended.has(runId)) return;
     if (!this.active.has(runId)) this.active.set(runId, undefined);
     this.current = runId;
     this.finished = undefined;
   }
 
   budget(b: Budget): void {
+    if (this.ended.has(b.runId)) return;
     this.active.set(b.runId, b);
     this.current = b.runId;
     this.finished = undefined;
@@ -63,6 +68,7 @@ export class StatusModel {
     const last =
       this.active.get(f.runId) ?? (this.finished?.result.runId === f.runId ? this.finished.budget : undefined);
     this.active.delete(f.runId);
+    this.ended.add(f.runId);
     if (this.current === f.runId) this.current = this.latestActive();
     if (this.current === undefined) {
       this.finished = { result: f, budget: last && { ...last, spentTokens: f.spentTokens } };
@@ -72,6 +78,7 @@ export class StatusModel {
   /** A new server process: runs the window saw active belonged to the one before. */
   serverStarted(): void {
     this.active.clear();
+    this.ended.clear(); // a new store may number runs from 1 again
     this.current = undefined;
   }
 
@@ -85,6 +92,7 @@ export class StatusModel {
       maxEntries: ws?.maxEntries ?? global?.maxEntries,
     };
     for (const run of s.runs) {
+      if (this.ended.has(run.runId)) continue;
       if (!this.active.has(run.runId) || this.active.get(run.runId) === undefined) {
         this.active.set(run.runId, run.lastBudget ?? budgetOf(run));
         this.current ??= run.runId;

@@ -132,8 +132,9 @@ class Workbench:
         expect(self.page.locator(".notification-list-item:visible")).to_have_count(0)
 
     def webview(self) -> FrameLocator:
-        """The content of the active webview (two iframes deep)."""
-        return self.page.frame_locator("iframe.webview.ready").frame_locator("#active-frame")
+        """The content of the active editor's webview (two iframes deep; not the panel's)."""
+        editor = 'iframe.webview.ready:not([src*="purpose=webviewView"])'
+        return self.page.frame_locator(editor).frame_locator("#active-frame")
 
     def panel(self) -> FrameLocator:
         """The content of the Harness conversation panel (a webview view, two iframes deep)."""

@@ -38,6 +38,7 @@ const SPEC_COMMANDS: Record<string, string> = {
   "harness.review.keepAll": "Harness: Keep All Changes of the Conversation",
   "harness.review.undoAll": "Harness: Undo All Changes of the Conversation…",
   "harness.attachAndFocus": "Harness: Attach to the Conversation",
+  "harness.focusPrompt": "Harness: Focus the Prompt Box",
 };
 
 test("the panel: a webview view harness.conversation in its own activity-bar container Harness", () => {

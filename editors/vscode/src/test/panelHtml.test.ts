@@ -206,3 +206,33 @@ test("the end line says how the run's check went and with which command, as the 
     `<div class="end">Run 24 finished · 2 steps · 10 tokens</div>`,
   ]);
 });
+
+test("the header: the run in progress and its waiting approval, before any budget", () => {
+  const waiting = ask("c9", "exec", { runId: 7, target: "make test" });
+  assert.match(budgetHtml(undefined, 7), /Run 7 in progress…/);
+  assert.match(
+    budgetHtml(undefined, 7, waiting),
+    /data-action="showApproval">Run 7 waits for your approval: exec make test/,
+  );
+  assert.doesNotMatch(budgetHtml(undefined, 7), /No run yet/);
+  assert.match(budgetHtml(undefined), /No run yet in this conversation/);
+  assert.doesNotMatch(budgetHtml(undefined, undefined, undefined, true), /No run yet/);
+});
+
+test("history rows carry their dates; a conversation with a finish is not 'running'", () => {
+  const html = historyHtml(
+    [
+      {
+        conversationId: 3,
+        goal: "g",
+        runs: 2,
+        lastOutcome: null,
+        spentTokens: 10,
+        startedAt: "2026-12-07T11:02:03+00:00",
+        finishedAt: "2026-12-07T11:03:00+00:00",
+      },
+    ],
+    3,
+  );
+  assert.match(html, /2 runs · ended · 10 tokens · 2026-12-07 11:02/);
+});

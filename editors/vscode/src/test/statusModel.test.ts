@@ -151,3 +151,33 @@ test("issue 23 item 2: while an approval waits the item says so (and what), then
   assert.equal(m.view().approval, false);
   assert.match(m.view().text, /48\.2k\/2M/);
 });
+
+test("a run that finished before harness.run answered never leaves the item busy (x30)", () => {
+  const m = new StatusModel();
+  for (let runId = 1; runId <= 30; runId++) {
+    // The fake provider answers at once: its budget and end arrive before the run's id does.
+    m.budget(budget(runId, 100));
+    m.runFinished({ runId, outcome: "finished", steps: 1, spentTokens: 100, refused: 0, denied: 0, failed: 0 });
+    m.runStarted(runId);
+    m.status(
+      status({
+        runs: [
+          {
+            runId,
+            goal: "g",
+            workspace: "/ws",
+            step: 1,
+            maxSteps: 100,
+            spentTokens: 1,
+            tokenBudget: 9,
+            lastBudget: null,
+            awaitingApproval: false,
+          },
+        ] as unknown as Status["runs"],
+      }),
+    );
+    assert.deepEqual(m.activeRuns(), []);
+    assert.doesNotMatch(m.view().text, /starting/);
+  }
+  assert.match(m.view().text, /finished/);
+});
