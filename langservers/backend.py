@@ -53,6 +53,8 @@ class HeadlessSemantics:
         self._busy: dict[str, int] = {}  # queries in flight per server
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._stopping: set[asyncio.Task[None]] = set()
+        self._documents: dict[str, asyncio.Lock] = {}  # one opening of a document at a time
+        self._shadows = 0
 
     def after_edit_wait_ms(self) -> int | None:
         return self.config.wait_ms if self.config.after_edit == "turn" else None
@@ -224,6 +226,25 @@ class HeadlessSemantics:
     ) -> tuple[Diagnostic, ...]:
         running = await self._server(spec)
         uri = (self.root / path).as_uri()
+        lock = self._documents.setdefault(uri, asyncio.Lock())
+        if lock.locked() and spec.text_only_diagnostics:
+            return await self._published(running, path, self._shadow(path), text, wait_ms)
+        async with lock:
+            return await self._published(running, path, uri, text, wait_ms)
+
+    def _shadow(self, path: str) -> str:
+        """A document URI of its own for a second text of ``path`` asked while the first is
+        open (same file name, so a server whose diagnostics depend on the text alone says
+        the same words): the server's per-document debounce then runs for both at once."""
+        self._shadows += 1
+        real = self.root / path
+        return (real.parent / f".harness-text-{self._shadows}" / real.name).as_uri()
+
+    async def _published(
+        self, running: Running, path: str, uri: str, text: str, wait_ms: int
+    ) -> tuple[Diagnostic, ...]:
+        """Open ``uri`` with ``text``; the diagnostics the server publishes for that
+        opening, as soon as it does (at most ``wait_ms``)."""
         version = self._open(running, uri, text)
 
         def arrived() -> bool:

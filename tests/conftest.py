@@ -1,6 +1,8 @@
 """Shared fixtures: ``fake_llm`` starts fake model servers (tests/support/fake_llm.py);
 ``pg_cluster`` a PostgreSQL cluster for the session, ``store_location`` a fresh store on
-each backend (tests/support/pg.py)."""
+each backend (tests/support/pg.py). Every test of a module with a module-scoped fixture is
+marked ``xdist_group(<module>)``, so ``pytest -n N --dist loadgroup`` keeps that module in
+one process (its fixture built once) and spreads every other module's tests."""
 
 from __future__ import annotations
 
@@ -17,6 +19,18 @@ from tests.support.pg import Cluster, start_cluster
 from tests.support.pg import unavailable as pg_unavailable
 
 MakeFakeLLM = Callable[..., FakeLLM]
+SHARED_SCOPES = ("module", "package")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group the tests of a module that shares an expensive fixture (a code-server, a
+    Neovim, a sweep) into one process under ``--dist loadgroup``."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if any(d.scope in SHARED_SCOPES for chain in defs for d in chain):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))  # type: ignore[attr-defined]
 
 
 @pytest.fixture

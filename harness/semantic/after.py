@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,6 +64,8 @@ def _decode(data: bytes | None) -> str | None:
 async def _delta(
     port: SemanticPort, workspace: Workspace, path: str, before: bytes | None, wait_ms: int
 ) -> list[Diagnostic]:
+    """The diagnostics the writes of ``path`` introduced; the before and the after text are
+    asked at once (a port that cannot answer both of one file at once queues them)."""
     try:
         now = await asyncio.to_thread(workspace.read_bytes, path)
     except (ContainmentError, OSError):
@@ -72,8 +74,19 @@ async def _delta(
     if after_text is None:
         return []
     before_text = _decode(before)
-    old = await port.diagnostics(path, before_text, wait_ms) if before_text is not None else ()
-    return introduced(old, await port.diagnostics(path, after_text, wait_ms))
+    if before_text is None:
+        return introduced((), await port.diagnostics(path, after_text, wait_ms))
+    old, new = await asyncio.gather(
+        port.diagnostics(path, before_text, wait_ms), port.diagnostics(path, after_text, wait_ms)
+    )
+    return introduced(old, new)
+
+
+async def _unless_unavailable(work: Awaitable[list[Diagnostic]]) -> list[Diagnostic]:
+    try:
+        return await work
+    except SemanticUnavailable:
+        return []
 
 
 def _readable(gate: Gate, path: str) -> bool:
@@ -86,18 +99,20 @@ async def diagnostics_now(
 ) -> list[Diagnostic]:
     """The current errors and warnings of ``paths`` (the ones the read policy allows), as
     the servers see the files on disk now — e.g. after an undo changed them."""
-    found: list[Diagnostic] = []
-    for path in dict.fromkeys(paths):
-        if not _readable(gate, path):
-            continue
-        try:
-            text = _decode(await asyncio.to_thread(workspace.read_bytes, path))
-            if text is not None:
-                got = await port.diagnostics(path, text, wait_ms)
-                found += [d for d in got if d.severity in SHOWN_SEVERITIES]
-        except (ContainmentError, OSError, SemanticUnavailable):
-            continue
-    return found
+    readable = [p for p in dict.fromkeys(paths) if _readable(gate, p)]
+    found = await asyncio.gather(*(_now(port, workspace, p, wait_ms) for p in readable))
+    return [d for got in found for d in got]
+
+
+async def _now(
+    port: SemanticPort, workspace: Workspace, path: str, wait_ms: int
+) -> list[Diagnostic]:
+    try:
+        text = _decode(await asyncio.to_thread(workspace.read_bytes, path))
+        got = await port.diagnostics(path, text, wait_ms) if text is not None else ()
+    except (ContainmentError, OSError, SemanticUnavailable):
+        return []
+    return [d for d in got if d.severity in SHOWN_SEVERITIES]
 
 
 async def after_turn(
@@ -112,14 +127,11 @@ async def after_turn(
     """The turn's entry, or None (nothing written, nothing new, switched off)."""
     if port is None or wait_ms is None or not writes:
         return None
-    found: list[Diagnostic] = []
-    for path, before in list(_firsts(writes).items())[:MAX_FILES]:
-        if not _readable(gate, path):
-            continue
-        try:
-            found += await _delta(port, workspace, path, before, wait_ms)
-        except SemanticUnavailable:
-            continue
+    firsts = [(p, b) for p, b in list(_firsts(writes).items())[:MAX_FILES] if _readable(gate, p)]
+    deltas = await asyncio.gather(
+        *(_unless_unavailable(_delta(port, workspace, p, b, wait_ms)) for p, b in firsts)
+    )
+    found = [d for delta in deltas for d in delta]
     if not found:
         return None
     head = f"[{KIND}] (after the writes at step {step})"

@@ -30,11 +30,14 @@ DEFAULT_IDLE_MINUTES = 10.0
 @dataclass(frozen=True)
 class LanguageServer:
     """One server the user chose: its language name, its command line, the file
-    extensions it answers for."""
+    extensions it answers for. ``text_only_diagnostics``: its diagnostics depend on the
+    document's text and file name alone, not on its directory (the bundled jedi's are
+    ``compile()``'s syntax errors), so two texts of one file may be asked at once."""
 
     name: str
     argv: tuple[str, ...]
     extensions: tuple[str, ...]
+    text_only_diagnostics: bool = False
 
     @property
     def program(self) -> str:
@@ -72,7 +75,9 @@ def jedi_server() -> LanguageServer | None:
     """The bundled Python server: next to this interpreter, else on ``PATH``."""
     beside = Path(sys.executable).parent / "jedi-language-server"
     found = str(beside) if beside.is_file() else shutil.which("jedi-language-server")
-    return LanguageServer("python", (found,), (".py", ".pyi")) if found else None
+    if not found:
+        return None
+    return LanguageServer("python", (found,), (".py", ".pyi"), text_only_diagnostics=True)
 
 
 def parse_semantic(data: Mapping[str, Any], source: str) -> SemanticConfig:

@@ -6,7 +6,7 @@ confirm named only relative paths, and clicking it rewrote files there."""
 
 from __future__ import annotations
 
-import asyncio
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,38 +29,54 @@ class Folders:
     runs: dict[str, int]  # folder name -> run id
 
 
-async def cli_run(tmp: Path, ws: Path, store: Path, *turns: dict[str, Any]) -> int:
+def cli_run(tmp: Path, ws: Path, store: Path, *turns: dict[str, Any]) -> int:
     path = script(tmp / f"{ws.name}-turns.json", *turns, {"content": "done"})
-    out = await asyncio.to_thread(
-        harness, "run", "edit", "--script", path, "-w", ws, "--store", store, "--json"
-    )
+    out = harness("run", "edit", "--script", path, "-w", ws, "--store", store, "--json")
     assert out.code == 0, out.stderr
     run_id: int = out.json()["runId"]
     return run_id
 
 
-@pytest.fixture
-async def folders(bare: HarnessClient, fake: FakeLLM, store: Path, tmp_path: Path) -> Folders:
-    made = {}
+@dataclass(frozen=True)
+class Made:
+    live: Path  # the folders and the store the tests use, at the same paths every test
+    pristine: Path  # their copy as the three CLI runs left them
+    runs: dict[str, int]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
+    """The three folders and their CLI runs, made once for the module (three editing runs
+    are most of a test's time); each test gets them back as they were, at the same paths
+    (the store records them)."""
+    base = tmp_path_factory.mktemp("scope")
+    live, store = base / "live", base / "live" / "store" / "harness.db"
+    runs = {}
     for name in ("one", "two", "other"):
-        ws = tmp_path / name
-        ws.mkdir()
+        ws = live / name
+        ws.mkdir(parents=True)
         (ws / "a.py").write_text(f"A = '{name}'\n")
         (ws / "b.py").write_text("B = 1\n")
-        made[name] = ws
-    runs = {}
-    for name, ws in made.items():
-        runs[name] = await cli_run(
-            tmp_path,
+        runs[name] = cli_run(
+            base,
             ws,
             store,
             calls(call("edit_file", path="a.py", old="A =", new="A_RENAMED =")),
             calls(call("write_file", path="new/c.py", content="C = 1\n")),
         )
-    opened = [made["one"], made["two"]]
-    await bare.initialize_session(initialize_params(opened, settings(fake, store)))
+    shutil.copytree(live, base / "pristine", symlinks=True)
+    return Made(live, base / "pristine", runs)
+
+
+@pytest.fixture
+async def folders(bare: HarnessClient, fake: FakeLLM, made: Made) -> Folders:
+    shutil.rmtree(made.live)
+    shutil.copytree(made.pristine, made.live, symlinks=True)
+    one, two, other = (made.live / name for name in ("one", "two", "other"))
+    store = made.live / "store" / "harness.db"
+    await bare.initialize_session(initialize_params([one, two], settings(fake, store)))
     await wait_watching(bare)
-    return Folders(made["one"], made["two"], made["other"], runs)
+    return Folders(one, two, other, dict(made.runs))
 
 
 async def refused(client: HarnessClient, code: int, name: str, *arguments: Any) -> str:
