@@ -140,7 +140,9 @@ class Running:
         uri = self.root.as_uri()
         return lsp.InitializeParams(
             capabilities=_capabilities(),
-            process_id=os.getpid(),
+            # Inside the sandbox's own PID namespace our pid names no process: a server that
+            # watches its client's pid (basedpyright, every few seconds) would exit.
+            process_id=None if self.how.startswith("sandboxed") else os.getpid(),
             root_uri=uri,
             workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.root.name)],
         )
