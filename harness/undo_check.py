@@ -7,7 +7,7 @@ server for the file's language: ``None`` with the reason."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,16 +37,20 @@ async def undo_diagnostics(
     workspace: Path,
     before: Mapping[str, bytes | None],
     touched: list[str],
+    written: Sequence[str] = (),
 ) -> dict[str, Any]:
     """``{"diagnostics": [...] | None, "diagnosticsReason": str}`` for an undo's result: the
     errors and warnings the undo of ``touched`` (workspace-relative; ``before`` their bytes
-    before it) introduced. ``None``: no language server answered for any of them."""
+    before it) introduced in them and in the rest of ``written`` (the files the undone runs
+    wrote: undoing one file of a rename breaks the other). ``None``: no language server
+    answered for any of them."""
     if port is None or not touched:
         return {"diagnostics": None if port is None else [], "diagnosticsReason": _why(port)}
     from harness.semantic.after import diagnostics_introduced
 
+    others = [p for p in dict.fromkeys(written) if p not in touched]
     found = await diagnostics_introduced(
-        port, workspace, {p: before.get(p) for p in touched}, WAIT_MS
+        port, workspace, {p: before.get(p) for p in touched}, _wait_ms(port), others
     )
     if found is None:
         return {"diagnostics": None, "diagnosticsReason": NO_SERVER}
@@ -63,10 +67,18 @@ class Undone:
     workspace: Path
     before: Mapping[str, bytes | None]
     touched: list[str]
+    written: Sequence[str] = ()
 
     async def answer(self) -> dict[str, Any]:
-        found = await undo_diagnostics(self.port, self.workspace, self.before, self.touched)
+        found = await undo_diagnostics(
+            self.port, self.workspace, self.before, self.touched, self.written
+        )
         return {**self.result, **found}
+
+
+def _wait_ms(port: SemanticPort) -> int:
+    """The user's ``diagnosticsWaitMs`` when after-edit diagnostics are on, else WAIT_MS."""
+    return port.after_edit_wait_ms() or WAIT_MS
 
 
 def _why(port: SemanticPort | None) -> str:

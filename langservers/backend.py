@@ -26,6 +26,7 @@ from harness.semantic.text import lines_of, units
 from harness.tools.environment import exec_environment
 from langservers import convert
 from langservers.client import Running, ServerFailed
+from langservers.sources import sources
 
 log = logging.getLogger(__name__)
 MAX_RESTARTS = 1
@@ -156,7 +157,10 @@ class HeadlessSemantics:
     async def _answer(self, spec: LanguageServer, query: Query) -> Answer:
         running = await self._server(spec)
         uri = (self.root / query.path).as_uri()
+        others: list[str] = []
         try:
+            if query.method != "symbols" and not spec.text_only_diagnostics:
+                others = await self._open_others(running, spec, query.path)
             return await self._ask(running, query, uri)
         except ServerFailed as exc:
             await self._failed(spec, running, exc)
@@ -170,9 +174,25 @@ class HeadlessSemantics:
             ) from None
         finally:
             if running.alive:
-                running.client.text_document_did_close(
-                    lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
-                )
+                for done in (uri, *others):
+                    running.client.text_document_did_close(
+                        lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(done))
+                    )
+
+    async def _open_others(self, running: Running, spec: LanguageServer, path: str) -> list[str]:
+        """Open the workspace's other files of ``spec``'s language (as on disk; at most
+        ``MAX_OTHERS``) before a cross-file question: a server that analyses the workspace
+        in the background (basedpyright) answers references and rename for open files
+        only until that analysis ends. A server reads these files from disk anyway."""
+        found = await asyncio.to_thread(sources, self.root, spec.extensions, path)
+        opened: list[str] = []
+        for rel, text in found:
+            uri = (self.root / rel).as_uri()
+            if self._documents.get(uri, asyncio.Lock()).locked():
+                continue  # a diagnostics question has it open with a text of its own
+            self._open(running, uri, text)
+            opened.append(uri)
+        return opened
 
     def _open(self, running: Running, uri: str, text: str) -> int:
         """Open the document at a version of its own (so the diagnostics published for it
@@ -221,6 +241,35 @@ class HeadlessSemantics:
         with self._use(spec.name):
             return await self._diagnostics(spec, path, text, wait_ms)
 
+    async def diagnostics_beside(
+        self, path: str, text: str, beside: Mapping[str, str], wait_ms: int
+    ) -> tuple[Diagnostic, ...] | None:
+        spec = self.config.server_for(path)
+        if spec is None:
+            return ()
+        if spec.text_only_diagnostics:
+            return None
+        with self._use(spec.name):
+            running = await self._server(spec)
+            opened = [
+                self._open_as(running, other, body)
+                for other, body in beside.items()
+                if other != path and self.config.server_for(other) == spec
+            ]
+            try:
+                return await self._diagnostics(spec, path, text, wait_ms)
+            finally:
+                for uri in opened:
+                    if running.alive:
+                        running.client.text_document_did_close(
+                            lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+                        )
+
+    def _open_as(self, running: Running, path: str, text: str) -> str:
+        uri = (self.root / path).as_uri()
+        self._open(running, uri, text)
+        return uri
+
     async def _diagnostics(
         self, spec: LanguageServer, path: str, text: str, wait_ms: int
     ) -> tuple[Diagnostic, ...]:
@@ -248,11 +297,13 @@ class HeadlessSemantics:
         version = self._open(running, uri, text)
 
         def arrived() -> bool:
-            return running.diagnostics.get(uri, (None, []))[0] == version
+            return running.pull or running.diagnostics.get(uri, (None, []))[0] == version
 
         try:
             async with running.published:
                 await asyncio.wait_for(running.published.wait_for(arrived), wait_ms / 1000)
+            if running.pull:
+                return convert.diagnostics(path, await _pull(running, uri))
         except TimeoutError:
             pass
         finally:
@@ -262,6 +313,13 @@ class HeadlessSemantics:
                 )
         said, found = running.diagnostics.get(uri, (None, []))
         return convert.diagnostics(path, found if said in (version, None) else [])
+
+
+async def _pull(running: Running, uri: str) -> list[lsp.Diagnostic]:
+    """The server's diagnostics of ``uri`` asked for (``textDocument/diagnostic``)."""
+    params = lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier(uri))
+    report = await running.call(running.client.text_document_diagnostic_async(params))
+    return list(getattr(report, "items", None) or [])
 
 
 def _with(base: Answer, **fields: Any) -> Answer:

@@ -25,6 +25,21 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 STOP_TIMEOUT_S = 5.0
 STDERR_KEEP = 4000
+# Asked by servers (basedpyright asks the first, and exits when it is not answered).
+REFRESH = (
+    lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
+    lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+    lsp.WORKSPACE_INLAY_HINT_REFRESH,
+    lsp.WORKSPACE_CODE_LENS_REFRESH,
+)
+# Said by servers (basedpyright: the last three), needing no answer.
+QUIET = (
+    lsp.PROGRESS,
+    lsp.WINDOW_LOG_MESSAGE,
+    "pyright/beginProgress",
+    "pyright/reportProgress",
+    "pyright/endProgress",
+)
 
 
 class ServerFailed(Exception):
@@ -55,6 +70,9 @@ def _capabilities() -> lsp.ClientCapabilities:
             ),
             rename=lsp.RenameClientCapabilities(prepare_support=False),
             publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(),
+            # basedpyright then answers textDocument/diagnostic once it has checked the
+            # file (its pushed diagnostics come first empty, then whole: no telling when).
+            diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=True),
             synchronization=lsp.TextDocumentSyncClientCapabilities(did_save=True),
         ),
         window=lsp.WindowClientCapabilities(work_done_progress=True),
@@ -89,6 +107,7 @@ class Running:
         # uri -> (the document version they are for, None: unsaid; the diagnostics)
         self.diagnostics: dict[str, tuple[int | None, list[lsp.Diagnostic]]] = {}
         self.version = 0  # every document opened gets a new version number
+        self.pull = False  # the server answers textDocument/diagnostic (pull diagnostics)
         self.published = asyncio.Condition()
         self._stderr = bytearray()
         self._drainer: asyncio.Future[None] | None = None
@@ -108,12 +127,27 @@ class Running:
             return [None for _ in params.items]
 
         @c.feature(lsp.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator]
-        def _register(params: lsp.RegistrationParams) -> None:
-            return None
+        async def _register(params: lsp.RegistrationParams) -> None:
+            if any(r.method == lsp.TEXT_DOCUMENT_DIAGNOSTIC for r in params.registrations):
+                self.pull = True
+                async with self.published:
+                    self.published.notify_all()
 
         @c.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)  # type: ignore[untyped-decorator]
         def _progress(params: lsp.WorkDoneProgressCreateParams) -> None:
             return None
+
+        for asked in REFRESH:  # requests: a client that shows nothing has nothing to redo
+
+            @c.feature(asked)  # type: ignore[untyped-decorator]
+            def _refresh(params: Any) -> None:
+                return None
+
+        for said in QUIET:  # notifications a client may ignore; unhandled, pygls logs each
+
+            @c.feature(said)  # type: ignore[untyped-decorator]
+            def _ignored(params: Any) -> None:
+                return None
 
     async def start(self, env: Mapping[str, str]) -> None:
         argv, fds, self.how = command(self.spec, self.root, env)
@@ -134,6 +168,7 @@ class Running:
         result = await self.call(self.client.initialize_async(self._init_params()))
         negotiated = result.capabilities.position_encoding
         self.encoding = str(negotiated or "utf-16")
+        self.pull = self.pull or result.capabilities.diagnostic_provider is not None
         self.client.initialized(lsp.InitializedParams())
 
     def _init_params(self) -> lsp.InitializeParams:

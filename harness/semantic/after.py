@@ -139,11 +139,17 @@ async def after_turn(
 
 
 async def diagnostics_introduced(
-    port: SemanticPort, root: Path, before: Mapping[str, bytes | None], wait_ms: int
+    port: SemanticPort,
+    root: Path,
+    before: Mapping[str, bytes | None],
+    wait_ms: int,
+    others: Sequence[str] = (),
 ) -> list[Diagnostic] | None:
     """The errors and warnings each of ``before``'s files (workspace-relative, with its
     bytes before a change) has now that it did not have then — e.g. after an undo (issue
-    33). Only files the read policy allows; None when no server answered for any."""
+    33) — and those the change brought to ``others`` (files it did not change, e.g. the
+    rest of the run's files: ``harness.semantic.beside``). Only files the read policy
+    allows; None when no server answered for any."""
     from harness.policy import Gate, Policy
     from harness.policy.approval import UnavailableApprover
     from harness.workspace import Workspace
@@ -160,6 +166,12 @@ async def diagnostics_introduced(
             answered = True
         except SemanticUnavailable:
             continue
+    if answered:
+        from harness.semantic.beside import others_introduced
+
+        readable = [p for p in others if p not in before and _readable(gate, p)]
+        changed = {p: b for p, b in before.items() if _readable(gate, p)}
+        found += await others_introduced(port, workspace, changed, readable, wait_ms)
     return found if answered else None
 
 

@@ -6,9 +6,10 @@ end (the editor's language servers, or servers the harness starts itself) implem
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 Method = Literal["references", "rename", "symbols", "diagnostics"]
 # How a back end counts columns (LSP ``positionEncoding``): UTF-16 unless negotiated.
@@ -139,6 +140,20 @@ class SemanticPort(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class DiagnosticsBeside(Protocol):
+    """A port that can say a file's diagnostics as if other files held other texts (each
+    opened with its text first, so a type-aware server reads them instead of the disk)."""
+
+    async def diagnostics_beside(
+        self, path: str, text: str, beside: Mapping[str, str], wait_ms: int
+    ) -> tuple[Diagnostic, ...] | None:
+        """``path``'s diagnostics holding ``text`` while each of ``beside`` (workspace-
+        relative) holds its text; None: this server's diagnostics depend on a file's own
+        text alone (other files cannot change them)."""
+        ...
 
 
 @dataclass

@@ -49,7 +49,7 @@ def restore_turn(host: CommandHost, params: RestoreParams) -> Awaitable[dict[str
     written(host, done.workspace, done.files)
     touched = [f.path for f in done.files if f.changed_disk]
     port = host.runs.semantic_port(done.workspace)
-    return Undone(done.to_json(), port, done.workspace, before, touched).answer()
+    return Undone(done.to_json(), port, done.workspace, before, touched, list(before)).answer()
 
 
 __all__: list[str] = []

@@ -106,7 +106,7 @@ def _revert_one_run(host: CommandHost, run_id: int, force: bool) -> Undone:
     written(host, result.workspace, result.files)
     touched = [f.path for f in result.files if f.changed_disk]
     port = host.runs.semantic_port(result.workspace)
-    return Undone(result.to_json(), port, result.workspace, before, touched)
+    return Undone(result.to_json(), port, result.workspace, before, touched, list(before))
 
 
 @handles("harness.run.changes")
@@ -159,7 +159,10 @@ def revert_file(host: CommandHost, params: RevertFileParams) -> Awaitable[dict[s
     written(host, workspace, (done,))
     touched = [done.path] if done.changed_disk else []
     result = {**named(params), "workspace": str(workspace), **done.to_json()}
-    return Undone(result, host.runs.semantic_port(workspace), workspace, before, touched).answer()
+    port = host.runs.semantic_port(workspace)
+    store = host.store()
+    wrote = [p for r in runs for p in store.files_changed(r)]
+    return Undone(result, port, workspace, before, touched, wrote).answer()
 
 
 def named(params: ChangesParams) -> dict[str, int | None]:

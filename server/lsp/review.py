@@ -60,7 +60,8 @@ def revert_hunk(host: CommandHost, params: RevertHunkParams) -> Awaitable[dict[s
         "toReview": after.to_review,
     }
     port = host.runs.semantic_port(workspace)
-    return Undone(result, port, workspace, before, [path]).answer()
+    wrote = [p for r in runs for p in host.store().files_changed(r)]
+    return Undone(result, port, workspace, before, [path], wrote).answer()
 
 
 @handles("harness.run.keep")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from pygls.protocol import JsonRPCProtocol
 from harness.semantic.model import (
     Answer,
     Diagnostic,
+    DiagnosticsBeside,
     Encoding,
     Query,
     SemanticPort,
@@ -115,6 +116,14 @@ class EditorSemantics:
             except EditorUnavailable as exc:
                 log.info("diagnostics %s: the editor did not answer (%s)", path, exc)
         return await self.fallback.diagnostics(path, text, wait_ms)
+
+    async def diagnostics_beside(
+        self, path: str, text: str, beside: Mapping[str, str], wait_ms: int
+    ) -> tuple[Diagnostic, ...] | None:
+        """Texts the disk does not hold: the headless back end's (the editor knows none)."""
+        if not isinstance(self.fallback, DiagnosticsBeside):
+            return None
+        return await self.fallback.diagnostics_beside(path, text, beside, wait_ms)
 
     def _holds(self, path: str, text: str) -> bool:
         try:
