@@ -167,11 +167,12 @@ async def diagnostics_introduced(
         except SemanticUnavailable:
             continue
     if answered:
-        from harness.semantic.beside import others_introduced
+        from harness.semantic.beside import others_then_and_now
 
         readable = [p for p in others if p not in before and _readable(gate, p)]
         changed = {p: b for p, b in before.items() if _readable(gate, p)}
-        found += await others_introduced(port, workspace, changed, readable, wait_ms)
+        pairs = await others_then_and_now(port, workspace, changed, readable, wait_ms)
+        found += [d for old, new in pairs for d in introduced(old, new)]
     return found if answered else None
 
 

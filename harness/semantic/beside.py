@@ -40,22 +40,24 @@ async def _read(workspace: Workspace, paths: Sequence[str]) -> dict[str, bytes |
     return found
 
 
-async def others_introduced(
+Diagnostics = tuple[Diagnostic, ...]
+
+
+async def others_then_and_now(
     port: object,
     workspace: Workspace,
     before: Mapping[str, bytes | None],
     others: Sequence[str],
     wait_ms: int,
-) -> list[Diagnostic]:
-    """The errors and warnings each of ``others`` has now that it did not have while the
-    files of ``before`` held the bytes given there (``others``: readable, unchanged)."""
-    from harness.semantic.after import introduced
-
+) -> list[tuple[Diagnostics, Diagnostics]]:
+    """Each of ``others``'s diagnostics (``others``: readable, unchanged) while the files of
+    ``before`` held the bytes given there, and now; the ones the server cannot say left out
+    (the caller keeps what is new: ``harness.semantic.after.introduced``)."""
     if not isinstance(port, DiagnosticsBeside) or not before:
         return []
     then = _texts(before)
     now = _texts(await _read(workspace, list(before)))
-    found: list[Diagnostic] = []
+    found: list[tuple[Diagnostics, Diagnostics]] = []
     for path, data in (await _read(workspace, list(others)[:MAX_OTHERS])).items():
         text = _texts({path: data}).get(path)
         if text is None:
@@ -66,8 +68,8 @@ async def others_introduced(
         except SemanticUnavailable:
             continue
         if old is not None and new is not None:
-            found += introduced(old, new)
+            found.append((old, new))
     return found
 
 
-__all__ = ["MAX_OTHERS", "others_introduced"]
+__all__ = ["MAX_OTHERS", "others_then_and_now"]
