@@ -303,7 +303,7 @@ class HeadlessSemantics:
             async with running.published:
                 await asyncio.wait_for(running.published.wait_for(arrived), wait_ms / 1000)
             if running.pull:
-                return convert.diagnostics(path, await _pull(running, uri))
+                return convert.diagnostics(path, await self._pull(running, uri))
         except TimeoutError:
             pass
         finally:
@@ -314,12 +314,19 @@ class HeadlessSemantics:
         said, found = running.diagnostics.get(uri, (None, []))
         return convert.diagnostics(path, found if said in (version, None) else [])
 
-
-async def _pull(running: Running, uri: str) -> list[lsp.Diagnostic]:
-    """The server's diagnostics of ``uri`` asked for (``textDocument/diagnostic``)."""
-    params = lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier(uri))
-    report = await running.call(running.client.text_document_diagnostic_async(params))
-    return list(getattr(report, "items", None) or [])
+    async def _pull(self, running: Running, uri: str) -> list[lsp.Diagnostic]:
+        """The server's diagnostics of ``uri`` asked for (``textDocument/diagnostic``); a
+        server that dies or hangs is handled as for any query; an error answer says none."""
+        params = lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier(uri))
+        try:
+            report = await running.call(running.client.text_document_diagnostic_async(params))
+        except ServerFailed as exc:
+            await self._failed(running.spec, running, exc)
+            raise  # unreachable: _failed raises
+        except Exception as exc:  # an error answer, or one that is not LSP
+            log.info("%s: textDocument/diagnostic failed: %s", running.spec.program, exc)
+            return []
+        return list(getattr(report, "items", None) or [])
 
 
 def _with(base: Answer, **fields: Any) -> Answer:
