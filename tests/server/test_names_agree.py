@@ -23,6 +23,7 @@ from server.lsp.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTIFICATIONS = {BUDGET, RUN_FINISHED, DID_WRITE, RUN_EVENT}
+REQUESTS = {m.method for m in protocol.REQUESTS}  # server -> client: approve, semantic
 PROTOCOL_TS = ROOT / "editors" / "vscode" / "src" / "protocolDecl.ts"
 LUA = ROOT / "editors" / "nvim"
 # Names the clients already use whose server side is on another branch -> that branch.
@@ -48,7 +49,7 @@ def test_the_vscode_notification_names_are_ones_the_server_sends() -> None:
     declared = set(re.findall(r'export const [A-Z_]+ = "(harness/[A-Za-z]+)"', text))
     assert RUN_EVENT in declared
     assert APPROVE in declared  # the panel answers approvals inline (issue 23)
-    assert declared <= NOTIFICATIONS | {APPROVE}
+    assert declared <= NOTIFICATIONS | REQUESTS
 
 
 def test_the_vscode_verification_call_id_is_the_servers() -> None:
@@ -91,7 +92,7 @@ def test_every_name_the_neovim_plugin_writes_is_the_servers() -> None:
     assert {"harness.run", "harness.run.events"} <= commands
     assert commands <= SERVED, commands - SERVED
     assert RUN_EVENT in methods
-    assert methods <= NOTIFICATIONS | {APPROVE}, methods - NOTIFICATIONS
+    assert methods <= NOTIFICATIONS | REQUESTS, methods - NOTIFICATIONS - REQUESTS
 
 
 def test_a_pending_name_is_not_served_yet() -> None:
@@ -104,11 +105,14 @@ def test_every_outcome_has_its_words_in_vscode_and_neovim() -> None:
     other outcome, not as the fallback "ended: store error"."""
     from harness.types import Outcome
 
-    ts = (ROOT / "editors" / "vscode" / "src" / "format.ts").read_text(encoding="utf-8")
-    start = ts.index("const OUTCOME_WORDS")
+    ts = PROTOCOL_TS.read_text(encoding="utf-8")  # format.ts and notify.lua use these
+    start = ts.index("export const OUTCOME_WORDS")
     ts_words = set(re.findall(r"^\s+([a-z_]+): \"", ts[start : ts.index("}", start)], re.M))
-    lua = (LUA / "lua" / "harness" / "notify.lua").read_text(encoding="utf-8")
-    block = lua[lua.index("M.OUTCOMES = {") : lua.index("}", lua.index("M.OUTCOMES = {"))]
+    lua = (LUA / "lua" / "harness" / "protocol.lua").read_text(encoding="utf-8")
+    block = lua[lua.index("M.outcomes = {") : lua.index("}", lua.index("M.outcomes = {"))]
     lua_words = set(re.findall(r"^\s+([a-z_]+) = ", block, re.M))
     assert {o.value for o in Outcome} - ts_words == set()
     assert {o.value for o in Outcome} - lua_words == set()
+    fmt = (ROOT / "editors" / "vscode" / "src" / "format.ts").read_text(encoding="utf-8")
+    assert "OUTCOME_WORDS" in fmt, "VS Code words outcomes from the declaration"
+    assert "protocol.outcomes" in (LUA / "lua" / "harness" / "notify.lua").read_text()
