@@ -89,9 +89,26 @@ def command(
     if not found.available:
         return argv, (), f"unsandboxed: {found.reason}"
     boxed = sandbox.sandboxed(
-        argv, found, root=root, network=False, read_only=(root,), search_path=env.get("PATH")
+        argv,
+        found,
+        root=root,
+        network=False,
+        read_only=(root, *argument_dirs(argv)),
+        search_path=env.get("PATH"),
     )
     return boxed.argv, boxed.pass_fds, "sandboxed: workspace read-only, no network"
+
+
+def argument_dirs(argv: list[str]) -> tuple[Path, ...]:
+    """The folders of the files the user's command line names after its program (a script
+    the interpreter runs, a config file): bound read-only, so one under ``/tmp`` — hidden by
+    the sandbox's private ``/tmp`` — is still there. Only the user config chooses them."""
+    found: list[Path] = []
+    for arg in argv[1:]:
+        path = Path(arg)
+        if path.is_absolute() and path.is_file() and path.parent not in found:
+            found.append(path.parent)
+    return tuple(found)
 
 
 class Running:

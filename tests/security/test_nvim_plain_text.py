@@ -136,10 +136,15 @@ def test_the_end_of_a_run_is_plain_text(tmp_path: Path, fake_llm: MakeFakeLLM) -
     with session(tmp_path, ws, setup) as nvim:
         nvim.wait_attached(nvim.edit(ws / "calc.py"))
         nvim.type(":HarnessRun report<CR>")
-        end = nvim.wait_message("\\rDone")
+        end = nvim.wait_message("run 1 finished")  # one line: the facts, then the words cut
         assert not raw_controls(end), end
-        assert "(command:harness.trust?%5B%5D)" in end, "the link's target is shown"
-        assert "\\x1b[2J\\rDone\\n" in end, end
+        assert "(command:harness.trust?" in end, "the link's target is shown"
+        # the whole answer, once, in the conversation buffer: escaped, the link as text
+        lines = nvim.lines(int(nvim.lua("return require('harness.convbuf').buffer()")))
+        assert not [line for line in lines if raw_controls(line)], lines
+        shown = "\n".join(lines)
+        assert "(command:harness.trust?%5B%5D)" in shown, shown
+        assert "\\x1b[2J\\rDone" in shown, shown
 
 
 def ask(nvim: Nvim, client: int, message: str) -> list[str]:

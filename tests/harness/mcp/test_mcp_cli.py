@@ -7,6 +7,7 @@ exactly what it runs."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -134,8 +135,11 @@ def test_trusted_workspace_server_asked_once_remembered_and_asked_again_when_cha
 ) -> None:
     ws = _ws(tmp_path)
     marker = ws / "ran.pid"  # in the workspace: the sandbox's /tmp is its own
-    args = ["-m", "tests.support.mcp_hostile", "ok", str(marker)]
-    spec = {"command": sys.executable, "args": args, "cwd": str(ROOT)}
+    # The repository's own server, in the repository (a clone under /tmp is hidden by the
+    # sandbox's private /tmp; the workspace is not).
+    shutil.copy(ROOT / "tests" / "support" / "mcp_hostile.py", ws / "mcp_hostile.py")
+    args = [str(ws / "mcp_hostile.py"), "ok", str(marker)]
+    spec = {"command": sys.executable, "args": args, "cwd": str(ws)}
     (ws / ".mcp.json").write_text(json.dumps({"mcpServers": {"repo": spec}}))
     home = _home(tmp_path, trusted=(ws,))
     # --yes is no approval of a repository's server: it is not started.
