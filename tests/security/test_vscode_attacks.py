@@ -234,6 +234,8 @@ def test_item_5_the_end_of_run_summary_has_no_live_link(attack: Attack) -> None:
     expect(words.locator("a")).to_have_count(0)
     expect(view.locator('a[href^="command:"], [data-href^="command:"]')).to_have_count(0)
     assert f"[Show test report]({TRUST_URI})" in on_screen(words.inner_text())
+    # …and all of it readable: the long target wraps in the panel instead of running off it.
+    assert words.evaluate("e => e.scrollWidth <= e.clientWidth"), "the words run off the panel"
     # No notification carries the summary (the hidden panel's notice is counts only), and
     # none has a live command: link.
     notices = wb.page.locator(".notifications-center, .notifications-toasts")
