@@ -140,7 +140,8 @@ def test_references_and_rename_answered_by_vscode_typescript(vscode: Session) ->
     expect(wb.quick_input_box).to_be_visible()
     wb.quick_input_box.fill("Rename total to sumAll")
     wb.page.keyboard.press("Enter")
-    expect(wb.toast("Harness run 1 finished")).to_be_visible(timeout=120_000)
+    # Run Task runs in the conversation panel: its end line says the run is over (issue 36).
+    expect(wb.panel().locator(".end", has_text="Run 1 finished")).to_be_visible(timeout=120_000)
 
     refs = vscode.cli("trace", "step", "1", "1")
     answered = {"backend": "editor", "server": "vscode (typescript)"}
@@ -180,7 +181,8 @@ def test_an_edit_that_breaks_a_type_is_reported_once(vscode: Session) -> None:
     expect(wb.quick_input_box).to_be_visible()
     wb.quick_input_box.fill("Make x a string")
     wb.page.keyboard.press("Enter")
-    expect(wb.toast("Harness run 2 finished")).to_be_visible(timeout=120_000)
+    # Run Task runs in the conversation panel: its end line says the run is over (issue 36).
+    expect(wb.panel().locator(".end", has_text="Run 2 finished")).to_be_visible(timeout=120_000)
 
     first, after = (request_text(r) for r in vscode.fake.requests[asked:])
     assert "[diagnostics]" not in first

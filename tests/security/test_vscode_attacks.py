@@ -12,7 +12,7 @@ real text hides in a link target, and ends with item 5's ``command:`` link.
 
 One window for the module, the tests in file order: Restricted Mode first (item 7), then
 the user trusts the folder and runs a task (items 4, 5 and 3). Screenshots of the approval
-and of the end-of-run notification are written to ``$HARNESS_SHOTS``, else next to the
+and of the run's end in the conversation panel are written to ``$HARNESS_SHOTS``, else next to the
 test's code-server home (``…/vscode-attacks*/shots``); the test prints where.
 """
 
@@ -211,7 +211,7 @@ def test_item_4_the_approval_shows_the_whole_command_and_no_link(attack: Attack)
     progress_text, progress_links = progress.inner_text(), progress.locator("a").count()
     # Denied before judging, so that the run goes on to its end (item 5) whatever it showed.
     deny = ask.get_by_role("button", name="Deny", exact=True)
-    deny.click()  # the notification centre stays open: the run's end shows there
+    deny.click()  # the run goes on to its end, in the panel
     assert LINK_TARGET in text, text
     assert ITEM_4_SHOWN in on_screen(text), text
     assert links == 0, text
@@ -223,16 +223,25 @@ def test_item_5_the_end_of_run_summary_has_no_live_link(attack: Attack) -> None:
     from playwright.sync_api import expect
 
     wb = attack.wb
-    done = wb.notification("Harness run 1")
-    expect(done).to_contain_text("Show test report")
-    wb.shot(attack.shots / "item5-run-finished.png", wb.page.locator(".notifications-center"))
-    message = done.locator(".notification-list-item-message")
-    expect(message.locator("a")).to_have_count(0)
-    live = wb.page.locator(
-        '.notifications-center a[href^="command:"], .notifications-toasts a[href^="command:"]'
-    )
+    # The run ran in the conversation panel, which is visible: its end line says the run is
+    # over and the model's last words are the summary (issue 36: no end-of-run toast then).
+    view = wb.panel()
+    expect(view.locator(".end", has_text="Run 1 finished")).to_be_visible(timeout=60_000)
+    words = view.locator(".turn.words", has_text="Show test report")
+    expect(words).to_be_visible()
+    wb.shot(attack.shots / "item5-run-finished.png")
+    # The model's link is text: no anchor, no command: target anywhere in the panel.
+    expect(words.locator("a")).to_have_count(0)
+    expect(view.locator('a[href^="command:"], [data-href^="command:"]')).to_have_count(0)
+    assert f"[Show test report]({TRUST_URI})" in on_screen(words.inner_text())
+    # …and all of it readable: the long target wraps in the panel instead of running off it.
+    assert words.evaluate("e => e.scrollWidth <= e.clientWidth"), "the words run off the panel"
+    # No notification carries the summary (the hidden panel's notice is counts only), and
+    # none has a live command: link.
+    notices = wb.page.locator(".notifications-center, .notifications-toasts")
+    expect(notices.get_by_text("Show test report")).to_have_count(0)
+    live = notices.locator('a[href^="command:"]')
     expect(live).to_have_count(0)
-    assert f"[Show test report]({TRUST_URI})" in on_screen(message.inner_text())
     # Any other way to run the server's harness.trust as a VS Code command (here the user's
     # keybinding; a command link another part of VS Code renders) is refused, and said so.
     wb.page.keyboard.press(TRUST_KEY)
@@ -256,13 +265,12 @@ def test_item_3_the_repository_cannot_repoint_the_editor(attack: Attack) -> None
     # setting and uses its default (server/lsp/settings.py bounds them).
     expect(attack.wb.status_item).to_contain_text("/2M ·")
     attack.wb.palette("Notifications: Show Notifications")
-    # The centre is a virtualised list: the two notifications items 5 and 6 judged go, so
-    # that the settings' three (each with its Open Settings button) are all drawn.
-    for done in ("asked the server to trust a folder", "Harness run 1"):
-        item = attack.wb.notification(done)
-        item.hover()
-        item.get_by_role("button", name=re.compile("^Clear Notification")).click()
-        expect(item).to_have_count(0)
+    # The centre is a virtualised list: the warning item 5 judged goes, so that the
+    # settings' three (each with its Open Settings button) are all drawn.
+    item = attack.wb.notification("asked the server to trust a folder")
+    item.hover()
+    item.get_by_role("button", name=re.compile("^Clear Notification")).click()
+    expect(item).to_have_count(0)
     # Named as the Settings editor names them (issue 23 item 6), each once.
     for title in (
         "Harness: Token Budget",

@@ -24,7 +24,7 @@ body { padding: 0 8px; color: var(--vscode-foreground); font-family: var(--vscod
 svg.bar { width: 100%; height: 6px; display: block; margin-top: 3px; }
 svg.bar .ceiling { fill: var(--vscode-editorWidget-border, #555); }
 svg.bar .used { fill: var(--vscode-charts-blue, #3794ff); } svg.bar .used.hot { fill: var(--vscode-charts-red, #f14c4c); }
-.turn { margin: 6px 0; }
+.turn { margin: 6px 0; overflow-wrap: anywhere; }
 .turn.user { background: var(--vscode-textBlockQuote-background, rgba(127,127,127,.1)); border-left: 3px solid var(--vscode-focusBorder); padding: 4px 8px; }
 .turn.user .who { font-size: 0.85em; opacity: 0.7; }
 .turn.user .body { white-space: pre-wrap; }
