@@ -197,7 +197,7 @@ def test_fix_with_harness_attaches_the_problem_and_the_clones_verify_does_not_ru
     go_to(wb, "3:4")  # inside "b", where the comma is missing
     quick_fix(wb, "Fix with Harness")
     view = wb.panel()
-    expect(view.locator("#attached .chip")).to_have_text("data.json:3")
+    expect(view.locator("#attached .chip .label")).to_have_text(["data.json:3"])
     prompt = view.locator("#prompt")
     expect(prompt).to_have_value(re.compile(r"^Fix the problem at data\.json:3: Expected comma"))
     expect(prompt).to_be_focused()
@@ -254,7 +254,7 @@ def test_hunks_in_the_editor_undo_one_and_keep_one(review: Review) -> None:
     wb.page.keyboard.press("Shift+End")
     quick_fix(wb, "Ask Harness…")
     view = wb.panel()
-    expect(view.locator("#attached .chip").last).to_have_text("calc.py:1–2")
+    expect(view.locator("#attached .chip .label").last).to_have_text("calc.py:1–2")
 
 
 def test_undo_a_file_asks_first_and_says_what_it_broke(review: Review) -> None:

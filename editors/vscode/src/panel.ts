@@ -51,6 +51,9 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   readonly early = new Early();
   private setup: Setup | undefined;
   private error = "";
+  /** What `attachContext` sent before the webview had loaded (its script was not listening
+   * yet): sent again on "ready". */
+  private forReady: Record<string, unknown> | undefined;
 
   constructor(
     readonly client: HarnessClient,
@@ -125,10 +128,12 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
   async attachContext(ref: ContextRef, goal?: string): Promise<void> {
     const refs = this.attachments.refs;
     if (!refs.some((a) => a.uri === ref.uri && a.label === ref.label)) refs.push(ref);
+    const loaded = this.view !== undefined;
     await this.reveal(false);
     this.renderAll();
-    if (goal) this.post({ draft: goal });
-    this.post({ focusPrompt: true });
+    const m = { ...(goal ? { draft: goal } : {}), focusPrompt: true };
+    if (!loaded) this.forReady = m;
+    this.post(m);
   }
 
   /** The Changes list again (after a keep or an undo in the editor: hunkCommands.ts). */
@@ -304,6 +309,8 @@ export class ConversationPanel implements vscode.WebviewViewProvider {
     switch (m.action) {
       case "ready":
         this.renderAll();
+        if (this.forReady) this.post(this.forReady);
+        this.forReady = undefined;
         if (this.conv.items.length === 0 && this.client.running) await this.restore();
         else await this.refreshSetup();
         return;

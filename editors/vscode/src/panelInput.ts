@@ -125,7 +125,7 @@ export class Attachments {
     return this.labels()
       .map(
         (label, i) =>
-          `<span class="chip">${h(label)}<button data-action="unattach" data-index="${i}" title="Remove" aria-label="Remove ${h(label)}">×</button></span>`,
+          `<span class="chip"><span class="label">${h(label)}</span><button data-action="unattach" data-index="${i}" title="Remove" aria-label="Remove ${h(label)}">×</button></span>`,
       )
       .join("");
   }
