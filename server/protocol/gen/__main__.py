@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if stale or problems else 0
     for path in stale:
         path.write_text(files[path], encoding="utf-8")
-        print(f"protocol: wrote {path.relative_to(args.root)}")
+        print(f"protocol: wrote {path.relative_to(args.root)}", file=sys.stderr)
     return 1 if problems else 0
 
 
