@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import unquote
@@ -75,6 +76,9 @@ class HarnessServer(LanguageServer):
         self._stopped = False
         self.exit_code: int | None = None
         self._pending_settings: tuple[object, str] | None = (None, "defaults")
+        # Store reads run in worker threads (OFF_LOOP) and read the settings too: one parse
+        # at a time, so a reader never sees the pending settings taken but not yet applied.
+        self._settings_lock = threading.RLock()
         self.stores = Stores()
         self.documents = DocumentTracker(self._buffer_text)
         self.dialogs = Dialogs(self.protocol)
@@ -194,12 +198,13 @@ class HarnessServer(LanguageServer):
 
     @property
     def settings(self) -> Settings:
-        if self._pending_settings is not None:
-            raw, source = self._pending_settings
-            self._pending_settings = None
-            self._apply_settings(raw, source)
-        assert self._settings is not None
-        return self._settings
+        with self._settings_lock:
+            if self._pending_settings is not None:
+                raw, source = self._pending_settings
+                self._pending_settings = None
+                self._apply_settings(raw, source)
+            assert self._settings is not None
+            return self._settings
 
     def _apply_settings(self, raw: object, source: str) -> None:
         """Take new settings; report each bad value (it falls back to its default)."""
