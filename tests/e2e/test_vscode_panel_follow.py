@@ -37,7 +37,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.vscode.codeserver import CHROMIUM_ARGS, ROOT, CodeServer, prerequisites
+from tests.e2e.vscode.codeserver import ROOT, CodeServer, prerequisites
+from tests.e2e.vscode.session import QUIET, workbench
 from tests.support.fake_llm import FakeLLM, Fault
 
 IMG = ROOT / "docs" / "img"
@@ -80,9 +81,6 @@ class Panel:
 @pytest.fixture(scope="module")
 def panel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Panel]:
     prereq = prerequisites()
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.vscode.workbench import Workbench
 
     home = tmp_path_factory.mktemp("vscode-panel36")
     ws = home / "ws"
@@ -100,36 +98,12 @@ def panel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Panel]:
         "harness.serverPath": str(BIN / "harness-lsp"),
         "harness.storePath": str(home / "store.db"),
     }
-    settings = {
-        "harness.provider.name": "openai",
-        "harness.provider.model": "fake-model",
-        "security.workspace.trust.enabled": False,
-        "workbench.startupEditor": "none",
-        "workbench.colorTheme": "Default Dark Modern",
-        "workbench.tips.enabled": False,
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": False,
-        "extensions.autoUpdate": False,
-        "editor.minimap.enabled": False,
-    }
+    settings = {**QUIET}
     cs = CodeServer(prereq, home, settings, machine)
     try:
-        url = cs.start(ws)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS
-            )
-            page = browser.new_context(viewport={"width": 1400, "height": 860}).new_page()
-            try:
-                page.goto(url)
-                wb = Workbench(page)
-                wb.wait_loaded()
-                yield Panel(cs, wb, ws, fake, machine)
-            finally:
-                page.screenshot(path=str(home / "last.png"))
-                browser.close()
+        with workbench(prereq, cs, ws, home) as wb:
+            yield Panel(cs, wb, ws, fake, machine)
     finally:
-        cs.stop()
         fake.stop()
 
 

@@ -33,7 +33,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.vscode.codeserver import CHROMIUM_ARGS, ROOT, CodeServer, prerequisites
+from tests.e2e.vscode.codeserver import ROOT, CodeServer, prerequisites
+from tests.e2e.vscode.session import QUIET, workbench
 from tests.support.fake_llm import FakeLLM
 
 IMG = ROOT / "docs" / "img"
@@ -92,9 +93,6 @@ class Review:
 @pytest.fixture(scope="module")
 def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
     prereq = prerequisites()
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.vscode.workbench import Workbench
 
     home = tmp_path_factory.mktemp("vscode-review")
     ws = home / "ws"
@@ -110,36 +108,12 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
         "harness.provider.baseUrl": fake.url,
         "harness.storePath": str(home / "store.db"),
     }
-    settings = {
-        "harness.provider.name": "openai",
-        "harness.provider.model": "fake-model",
-        "security.workspace.trust.enabled": False,
-        "workbench.startupEditor": "none",
-        "workbench.colorTheme": "Default Dark Modern",
-        "workbench.tips.enabled": False,
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": False,
-        "extensions.autoUpdate": False,
-        "editor.minimap.enabled": False,
-    }
+    settings = {**QUIET}
     cs = CodeServer(prereq, home, settings, machine)
     try:
-        url = cs.start(ws)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS
-            )
-            page = browser.new_context(viewport={"width": 1400, "height": 860}).new_page()
-            try:
-                page.goto(url)
-                wb = Workbench(page)
-                wb.wait_loaded()
-                yield Review(cs, wb, ws, fake)
-            finally:
-                page.screenshot(path=str(home / "last.png"))
-                browser.close()
+        with workbench(prereq, cs, ws, home) as wb:
+            yield Review(cs, wb, ws, fake)
     finally:
-        cs.stop()
         fake.stop()
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.vscode.codeserver import CHROMIUM_ARGS, CodeServer, prerequisites
+from tests.e2e.vscode.codeserver import CodeServer, prerequisites
+from tests.e2e.vscode.session import QUIET, workbench
 from tests.support.fake_llm import FakeLLM
 
 BIN = Path(sys.executable).parent
@@ -65,9 +66,6 @@ class Session:
 @pytest.fixture(scope="module")
 def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     prereq = prerequisites()
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.vscode.workbench import Workbench
 
     home = tmp_path_factory.mktemp("vscode-semantic")
     ws = home / "ws"
@@ -82,38 +80,15 @@ def vscode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         "harness.provider.baseUrl": fake.url,
         "harness.storePath": str(store),
     }
-    settings = {
-        "harness.provider.name": "openai",
-        "harness.provider.model": "fake-model",
-        "security.workspace.trust.enabled": False,
-        "workbench.startupEditor": "none",
-        "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": False,
-        "extensions.autoUpdate": False,
-        "files.autoSave": "off",
-        "typescript.tsserver.log": "off",
-    }
+    settings = {**QUIET, "files.autoSave": "off", "typescript.tsserver.log": "off"}
     cs = CodeServer(prereq, home, settings, machine)
     config = home / "config" / "harness" / "policy.toml"  # the user config (XDG_CONFIG_HOME)
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text("[semantic]\ndiagnosticsWaitMs = 10000\n")
     try:
-        url = cs.start(ws)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=prereq.chromium, headless=True, args=CHROMIUM_ARGS
-            )
-            page = browser.new_context(viewport={"width": 1400, "height": 860}).new_page()
-            try:
-                page.goto(url)
-                wb = Workbench(page)
-                wb.wait_loaded()
-                yield Session(cs, wb, ws, store, fake)
-            finally:
-                page.screenshot(path=str(home / "last.png"))
-                browser.close()
+        with workbench(prereq, cs, ws, home) as wb:
+            yield Session(cs, wb, ws, store, fake)
     finally:
-        cs.stop()
         fake.stop()
 
 
