@@ -41,7 +41,6 @@ from harness.redact import redact
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary, call_status
 from harness.toolbox import label, target_of
 from harness.types import (
-    Act,
     Approval,
     ApprovalRequest,
     FileWrite,
@@ -65,7 +64,6 @@ DECISIONS: Mapping[Approval, str] = {
     Approval.DENY: "deny",
     Approval.UNAVAILABLE: "unavailable",
 }
-MAX_TARGET_CHARS = 300  # an approval's target, as harness/approve cuts it
 MAX_SUMMARY_CHARS = 160
 DETAIL_LINES = 12  # a toolResult's ``detail``: the head of the result (or the write's diff)
 MAX_DETAIL_CHARS = 2000
@@ -198,12 +196,16 @@ class RunEvents(RunObserver):
         self._emit(step, "toolResult", {**body, **shown_result("verify", result)})
 
     def approval_asked(self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest) -> None:
-        self._emit(step, "approval", approval_body(call_id, ask))
+        from harness.policy.approval import approval_body  # pydantic's policy: on first ask
+
+        self._emit(step, "approval", approval_body(ask))
 
     def approval_decided(
         self, run: RunInfo, step: int, call_id: str, ask: ApprovalRequest, decision: Approval
     ) -> None:
-        body = {**approval_body(call_id, ask), "decision": DECISIONS[decision]}
+        from harness.policy.approval import approval_body
+
+        body = {**approval_body(ask), "decision": DECISIONS[decision]}
         self._emit(step, "approval", body)
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
@@ -317,22 +319,6 @@ def summary_of(what: str, result: ToolResult) -> str:
     return line if len(line) <= MAX_SUMMARY_CHARS else line[: MAX_SUMMARY_CHARS - 1] + "…"
 
 
-def approval_body(call_id: str, ask: ApprovalRequest) -> Event:
-    """What is asked, shown as every approver shows it (``harness/approve``'s texts)."""
-    from harness.policy.approval import full_view, preview, whole_diff
-
-    head = preview(ask.target, MAX_TARGET_CHARS)
-    target = head.text + (f" … ({head.hidden:,} more characters hidden)" if head.cut else "")
-    body: Event = {"callId": call_id, "act": ask.act.value, "target": target}
-    if ask.act is Act.EXEC:
-        body["command"] = full_view(ask.target)
-    if ask.diff is not None:
-        body["diff"] = "\n".join(whole_diff(ask.diff))
-        if ask.act is Act.MCP:  # not a change: the server, tool and arguments (issue 35)
-            body["call"] = body["diff"]
-    return body
-
-
 def merge_text(events: Iterable[Event]) -> list[Event]:
     """A live sequence as the store holds it: each run of ``text`` deltas of one step as one
     event with the whole words, numbered as its last delta."""
@@ -362,7 +348,6 @@ __all__ = [
     "Event",
     "EventSink",
     "RunEvents",
-    "approval_body",
     "merge_text",
     "result_body",
     "shown_result",

@@ -129,6 +129,7 @@ class Toolbox:
         is_exec = call.name == "exec"
         before = ledger.known_paths() if is_exec else None
         unsaved = self._unsaved_hashes() if is_exec else {}
+        ctx = dataclasses.replace(ctx, gate=ctx.gate.at(ctx.step, call.id))  # its approvals'
         result = await dispatch(call, self.tools, ctx)
         if before is not None:
             for path, old in before.items():

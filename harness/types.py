@@ -45,6 +45,10 @@ class ApprovalRequest:
     diff: str | None = None
     # An exec: the files this run has written so far (the command may run them).
     files_written: tuple[str, ...] = ()
+    # The tool call it approves: its step and id (0 and "" for what no call asks, such as
+    # starting an MCP server; ``verify`` for the verification's command).
+    step: int = 0
+    call_id: str = ""
 
 
 class Approver(Protocol):

@@ -23,12 +23,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness.escape import printable
 from harness.redact import redact
-from harness.types import Approval, ApprovalRequest
+from harness.types import Act, Approval, ApprovalRequest
 
 NEWLINE_MARK = "⏎"
+MAX_TARGET_CHARS = 300  # an approval's target on one line, past which it is cut
 _MARK_ESCAPED = "\\u23ce"
 
 
@@ -148,6 +150,31 @@ def written_names(paths: Sequence[str], limit: int = 20) -> str:
     return names + (f" and {len(paths) - limit:,} more" if len(paths) > limit else "")
 
 
+def approval_body(request: ApprovalRequest, limit: int = MAX_TARGET_CHARS) -> dict[str, Any]:
+    """What is asked, as plain text, the one rendering every front shows (``harness/approve``,
+    the §11 ``approval`` event, ACP's permission request): the call it approves, the act,
+    the target on one line (cut past ``limit`` with a count of what is hidden), why
+    (``reason``), the files this run wrote (an exec), the whole command (an exec), the
+    whole diff (a write), an MCP call's server, tool and arguments (``call``)."""
+    head = preview(request.target, limit)
+    target = head.text + (f" … ({head.hidden:,} more characters hidden)" if head.cut else "")
+    body: dict[str, Any] = {
+        "step": request.step,
+        "callId": request.call_id,
+        "act": request.act.value,
+        "target": target,
+        "reason": shown(request.reason),
+        "filesWritten": [shown(p) for p in request.files_written],
+    }
+    if request.act is Act.EXEC:
+        body["command"] = full_view(request.target)
+    if request.diff is not None:
+        body["diff"] = "\n".join(whole_diff(request.diff))
+        if request.act is Act.MCP:  # not a change: the server, tool and arguments (issue 35)
+            body["call"] = body["diff"]
+    return body
+
+
 def target_noun(request: ApprovalRequest) -> str:
     """What the target is, in the question's words: a command, an MCP call, a path."""
     return {"exec": "command", "mcp": "call"}.get(request.act.value, "path")
@@ -171,10 +198,12 @@ class UnavailableApprover:
 
 
 __all__ = [
+    "MAX_TARGET_CHARS",
     "NEWLINE_MARK",
     "Preview",
     "UnavailableApprover",
     "YesApprover",
+    "approval_body",
     "diff_cut",
     "diff_lines",
     "full_view",

@@ -16,6 +16,7 @@ the write tools ``settle`` first and ask only once the new content is known.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 
@@ -50,6 +51,13 @@ class Gate:
     grants: set[tuple[Act, str]] = field(default_factory=set)
     # The files this run has written, in the order first written (dict: ordered, unique).
     written: dict[str, None] = field(default_factory=dict)
+    step: int = 0  # the tool call whose approvals this gate asks (``at``)
+    call_id: str = ""
+
+    def at(self, step: int, call_id: str) -> Gate:
+        """This run's gate asking for the call ``call_id`` of ``step``: its approval requests
+        name that call; the grants and the files written stay the run's (shared)."""
+        return dataclasses.replace(self, step=step, call_id=call_id)
 
     def record_write(self, rel: str) -> None:
         """``rel`` was written by this run: later exec approvals name it."""
@@ -69,7 +77,9 @@ class Gate:
         if verdict.effect is not Effect.ASK or (act, target) in self.grants:
             return _settled(act, target, verdict)
         written = tuple(self.written) if act is Act.EXEC else ()
-        request = ApprovalRequest(self.run_id, act, target, verdict.reason, diff, written)
+        request = ApprovalRequest(
+            self.run_id, act, target, verdict.reason, diff, written, self.step, self.call_id
+        )
         try:
             answer = await self.approver(request)
         except asyncio.CancelledError:

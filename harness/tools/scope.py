@@ -91,9 +91,9 @@ _verdicts_lock = threading.Lock()
 
 
 def _verdict_cache(ws: Workspace, gate: Gate) -> dict[str, int]:
-    # Kept on the workspace with the gate and policy objects themselves (not their ids), so
-    # a verdict can never be taken for another policy's.
-    key = (gate, gate.policy, len(gate.grants))
+    # Kept on the workspace with the run's grants and policy objects themselves (not their
+    # ids; a gate is the run's, copied per call), so a verdict is never another policy's.
+    key = (gate.grants, gate.policy, len(gate.grants))
     with _verdicts_lock:
         cached = ws.memo.get("search-verdicts")
         if not (isinstance(cached, tuple) and len(cached) == 2 and _same(cached[0], key)):

@@ -92,17 +92,12 @@ class LspApprover:
         self.waiting = waiting  # told True while a dialog is open (for harness.status)
         self.view_dir = view_dir
         self.inline = inline  # the client declared experimental.harness.approvals
-        self.step = 0  # the tool call being run (told by the observer): harness/approve
-        self.call_id = ""
-
-    def tool_started(self, step: int, call_id: str) -> None:
-        self.step, self.call_id = step, call_id
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self._set_waiting(True)
         try:
             if self.inline:
-                where = InlineAsk(self.protocol, self.step, self.call_id, REASK_INTERVAL_S)
+                where = InlineAsk(self.protocol, REASK_INTERVAL_S)
                 return await ask_inline(where, request, MAX_TARGET_CHARS)
             return await self._dialog(request)
         except Unavailable as exc:

@@ -2,7 +2,8 @@
 conversation is — declared by the client with ``experimental: {harness: {approvals: true}}``
 in ``initialize``.
 
-    harness/approve {runId, step, callId, act, target, command?, diff?, filesWritten, options}
+    harness/approve {runId, step, callId, act, target, command?, diff?, call?, filesWritten,
+                     options}
         → {decision: "allow" | "allowRun" | "deny"}
 
 Every text is shown as ``harness.policy.approval`` shows it (keys redacted, control
@@ -23,7 +24,7 @@ from typing import Any
 
 from pygls.protocol import JsonRPCProtocol
 
-from harness.types import Act, Approval, ApprovalRequest
+from harness.types import Approval, ApprovalRequest
 from server.lsp.rpc import ask_client, wait_to_reask
 from server.protocol.messages import APPROVE
 
@@ -35,11 +36,9 @@ DECISIONS = {"allow": Approval.ALLOW_ONCE, "allowRun": Approval.ALLOW_RUN, "deny
 
 @dataclass(frozen=True)
 class InlineAsk:
-    """Where the question goes and what it is about besides the request itself."""
+    """Where the question goes, and how often a dismissed one is asked again."""
 
     protocol: JsonRPCProtocol
-    step: int
-    call_id: str
     reask_interval_s: float
 
 
@@ -60,28 +59,15 @@ def _field(value: Any, key: str) -> Any:
     return None
 
 
-def approve_params(request: ApprovalRequest, step: int, call_id: str, limit: int) -> dict[str, Any]:
-    """The ``harness/approve`` params of ``request`` (camelCase, as on the wire)."""
-    from harness.policy.approval import full_view, preview, shown, whole_diff
+def approve_params(request: ApprovalRequest, limit: int) -> dict[str, Any]:
+    """The ``harness/approve`` params of ``request``: the run, the one approval body every
+    front shows (``harness.policy.approval.approval_body``: the call it approves, the act,
+    target and detail), the options. The body's ``reason`` is left out: §7 does not list it
+    (the dialog path and the §11 event carry it)."""
+    from harness.policy.approval import approval_body
 
-    head = preview(request.target, limit)
-    target = head.text + (f" … ({head.hidden:,} more characters hidden)" if head.cut else "")
-    params: dict[str, Any] = {
-        "runId": request.run_id,
-        "step": step,
-        "callId": call_id,
-        "act": request.act.value,
-        "target": target,
-        "filesWritten": [shown(p) for p in request.files_written],
-        "options": list(DECISIONS),
-    }
-    if request.act is Act.EXEC:
-        params["command"] = full_view(request.target)
-    if request.diff is not None:
-        params["diff"] = "\n".join(whole_diff(request.diff))
-        if request.act is Act.MCP:  # not a change: the server, tool and arguments (issue 35)
-            params["call"] = params["diff"]
-    return params
+    body = {k: v for k, v in approval_body(request, limit).items() if k != "reason"}
+    return {"runId": request.run_id, **body, "options": list(DECISIONS)}
 
 
 def decision_of(answer: Any) -> Approval | None:
@@ -101,7 +87,7 @@ def _what(answer: Any) -> str:
 
 async def ask_inline(where: InlineAsk, request: ApprovalRequest, limit: int) -> Approval:
     """Ask until the client answers with a decision (or the run is cancelled)."""
-    params = approve_params(request, where.step, where.call_id, limit)
+    params = approve_params(request, limit)
     while True:
         sent = time.monotonic()
         answer = await ask_client(where.protocol, APPROVE, params)

@@ -39,12 +39,10 @@ class LspObserver(RunObserver):
         host: RunHost,
         progress: RunProgress,
         on_budget: Callable[[StepSummary], None] | None = None,
-        on_tool: Callable[[int, str], None] | None = None,
     ) -> None:
         self.host = host
         self.progress = progress
         self.on_budget = on_budget
-        self.on_tool = on_tool  # (step, call id) of the call about to run: its approvals'
         self.spent = 0  # the run's tokens so far, as of the last step finished
 
     def _report(self, run: RunInfo, step: int, label: str | None = None) -> None:
@@ -59,8 +57,6 @@ class LspObserver(RunObserver):
         self._report(run, step)
 
     def tool_started(self, run: RunInfo, step: int, call: ToolCall, label: str) -> None:
-        if self.on_tool is not None:
-            self.on_tool(step, call.id)
         self._report(run, step, label)
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None:

@@ -153,7 +153,7 @@ class RunManager:
             approver=approver,
             on_event=functools.partial(host.notify, RUN_EVENT),
             guard=EditorGuard(host.documents, root),
-            observer=LspObserver(host, progress, self._budget_sent, approver.tool_started),
+            observer=LspObserver(host, progress, self._budget_sent),
             conversation_id=params.conversation_id,
             context=attachments(params),
             editor_policy=settings.policy,

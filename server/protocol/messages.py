@@ -126,8 +126,9 @@ EVENT_KINDS: tuple[Word, ...] = (
     Word(
         "approval",
         "approval",
-        "`callId`, `act`, `target`, `command`?, `diff`?, `call`? (an MCP call's arguments) — then "
-        "again with `decision`",
+        "`callId`, `act`, `target`, `reason` (why it asks), `filesWritten`, `command`?, `diff`?, "
+        "`call`? (an MCP call's arguments): the body `harness/approve` carries — then again "
+        "with `decision`",
     ),
     Word(
         "toolResult",

@@ -71,7 +71,7 @@ async def test_a_run_is_the_event_sequence_and_the_store_gives_it_back(tmp_path:
         TaskContract.workspace("set x to 2", ws),
         store=store,
         provider=ScriptedProvider(TURNS),
-        approver=Approver(),
+        approver=(approver := Approver()),
         policy=Policy.load(ws, user_config=None),
         on_event=live.append,
     )
@@ -120,6 +120,9 @@ async def test_a_run_is_the_event_sequence_and_the_store_gives_it_back(tmp_path:
     assert write_ask["callId"] == "call_2_0" and "+{}" in write_ask["diff"]
     exec_ask = next(e for e in live if e["kind"] == "approval" and e["act"] == "exec")
     assert exec_ask["command"] == "make test" and exec_ask["target"] == "make test"
+    # The approver's request itself names the call it approves (no side channel).
+    asked = [(r.act, r.step, r.call_id) for r in approver.asked]
+    assert asked == [(Act.WRITE, 3, "call_2_0"), (Act.EXEC, 3, "call_2_1")]
     call_ev = next(e for e in live if e["kind"] == "toolCall")
     assert call_ev["arguments"] == {"path": "a.py"} and call_ev["callId"] == "call_0_0"
     summary = next(e for e in live if e["kind"] == "toolResult" and e["step"] == 2)

@@ -106,7 +106,7 @@ def test_default_approver(yes: bool, interactive: bool, kind: type):
 def test_an_mcp_calls_question_says_the_call_not_the_change():
     """Issue 35: an MCP call's server, tool and arguments are not "the change"; the
     question says what they are, and the §11 approval event has them as its own ``call``."""
-    from harness.events import approval_body
+    from harness.policy.approval import approval_body
 
     call = 'MCP server: time\ntool: get_current_time\narguments: {"timezone": "UTC"}'
     asked = ApprovalRequest(3, Act.MCP, "time/get_current_time", "the default for mcp", call)
@@ -114,5 +114,5 @@ def test_an_mcp_calls_question_says_the_call_not_the_change():
     assert "the call, as plain text (control characters escaped):" in text
     assert "the change" not in text and "[v]iew the whole call" in text
     assert '    arguments: {"timezone": "UTC"}\n' in text
-    assert approval_body("c1", asked)["call"] == call
-    assert "call" not in approval_body("c2", ApprovalRequest(3, X, "make test", "r"))
+    assert approval_body(asked)["call"] == call
+    assert "call" not in approval_body(ApprovalRequest(3, X, "make test", "r"))
