@@ -3,7 +3,8 @@ contract, a provider, a policy gate and a ``Run``, and owns their lifecycles. Th
 language server and the demo all start runs here.
 
     contract = build_contract(goal, root, settings_layer, arguments_layer)
-    session = await open_session(contract, store=..., provider=config, approver=...)
+    backend = Backend(store=opener, provider=config)  # what the front shares (harness.backend)
+    session = await open_session(contract, backend, RunRequest(approver=ask))
     result = await session.execute()        # the provider is closed, whatever happens
 
 ``open_session`` checks everything that can be wrong with the configuration (the policy
@@ -18,13 +19,14 @@ import asyncio
 import dataclasses
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from harness import redact
 from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
+from harness.backend import Assembly, Backend, RunRequest
 from harness.contract import (
     TaskContract,
     build_contract,
@@ -33,7 +35,7 @@ from harness.contract import (
 )
 from harness.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
 from harness.errors import ConfigError
-from harness.events import EventSink, RunEvents
+from harness.events import RunEvents
 from harness.instructions import (
     NAMES,
     FolderInstructions,
@@ -53,11 +55,9 @@ from harness.sandbox import run_warnings
 from harness.store import Store
 from harness.toolbox import Toolbox
 from harness.tools import all_tools
-from harness.tools.base import EditorWriter
 from harness.tools.exec import exec_environment
 from harness.tools.span import read_body_cap
 from harness.types import (
-    Approver,
     DocumentGuard,
     Provider,
     ToolCall,
@@ -67,14 +67,9 @@ from harness.workspace import Workspace
 
 if TYPE_CHECKING:
     from harness.contract import RunMode
-    from harness.mcp.config import ServerConfig
     from harness.mcp.runtime import McpRun
-    from harness.semantic import SemanticPort
-    from harness.telemetry.export import Telemetry
 
 log = logging.getLogger(__name__)
-
-Assembly = Literal["bounded", "naive"]
 
 
 @dataclass
@@ -114,59 +109,42 @@ class Session:
             await self.mcp.aclose()
 
 
-async def open_session(
-    contract: TaskContract,
-    *,
-    store: Store | Callable[[], Store],
-    provider: ProviderConfig | Provider,
-    approver: Approver,
-    policy: Policy | None = None,
-    editor_policy: Mapping[str, Any] | None = None,
-    client_trusted: bool | None = None,
-    guard: DocumentGuard | None = None,
-    writer: EditorWriter | None = None,
-    observer: RunObserver | None = None,
-    memory: bool = True,
-    assembly: Assembly = "bounded",
-    environ: Mapping[str, str] | None = None,
-    prices: Mapping[str, ModelPrices] | None = None,
-    conversation_id: int | None = None,
-    telemetry: Telemetry | None = None,
-    context: Sequence[Attachment] | None = None,
-    on_event: EventSink | None = None,
-    semantic: SemanticPort | None = None,
-    mcp_servers: Sequence[ServerConfig] = (),
-) -> Session:
-    """A run, ready to execute, its row in ``store`` (or what ``store()`` opens); the
-    parameters: §2, §6.3, §11, §12, §14, §15. Raises ``ConfigError`` before the run row."""
-    env = os.environ if environ is None else environ
-    workspace, contract, policy = _placed(contract, policy, editor_policy, client_trusted)
+async def open_session(contract: TaskContract, backend: Backend, front: RunRequest) -> Session:
+    """A run of ``contract``, ready to execute, its row in the backend's store (§2, §6.3,
+    §11, §12, §14, §15); ``front``: what only the front starting it has. Raises
+    ``ConfigError`` before the run row (and before the store is opened)."""
+    env = os.environ if backend.environ is None else backend.environ
+    workspace, contract, policy = _placed(contract, front)
     warnings = (*policy.warnings, *await asyncio.to_thread(run_warnings, policy.exec_config))
-    model = _provider(provider, env)
+    model = _provider(backend.provider, env)
     mcp: McpRun | None = None
     try:
-        pricer = await asyncio.to_thread(_pricer, model, prices)  # the table loads in ~0.5 s
-        store = store if isinstance(store, Store) else store()
-        run_id, previous = _create_run(store, contract, model, conversation_id)
-        notes = _run_memory(store, workspace, run_id, contract, policy) if memory else None
+        pricer = await asyncio.to_thread(_pricer, model, backend.prices)  # the table: ~0.5 s
+        store = backend.opened_store()
+        run_id, previous = _create_run(store, contract, model, front.conversation_id)
+        notes = _run_memory(store, workspace, run_id, contract, policy) if backend.memory else None
+        telemetry = backend.telemetry
         spans = telemetry.observer(model.name, model.model, pricer) if telemetry else None
         ids = (run_id, previous.conversation_id if previous else run_id)
-        watched, events, observers = _observers(store, ids, approver, on_event, observer, spans)
-        events.attached = [item.arguments(contract.root) for item in context or ()]
+        watched, events, observers = _observers(store, ids, front, spans)
+        events.attached = [item.arguments(contract.root) for item in front.context]
         gate = Gate(policy, watched, run_id)
-        toolbox = _toolbox(workspace, gate, environ=env, guard=guard, notes=notes, store=store)
-        toolbox = dataclasses.replace(
-            toolbox.with_semantic(semantic), warnings=warnings, writer=writer
+        toolbox = _toolbox(
+            workspace, gate, environ=env, guard=front.guard, notes=notes, store=store
         )
-        mcp = await _mcp_tools(toolbox, contract.mode, env, approver, mcp_servers)
-        assembler = _context(assembly, contract, toolbox, previous, context or (), mcp=mcp)
+        semantic = backend.semantic(contract.root) if backend.semantic else None
+        toolbox = dataclasses.replace(
+            toolbox.with_semantic(semantic), warnings=warnings, writer=front.writer
+        )
+        mcp = await _mcp_tools(toolbox, contract.mode, env, front.approver, front.mcp_servers)
+        assembler = _context(backend.assembly, contract, toolbox, previous, front.context, mcp=mcp)
         assembler.cache_of(model.name)
         run = Run(
             contract, run_id, store=store, provider=model, toolbox=toolbox, assembler=assembler,
             observer=observers, pricer=pricer,
             conversation=(previous.conversation_id, previous.turn) if previous else None,
         )  # fmt: skip
-        await _begin(run, previous, context or ())
+        await _begin(run, previous, front.context)
     except BaseException:
         await model.aclose()
         await mcp.aclose() if mcp else None
@@ -184,35 +162,28 @@ async def _mcp_tools(toolbox: Toolbox, mode: RunMode, *args: Any) -> McpRun | No
     return mcp
 
 
-def _placed(
-    contract: TaskContract,
-    policy: Policy | None,
-    editor_policy: Mapping[str, Any] | None,
-    client_trusted: bool | None,
-) -> tuple[Workspace, TaskContract, Policy]:
-    """The workspace, the contract rooted at its canonical path, and the policy (by default
-    the user's config, the workspace's and the editor's, §6.3)."""
+def _placed(contract: TaskContract, front: RunRequest) -> tuple[Workspace, TaskContract, Policy]:
+    """The workspace, the contract rooted at its canonical path, and the policy (the
+    front's, or the user's config, the workspace's and the editor's, §6.3)."""
     workspace = Workspace(contract.root)
     contract = contract.rooted(workspace.root)
+    policy = front.policy
     if policy is None:
-        policy = Policy.load(workspace.root, editor=editor_policy, client_trusted=client_trusted)
+        editor, trusted = front.editor_policy, front.client_trusted
+        policy = Policy.load(workspace.root, editor=editor, client_trusted=trusted)
     return workspace, contract, policy
 
 
 def _observers(
-    store: Store,
-    ids: tuple[int, int],
-    approver: Approver,
-    on_event: EventSink | None,
-    *hosts: RunObserver | None,
+    store: Store, ids: tuple[int, int], front: RunRequest, spans: RunObserver | None
 ) -> tuple[WatchedApprover, RunEvents, RunObserver]:
     """The run's approver, watched; its events (``harness.events``) for run and
     conversation ``ids``; and all its observers: the approver's watch, the events, the
-    ``hosts``' own (the front's and the telemetry's)."""
-    watched = WatchedApprover(approver)
-    events = RunEvents(store, *ids, [on_event] if on_event else [])
-    watched.report_to = fan_out(events, *hosts)
-    return watched, events, fan_out(watched, events, *hosts)
+    front's own and the telemetry's (``spans``)."""
+    watched = WatchedApprover(front.approver)
+    events = RunEvents(store, *ids, [front.on_event] if front.on_event else [])
+    watched.report_to = fan_out(events, front.observer, spans)
+    return watched, events, fan_out(watched, events, front.observer, spans)
 
 
 def _create_run(
@@ -308,8 +279,8 @@ def _run_memory(
 def _toolbox(
     workspace: Workspace,
     gate: Gate,
-    *,
     environ: Mapping[str, str],
+    *,
     guard: DocumentGuard | None,
     notes: RunMemory | None,
     store: Store,
@@ -383,4 +354,4 @@ def _assembler(
     return assembler
 
 
-__all__ = ["Assembly", "Session", "build_contract", "open_session"]
+__all__ = ["Assembly", "Backend", "RunRequest", "Session", "build_contract", "open_session"]

@@ -45,9 +45,7 @@ class ApprovalRequest:
     diff: str | None = None
     # An exec: the files this run has written so far (the command may run them).
     files_written: tuple[str, ...] = ()
-    # The tool call it approves: its step and id (0 and "" for what no call asks, such as
-    # starting an MCP server; ``verify`` for the verification's command).
-    step: int = 0
+    step: int = 0  # the tool call it approves (0 and "": none, e.g. an MCP server's start)
     call_id: str = ""
 
 

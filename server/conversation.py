@@ -1,9 +1,10 @@
 """The conversation adapter both fronts open their runs through (§11, §13): the language
 server (``server.lsp``) and the ACP agent (``server.acp``) each turn a request of their
-protocol into a ``Turn`` — the task, and what only that front has: who answers approvals,
-the editor's unsaved buffers, who hears progress and the §11 events — and ``open_turn``
-opens the run on the shared ``Backend`` (store, model, memory, prices, telemetry) through
-``harness.session``. The fronts only translate; neither holds agent logic.
+protocol into a contract and a ``harness.backend.RunRequest`` — what only that front has:
+who answers approvals, the editor's unsaved buffers, who hears progress and the §11
+events — and ``harness.session.open_session`` opens the run on the front's shared
+``harness.backend.Backend`` (store, model, memory, prices, telemetry, language servers).
+The fronts only translate; neither holds agent logic.
 
 ``Conversation`` is one conversation for a front that runs one turn at a time on a thread
 of its own (the ACP agent): start a run or a follow-up in a workspace, route its approvals
@@ -25,28 +26,20 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from harness.backend import Backend, RunRequest
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
-from harness.types import Approval, ApprovalRequest, Approver, DocumentGuard
+from harness.types import Approval, ApprovalRequest
 
 if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
-    from harness.contract import RunMode, TaskContract
+    from harness.contract import RunMode
     from harness.conversation import Attachment
-    from harness.events import EventSink
-    from harness.pricing import ModelPrices
-    from harness.session import Session
     from harness.store import Store
-    from harness.telemetry.export import Telemetry
-
-if TYPE_CHECKING:
-    from harness.tools.base import EditorWriter
-    from server.semantic import SemanticPorts
 
 log = logging.getLogger(__name__)
 
@@ -81,68 +74,6 @@ class Front(Protocol):
     def warning(self, message: str) -> None:
         """What the user must be told at once: the policy's and the sandbox's notes at the
         start of a run (§6.3, §6.6), a command that changed a file held unsaved (§6.5)."""
-
-
-@dataclass(frozen=True)
-class Backend:
-    """What every run of a front shares: the store (or what opens it once the settings are
-    good), the model, memory on or off, the prices, the OpenTelemetry export (§12)."""
-
-    store: Store | Callable[[], Store]
-    provider: ProviderConfig
-    memory: bool = True
-    environ: Mapping[str, str] = field(default_factory=dict)
-    telemetry: Telemetry | None = None
-    prices: Mapping[str, ModelPrices] | None = None
-    semantic: SemanticPorts | None = None  # the headless language servers (§14); None: none
-
-    def opened_store(self) -> Store:
-        from harness.store import Store
-
-        return self.store if isinstance(self.store, Store) else self.store()
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One run a front starts: the task, and what only the front has."""
-
-    contract: TaskContract
-    approver: Approver
-    on_event: EventSink
-    guard: DocumentGuard | None = None
-    writer: EditorWriter | None = None  # the editor makes the writes (ACP fs/write_text_file)
-    observer: RunObserver | None = None
-    conversation_id: int | None = None  # the next turn of this conversation (§11)
-    context: Sequence[Attachment] = ()  # what the user attached
-    editor_policy: Mapping[str, Any] | None = None  # the editor's settings' policy (§6.3)
-    client_trusted: bool | None = None  # the editor's workspace-trust verdict
-    mcp_servers: Sequence[Any] = ()  # the client's MCP servers (ACP session/new, §15)
-
-
-async def open_turn(turn: Turn, backend: Backend) -> Session:
-    """The run of ``turn`` (its row exists once this returns), ready to execute."""
-    from harness.session import open_session
-
-    return await open_session(
-        turn.contract,
-        store=backend.store,
-        provider=backend.provider,
-        approver=turn.approver,
-        editor_policy=turn.editor_policy,
-        client_trusted=turn.client_trusted,
-        guard=turn.guard,
-        writer=turn.writer,
-        observer=turn.observer,
-        memory=backend.memory,
-        environ=backend.environ,
-        prices=backend.prices,
-        conversation_id=turn.conversation_id,
-        telemetry=backend.telemetry,
-        context=turn.context,
-        on_event=turn.on_event,
-        semantic=backend.semantic.port(turn.contract.root) if backend.semantic else None,
-        mcp_servers=turn.mcp_servers,
-    )
 
 
 def follow_up_root(store: Store, conversation_id: int, roots: Sequence[Path]) -> Path:
@@ -285,16 +216,16 @@ class Conversation:
         self, goal: str, context: Sequence[Attachment], mode: RunMode, bridge: _Bridge
     ) -> RunResult:
         from harness.contract import ContractOverrides
-        from harness.session import build_contract
+        from harness.session import build_contract, open_session
         from harness.watch import Watcher
 
         backend, front = self.backend, self.front
-        if self.model is not None:
+        if self.model is not None and isinstance(backend.provider, ProviderConfig):
             chosen = dataclasses.replace(backend.provider, model=self.model)
             backend = dataclasses.replace(backend, provider=chosen)
-        turn = Turn(
-            build_contract(goal, self.root, ContractOverrides(mode=mode)),
-            approver=_Approver(bridge, front),
+        contract = build_contract(goal, self.root, ContractOverrides(mode=mode))
+        request = RunRequest(
+            _Approver(bridge, front),
             on_event=partial(bridge.post, front.event),
             guard=EditorBuffers(self.root, bridge, front.editor_text),
             writer=EditorWrites(self.root, bridge, front.write_text)
@@ -305,7 +236,7 @@ class Conversation:
             context=context,
             mcp_servers=self.mcp_servers,
         )
-        session = await open_turn(turn, backend)
+        session = await open_session(contract, backend, request)
         run_loop = asyncio.get_running_loop()
         self._cancel = partial(run_loop.call_soon_threadsafe, session.run.cancel)
         if self.conversation_id is None:
@@ -362,12 +293,9 @@ class _Approver:
 
 
 __all__ = [
-    "Backend",
     "Conversation",
     "EditorBuffers",
     "Front",
-    "Turn",
     "conversation_events",
     "follow_up_root",
-    "open_turn",
 ]

@@ -42,12 +42,7 @@ LUA_RULES = (
 )
 
 
-KNOWN = {
-    # Neovim answers policy asks through window/showMessageRequest, whose params have no
-    # run id; it goes once Neovim declares experimental.harness.approvals and answers
-    # harness/approve {runId, step, callId} (issue 31, "One door, one channel").
-    ("editors/nvim/lua/harness/approval.lua", "(params.message or ''):match('^Harness run (%d+)')"),
-}
+KNOWN: set[tuple[str, str]] = set()  # none left (the last went with issue 31's approvals)
 
 
 def findings(root: Path = ROOT) -> Iterator[str]:

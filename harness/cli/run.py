@@ -275,7 +275,7 @@ async def execute(
     from harness.cli.output import console
     from harness.cli.progress import TerminalObserver
     from harness.cli.semantic import headless
-    from harness.session import open_session
+    from harness.session import Backend, RunRequest, open_session
 
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     opened: list[Store] = []
@@ -289,21 +289,19 @@ async def execute(
     try:
         if getattr(args, "continue_run", None) is not None:
             conversation = continued(args, store(), contract.root)
-        session = await open_session(
-            contract,
+        backend = Backend(
             store=opened[0] if opened else store,
-            conversation_id=conversation,
-            context=args.context,
             provider=config,
-            approver=default_approver(
-                args.yes, interactive, observer.pause, *([lines.prompt] if lines else [])
-            ),
-            observer=observer,
             memory=not args.no_memory,
             telemetry=telemetry,
-            on_event=observer.event,
-            semantic=semantic,
+            semantic=lambda _root: semantic,  # the one run's, made for its root above
         )
+        prompts = [lines.prompt] if lines else []
+        asks = default_approver(args.yes, interactive, observer.pause, *prompts)
+        front = RunRequest(
+            asks, observer, observer.event, conversation_id=conversation, context=args.context or ()
+        )
+        session = await open_session(contract, backend, front)
         observer.model = _model_words(session)
         with lines.steering(session.run.steering.put) if lines else nullcontext():
             result = await _watched(

@@ -24,7 +24,7 @@ from harness.events import EventSink
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.report import RunObserver, RunResult
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Request
 
@@ -124,13 +124,14 @@ async def run_turn(
     )
     started = await open_session(
         build_contract(goal, root, overrides),
-        store=store,
-        provider=provider,
-        approver=YesApprover(),  # the demo approves its own scripted commands
-        policy=Policy.load(root, user_config=None),
-        observer=view,
-        on_event=on_event,
-        conversation_id=conversation_id,
+        Backend(store=store, provider=provider),
+        RunRequest(
+            approver=YesApprover(),
+            policy=Policy.load(root, user_config=None),
+            observer=view,
+            on_event=on_event,
+            conversation_id=conversation_id,
+        ),
     )
     user.notify = started.run.notify_changed  # as the editor's didSave would tell it
     result = await started.execute()

@@ -30,7 +30,7 @@ from harness.demo.pricing import cache_priced
 from harness.ledger import Ledger
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.tokens import CHARS_PER_TOKEN
 from harness.types import PART_SEPARATOR, Outcome, Request
@@ -159,11 +159,8 @@ async def run_scenario(
     )
     started = await open_session(
         build_contract(scenario.goal, root, overrides),
-        store=store,
-        provider=provider,
-        approver=YesApprover(),  # the demo approves its own scripted commands
-        policy=Policy.load(root, user_config=None),
-        assembly="naive" if naive else "bounded",
+        Backend(store=store, provider=provider, assembly="naive" if naive else "bounded"),
+        RunRequest(approver=YesApprover(), policy=Policy.load(root, user_config=None)),
     )
     user.notify = started.run.notify_changed
     result = await started.execute()

@@ -36,6 +36,7 @@ from acp.schema import (
 )
 
 from harness import __version__
+from harness.backend import Backend
 from harness.errors import ConfigError, HarnessError
 from harness.report import RunResult
 from harness.types import Outcome, TraceEvent
@@ -50,7 +51,7 @@ from server.acp.commands import (
 from server.acp.front import AcpFront
 from server.acp.sessions import SessionBook, new_session_id
 from server.acp.updates import translate
-from server.conversation import Backend, Conversation, conversation_events
+from server.conversation import Conversation, conversation_events
 
 if TYPE_CHECKING:  # the conversation machinery loads with the first prompt
     from harness.conversation import Attachment

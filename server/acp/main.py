@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from acp import Agent
 
+from harness.backend import Backend
 from harness.errors import ConfigError
 from harness.provider import ProviderConfig, config_from_env
 from harness.redact import RedactingFilter
@@ -24,7 +25,6 @@ from harness.store import default_store_path, local_dir, store_location
 from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook
 from server.acp.wire import serve_stdio
-from server.conversation import Backend
 
 if TYPE_CHECKING:
     import argparse
@@ -64,7 +64,7 @@ class Services:
         self.telemetry = start_telemetry(os.environ)
         return Backend(
             self.store, self.provider, memory=self.memory, environ=dict(os.environ),
-            telemetry=self.telemetry, semantic=self.ports,
+            telemetry=self.telemetry, semantic=self.ports.port,
         )  # fmt: skip
 
     def close(self) -> None:

@@ -2,8 +2,8 @@
 conversation is — declared by the client with ``experimental: {harness: {approvals: true}}``
 in ``initialize``.
 
-    harness/approve {runId, step, callId, act, target, command?, diff?, call?, filesWritten,
-                     options}
+    harness/approve {runId, step, callId, act, target, reason, command?, diff?, call?,
+                     filesWritten, options}
         → {decision: "allow" | "allowRun" | "deny"}
 
 Every text is shown as ``harness.policy.approval`` shows it (keys redacted, control
@@ -62,12 +62,10 @@ def _field(value: Any, key: str) -> Any:
 def approve_params(request: ApprovalRequest, limit: int) -> dict[str, Any]:
     """The ``harness/approve`` params of ``request``: the run, the one approval body every
     front shows (``harness.policy.approval.approval_body``: the call it approves, the act,
-    target and detail), the options. The body's ``reason`` is left out: §7 does not list it
-    (the dialog path and the §11 event carry it)."""
+    target, why and detail), the options."""
     from harness.policy.approval import approval_body
 
-    body = {k: v for k, v in approval_body(request, limit).items() if k != "reason"}
-    return {"runId": request.run_id, **body, "options": list(DECISIONS)}
+    return {"runId": request.run_id, **approval_body(request, limit), "options": list(DECISIONS)}
 
 
 def decision_of(answer: Any) -> Approval | None:

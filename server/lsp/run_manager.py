@@ -123,7 +123,8 @@ class RunManager:
 
     async def _open(self, params: RunParams, root: Path) -> ActiveRun:
         """The run (its row exists once this returns) with what only the editor has."""
-        from server.conversation import Backend, Turn, open_turn
+        from harness.backend import Backend, RunRequest
+        from harness.session import open_session
         from server.lsp.approvals import LspApprover
         from server.lsp.documents import EditorGuard
         from server.lsp.inline_approval import declares_inline
@@ -146,11 +147,10 @@ class RunManager:
             environ=os.environ,
             telemetry=await self._exporting(),
             prices=settings.model_prices,
-            semantic=self.semantic,
+            semantic=self.semantic.port,
         )
-        turn = Turn(
-            contract_for(params, settings, root),
-            approver=approver,
+        front = RunRequest(
+            approver,
             on_event=functools.partial(host.notify, RUN_EVENT),
             guard=EditorGuard(host.documents, root),
             observer=LspObserver(host, progress, self._budget_sent),
@@ -159,7 +159,7 @@ class RunManager:
             editor_policy=settings.policy,
             client_trusted=settings.trusted,
         )
-        session = await open_turn(turn, backend)
+        session = await open_session(contract_for(params, settings, root), backend, front)
         active = ActiveRun(session, progress)
         approver.waiting = active.set_waiting
         return active

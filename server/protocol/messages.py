@@ -98,8 +98,11 @@ REQUESTS: tuple[Message, ...] = (
     Message(
         APPROVE,
         "APPROVE",
-        "`{runId, step, callId, act, target, command?, diff?, filesWritten, options}`",
-        "a policy `ask`, to a client declaring `experimental.harness.approvals`",
+        "`{runId, step, callId, act, target, reason, command?, diff?, call?, filesWritten, "
+        "options}`",
+        "a policy `ask`, to a client declaring `experimental.harness.approvals` (VS Code, "
+        "Neovim): `step` and `callId` the tool call it approves, `reason` why it asks; the "
+        "body is the §11 `approval` event's",
         answer='`{"decision": "allow" | "allowRun" | "deny"}`',
     ),
     Message(

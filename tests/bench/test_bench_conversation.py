@@ -22,7 +22,7 @@ from harness.context.wire import shared_prefix_chars
 from harness.demo.pricing import cache_priced
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.tokens import estimate_tokens
 from harness.types import Outcome, Request
@@ -56,12 +56,12 @@ async def _runs(root: Path, store: Store, *, conversation: bool) -> list[Request
         model = ScriptedProvider(turns)
         session = await open_session(
             build_contract(goal, root).with_max_steps(STEPS),
-            store=store,
-            provider=model,
-            approver=YesApprover(),
-            policy=Policy.load(root, user_config=None),
-            memory=False,
-            conversation_id=conversation_id,
+            Backend(store=store, provider=model, memory=False),
+            RunRequest(
+                approver=YesApprover(),
+                policy=Policy.load(root, user_config=None),
+                conversation_id=conversation_id,
+            ),
         )
         result = await session.execute()
         assert result.end.outcome is Outcome.FINISHED, result.end

@@ -19,7 +19,7 @@ from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.restore import restore
 from harness.review import review, undo
-from harness.session import open_session
+from harness.session import Backend, RunRequest, open_session
 from harness.store import Store
 from tests.support.scripted_turns import call, turn
 
@@ -42,12 +42,14 @@ def run(ws: Path, store: Store, turns: list[dict[str, Any]], conv: int | None = 
     async def go() -> int:
         session = await open_session(
             TaskContract.workspace("edit", ws),
-            store=store,
-            provider=ScriptedProvider([*turns, {"content": "done"}]),
-            approver=YesApprover(),
-            policy=Policy.load(ws, user_config=None),
-            memory=False,
-            conversation_id=conv,
+            Backend(
+                store=store, provider=ScriptedProvider([*turns, {"content": "done"}]), memory=False
+            ),
+            RunRequest(
+                approver=YesApprover(),
+                policy=Policy.load(ws, user_config=None),
+                conversation_id=conv,
+            ),
         )
         await session.execute()
         return session.run_id

@@ -30,7 +30,7 @@ import pytest
 from harness.cli.approve import default_approver
 from harness.contract import ContractOverrides
 from harness.provider import ProviderConfig
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.telemetry.config import TelemetryConfig
 from harness.telemetry.export import Telemetry
@@ -75,11 +75,13 @@ async def one_run(
     contract = build_contract("Bench", ws, ContractOverrides(max_steps=STEPS + 1))
     session = await open_session(
         contract,
-        store=store,
-        provider=ProviderConfig(name="scripted", script=str(turns)),
-        approver=default_approver(yes=True, interactive=False),
-        memory=False,
-        telemetry=telemetry,
+        Backend(
+            store=store,
+            provider=ProviderConfig(name="scripted", script=str(turns)),
+            memory=False,
+            telemetry=telemetry,
+        ),
+        RunRequest(approver=default_approver(yes=True, interactive=False)),
     )
     started, cpu = time.perf_counter(), time.process_time()
     result = await session.execute()

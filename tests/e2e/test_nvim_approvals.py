@@ -135,6 +135,22 @@ def test_keys_typed_in_insert_mode_never_answer_an_approval(
         assert "exit code: 0" in first_step_result(store)
 
 
+def test_neovim_declares_approvals_and_is_asked_by_harness_approve(asked: Asked) -> None:
+    """Neovim declares ``experimental.harness.approvals``, so the server asks it with
+    ``harness/approve``: the request names the run, the step and the call it approves."""
+    nvim = asked.nvim
+    declared = nvim.lua(
+        "local c = vim.lsp.get_clients({ name = 'harness' })[1]"
+        " return vim.tbl_get(c.config.capabilities, 'experimental', 'harness', 'approvals')"
+    )
+    assert declared is True
+    item = nvim.lua("return require('harness.approval').pending()[1]")
+    assert (item["method"], item["run_id"], item["step"]) == ("harness/approve", 1, 1), item
+    assert item["call_id"], "the call it approves"
+    assert item["message"].startswith("Harness run 1 wants to exec "), item["message"]
+    assert server_waits(nvim)
+
+
 def test_leaving_the_float_keeps_the_approval_and_d_denies(asked: Asked) -> None:
     nvim, ws, store = asked
     nvim.type(":HarnessApprove<CR>")
@@ -164,8 +180,8 @@ def test_an_approval_is_dropped_when_its_run_is_cancelled(asked: Asked) -> None:
 def test_a_long_command_can_be_read_whole_before_answering(
     tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
-    """The server cuts a long command in the dialog and offers "Show full command": `s`
-    opens the whole command (window/showDocument), then the question comes back."""
+    """``harness/approve`` carries the whole command: the focused float shows all of it
+    (the server's dialog would cut it and offer "Show full command"), the answers in view."""
     ws = make_workspace(tmp_path)
     long_argv = [sys.executable, "-c", "print('" + "x" * 400 + "')"]
     fake = fake_llm([{"tool_calls": [call("exec", argv=long_argv)]}, {"content": "stopped"}])
@@ -179,16 +195,7 @@ def test_a_long_command_can_be_read_whole_before_answering(
             "local win = require('harness.approval').window()"
             " return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"
         )
-        assert "[s] Show full command" in " ".join(lines[-2:]), lines  # the answers, whole
-        nvim.type("s")
-        nvim.wait(
-            "(function() for _, b in ipairs(vim.api.nvim_list_bufs()) do"
-            " local text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '')"
-            " if text:find(string.rep('x', 400), 1, true) then return true end end end)()",
-            what="the whole command in a buffer",
-        )
-        nvim.wait("#require('harness.approval').pending() == 1", what="the question again")
-        nvim.type("<Esc>:HarnessApprove<CR>")
-        nvim.wait("select(2, require('harness.approval').window())")
+        assert "x" * 400 in "".join(lines), lines  # the whole command, not a cut
+        assert "[d] Deny" in " ".join(lines[-2:]) and "Show full" not in " ".join(lines), lines
         nvim.type("d")
         nvim.wait_message("run 1 finished")

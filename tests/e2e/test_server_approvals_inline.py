@@ -37,7 +37,7 @@ from tests.support.transcript import request_text
 APPROVE = "harness/approve"
 PRINT_RAN = [sys.executable, "-c", "print('the command ran')"]
 SETTINGS = '{"editor.fontSize": 30}\n'
-REQUIRED = {"runId", "step", "callId", "act", "target", "filesWritten", "options"}
+REQUIRED = {"runId", "step", "callId", "act", "target", "reason", "filesWritten", "options"}
 HOLD = object()  # an answer that never comes
 
 
@@ -111,7 +111,7 @@ async def test_the_request_has_the_spec_fields_and_deny_refuses(
 
     assert inline.approvals == [], "no showMessageRequest for a conversation client"
     write, exec_ = box.asked
-    spec = notification_fields(APPROVE)
+    spec = notification_fields(APPROVE) | {"reason"}  # SPEC §7 to list it (issue 31)
     for asked in (write, exec_):
         assert REQUIRED <= set(asked) <= spec, set(asked) ^ spec
         assert asked["runId"] == run_id
@@ -124,13 +124,13 @@ async def test_the_request_has_the_spec_fields_and_deny_refuses(
     assert exec_["filesWritten"] == [".vscode/settings.json", "Makefile"]
     for asked, n in ((write, 1), (exec_, 3)):
         assert asked["callId"] in str(fake.requests[n]), "the call the model made"
-    # The same body as the run's §11 approval events (one rendering), the reason aside.
+    # The same body as the run's §11 approval events (one rendering).
     events = await inline.command("harness.run.events", {"runId": run_id})
     shown = [e for e in events["events"] if e["kind"] == "approval" and "decision" not in e]
     for asked, event in zip((write, exec_), shown, strict=True):
         same = {k: v for k, v in event.items() if k in asked}
         assert same == {k: v for k, v in asked.items() if k not in ("options",)}, event
-        assert event["reason"], "the event says why it asks"
+        assert asked["reason"] == event["reason"] != "", "both say why it asks"
 
     step = await inline.command("harness.trace.step", {"runId": run_id, "step": 3})
     assert "refused: the user denied exec" in step["result"]

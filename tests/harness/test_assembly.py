@@ -13,7 +13,7 @@ from harness.contract import ContextBudgetOverrides, ContractOverrides
 from harness.policy import Policy, YesApprover
 from harness.prompts import trailer
 from harness.provider.scripted import ScriptedProvider
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome, Role
 from tests.support.scripted_turns import call
@@ -26,10 +26,8 @@ async def run(
     provider = ScriptedProvider(turns)
     session = await open_session(
         build_contract("look", ws, ContractOverrides(**overrides)),
-        store=store,
-        provider=provider,
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
+        Backend(store=store, provider=provider),
+        RunRequest(approver=YesApprover(), policy=Policy.load(ws, user_config=None)),
     )
     assert (await session.execute()).end.outcome is Outcome.FINISHED
     return provider, session.run_id

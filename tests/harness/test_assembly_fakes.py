@@ -14,7 +14,7 @@ import pytest
 from harness.contract import ContractOverrides, Verification
 from harness.policy import Policy, YesApprover
 from harness.report import RunInfo, RunObserver, StepSummary
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome
 from tests.conftest import MakeFakeLLM
@@ -65,12 +65,14 @@ async def run_against(
     overrides = ContractOverrides(context_wire=form, verification=Verification.none())  # type: ignore[arg-type]
     session = await open_session(
         build_contract("Rename a_3 and b_5", ws, overrides),
-        store=store,
-        provider=fake.config(model="m"),
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
-        observer=observer,
-        environ={"HARNESS_API_KEY": "sk-test-fakes"},
+        Backend(
+            store=store,
+            provider=fake.config(model="m"),
+            environ={"HARNESS_API_KEY": "sk-test-fakes"},
+        ),
+        RunRequest(
+            approver=YesApprover(), policy=Policy.load(ws, user_config=None), observer=observer
+        ),
     )
     result = await session.execute()
     assert result.end.outcome is Outcome.FINISHED, result.end.error

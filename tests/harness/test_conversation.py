@@ -15,7 +15,7 @@ from harness.conversation import Attachment
 from harness.errors import ConfigError
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome, Request
 from tests.support.scripted_turns import call, turn
@@ -41,11 +41,12 @@ async def go(
         contract = contract.model_copy(update={"verification": verification})
     session = await open_session(
         contract,
-        store=store,
-        provider=model,
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
-        conversation_id=conversation,
+        Backend(store=store, provider=model),
+        RunRequest(
+            approver=YesApprover(),
+            policy=Policy.load(ws, user_config=None),
+            conversation_id=conversation,
+        ),
     )
     result = await session.execute()
     return session.run_id, model, result.end.outcome
@@ -113,10 +114,8 @@ async def test_a_run_stopped_at_its_step_cap_is_resumed_with_its_observations(
     model = ScriptedProvider([turn(call("read_file", path="a.py"))] * 3)
     session = await open_session(
         build_contract("rename", ws).model_copy(update={"max_steps": 1}),
-        store=store,
-        provider=model,
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
+        Backend(store=store, provider=model),
+        RunRequest(approver=YesApprover(), policy=Policy.load(ws, user_config=None)),
     )
     first = (await session.execute(), session.run_id)[1]
     assert store.get_run(first).outcome == "step_cap_reached"  # type: ignore[union-attr]
@@ -148,11 +147,12 @@ async def test_attached_context_is_read_at_step_0_and_refreshed_when_it_changes(
     )
     session = await open_session(
         build_contract("fix it", ws),
-        store=Store(tmp_path / "s.db"),
-        provider=model,
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
-        context=[Attachment(str(ws / "a.py"), 2, 1), Attachment(str(outside))],
+        Backend(store=Store(tmp_path / "s.db"), provider=model),
+        RunRequest(
+            approver=YesApprover(),
+            policy=Policy.load(ws, user_config=None),
+            context=[Attachment(str(ws / "a.py"), 2, 1), Attachment(str(outside))],
+        ),
     )
     await session.execute()
     first = "\n".join(model.requests[0].texts())

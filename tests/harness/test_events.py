@@ -12,7 +12,7 @@ from harness.contract import TaskContract
 from harness.events import merge_text, stored_events
 from harness.policy import Policy
 from harness.provider.scripted import ScriptedProvider
-from harness.session import open_session
+from harness.session import Backend, RunRequest, open_session
 from harness.store import Store
 from harness.types import Act, Approval, ApprovalRequest
 from tests.support.scripted_turns import call
@@ -69,11 +69,12 @@ async def test_a_run_is_the_event_sequence_and_the_store_gives_it_back(tmp_path:
     live: list[dict[str, Any]] = []
     session = await open_session(
         TaskContract.workspace("set x to 2", ws),
-        store=store,
-        provider=ScriptedProvider(TURNS),
-        approver=(approver := Approver()),
-        policy=Policy.load(ws, user_config=None),
-        on_event=live.append,
+        Backend(store=store, provider=ScriptedProvider(TURNS)),
+        RunRequest(
+            approver=(approver := Approver()),
+            policy=Policy.load(ws, user_config=None),
+            on_event=live.append,
+        ),
     )
     result = await session.execute()
     run_id = session.run_id
@@ -163,11 +164,10 @@ async def test_a_run_stopped_mid_words_keeps_the_words_heard(tmp_path: Path) -> 
 
     session = await open_session(
         TaskContract.workspace("g", ws),
-        store=store,
-        provider=Broken([]),
-        approver=Approver(),
-        policy=Policy.load(ws, user_config=None),
-        on_event=live.append,
+        Backend(store=store, provider=Broken([])),
+        RunRequest(
+            approver=Approver(), policy=Policy.load(ws, user_config=None), on_event=live.append
+        ),
     )
     await session.execute()
     # Sent up to the last whitespace as it arrived, the rest (a key's piece?) at the end.
@@ -188,12 +188,13 @@ async def test_a_follow_ups_events_name_its_conversation_and_read_back_in_turn_o
         live: list[dict[str, Any]] = []
         session = await open_session(
             TaskContract.workspace(goal, ws),
-            store=store,
-            provider=ScriptedProvider([{"content": words}]),
-            approver=Approver(),
-            policy=Policy.load(ws, user_config=None),
-            on_event=live.append,
-            conversation_id=conversation,
+            Backend(store=store, provider=ScriptedProvider([{"content": words}])),
+            RunRequest(
+                approver=Approver(),
+                policy=Policy.load(ws, user_config=None),
+                on_event=live.append,
+                conversation_id=conversation,
+            ),
         )
         await session.execute()
         conversation = conversation or session.run_id
@@ -238,11 +239,13 @@ async def test_the_end_event_carries_the_runs_cost_against_appending(tmp_path: P
     live: list[dict[str, Any]] = []
     session = await open_session(
         TaskContract.workspace("look", ws),
-        store=store,
-        provider=ScriptedProvider([call("read_file", path="a.py"), {"content": "Looked."}]),
-        approver=Approver(),
-        policy=Policy.load(ws, user_config=None),
-        on_event=live.append,
+        Backend(
+            store=store,
+            provider=ScriptedProvider([call("read_file", path="a.py"), {"content": "Looked."}]),
+        ),
+        RunRequest(
+            approver=Approver(), policy=Policy.load(ws, user_config=None), on_event=live.append
+        ),
     )
     await session.execute()
     budgets = [e for e in live if e["kind"] == "budget"]

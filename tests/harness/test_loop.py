@@ -17,7 +17,7 @@ from harness.loop import Run
 from harness.policy import Policy, UnavailableApprover, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
-from harness.session import open_session
+from harness.session import Backend, RunRequest, open_session
 from harness.store import Store
 from harness.types import (
     Approval,
@@ -69,11 +69,12 @@ async def make_run(
 ) -> Run:
     session = await open_session(
         contract or TaskContract.workspace("do it", ws),
-        store=Store(tmp_path / "s.db"),
-        provider=provider,
-        approver=approver or YesApprover(),
-        policy=Policy.load(ws, user_config=None),
-        observer=observer,
+        Backend(store=Store(tmp_path / "s.db"), provider=provider),
+        RunRequest(
+            approver=approver or YesApprover(),
+            policy=Policy.load(ws, user_config=None),
+            observer=observer,
+        ),
     )
     return session.run
 

@@ -14,7 +14,7 @@ from harness.policy import Policy, UnavailableApprover
 from harness.provider import ProviderConfig
 from harness.provider.scripted import ScriptedProvider
 from harness.report import RunInfo, RunObserver, StepSummary
-from harness.session import open_session
+from harness.session import Backend, RunRequest, open_session
 from harness.store import Store
 from harness.types import Approval, Attempt, Reply, ToolCall, ToolResult
 from tests.conftest import MakeFakeLLM
@@ -59,11 +59,12 @@ async def execute(ws: Path, tmp_path: Path, provider: Any, contract: TaskContrac
     events = Events()
     session = await open_session(
         contract,
-        store=Store(tmp_path / "s.db"),
-        provider=provider,
-        approver=UnavailableApprover(),
-        policy=Policy.load(ws, user_config=None),
-        observer=events,
+        Backend(store=Store(tmp_path / "s.db"), provider=provider),
+        RunRequest(
+            approver=UnavailableApprover(),
+            policy=Policy.load(ws, user_config=None),
+            observer=events,
+        ),
     )
     await session.execute()
     return events

@@ -15,7 +15,7 @@ from harness.contract import TaskContract
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.revert import RevertAction, file_histories, revert_edits, revert_run
-from harness.session import open_session
+from harness.session import Backend, RunRequest, open_session
 from harness.store import EditRow, Store
 from harness.workspace import Workspace
 from tests.support.scripted_turns import call, turn
@@ -44,11 +44,10 @@ def run_turns(ws: Path, store: Store, turns: list[dict[str, Any]]) -> int:
     async def run() -> int:
         session = await open_session(
             TaskContract.workspace("edit things", ws),
-            store=store,
-            provider=ScriptedProvider([*turns, {"content": "done"}]),
-            approver=YesApprover(),
-            policy=Policy.load(ws, user_config=None),
-            memory=False,
+            Backend(
+                store=store, provider=ScriptedProvider([*turns, {"content": "done"}]), memory=False
+            ),
+            RunRequest(approver=YesApprover(), policy=Policy.load(ws, user_config=None)),
         )
         await session.execute()
         return session.run_id

@@ -15,7 +15,7 @@ from harness.errors import ConfigError
 from harness.policy import Policy, YesApprover
 from harness.provider import ProviderConfig
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Session, build_contract, open_session
+from harness.session import Backend, RunRequest, Session, build_contract, open_session
 from harness.store import Store
 from harness.types import AttemptSink, Outcome, Reply, Request
 from tests.support.workspace import make_workspace
@@ -93,21 +93,16 @@ async def test_a_configuration_error_leaves_no_run_and_opens_no_store(
     with pytest.raises(ConfigError, match=r"policy\.toml"):
         await open_session(
             build_contract("x", ws),
-            store=store,
-            provider=ScriptedProvider([]),
-            approver=YesApprover(),
-            editor_policy=None,
+            Backend(store=store, provider=ScriptedProvider([])),
+            RunRequest(approver=YesApprover(), editor_policy=None),
         )
     (ws / ".harness" / "policy.toml").unlink()
     no_key = ProviderConfig(name="openai")  # the hosted default needs a key
     with pytest.raises(ConfigError, match="no API key"):
         await open_session(
             build_contract("x", ws),
-            store=store,
-            provider=no_key,
-            approver=YesApprover(),
-            policy=Policy.load(ws, user_config=None),
-            environ={},
+            Backend(store=store, provider=no_key, environ={}),
+            RunRequest(approver=YesApprover(), policy=Policy.load(ws, user_config=None)),
         )
     assert opened == [], "the store is opened only once the configuration is good"
 
@@ -117,11 +112,8 @@ async def test_the_resolved_key_is_registered_for_redaction(ws: Path, tmp_path: 
     config = ProviderConfig(name="openai", base_url="http://127.0.0.1:9/v1")
     session = await open_session(
         build_contract("x", ws),
-        store=Store(tmp_path / "s.db"),
-        provider=config,
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=None),
-        environ={"HARNESS_API_KEY": key},
+        Backend(store=Store(tmp_path / "s.db"), provider=config, environ={"HARNESS_API_KEY": key}),
+        RunRequest(approver=YesApprover(), policy=Policy.load(ws, user_config=None)),
     )
     await session.aclose()
     assert key in redact.registered()
@@ -137,10 +129,8 @@ async def test_the_provider_is_closed_once_whatever_happens(ws: Path, tmp_path: 
     ):
         session = await open_session(
             build_contract("x", ws),
-            store=store,
-            provider=provider,
-            approver=YesApprover(),
-            policy=policy,
+            Backend(store=store, provider=provider),
+            RunRequest(approver=YesApprover(), policy=policy),
         )
         result = await session.execute()
         await session.aclose()
@@ -159,11 +149,8 @@ async def test_both_assemblies_run_the_same_loop(ws: Path, tmp_path: Path) -> No
         provider = ScriptedProvider(turns)
         session = await open_session(
             build_contract("x", ws),
-            store=Store(tmp_path / f"{assembly}.db"),
-            provider=provider,
-            approver=YesApprover(),
-            policy=Policy.load(ws, user_config=None),
-            assembly=assembly,
+            Backend(store=Store(tmp_path / f"{assembly}.db"), provider=provider, assembly=assembly),
+            RunRequest(approver=YesApprover(), policy=Policy.load(ws, user_config=None)),
         )
         assert (await session.execute()).end.outcome is Outcome.FINISHED
         sizes[assembly] = provider.requests[-1].chars
@@ -184,11 +171,8 @@ async def yes_session(
     the user's ``user_config``."""
     return await open_session(
         build_contract(goal, ws),
-        store=store,
-        provider=ScriptedProvider(turns),
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=user_config),
-        **options,
+        Backend(store, ScriptedProvider(turns)),
+        RunRequest(YesApprover(), policy=Policy.load(ws, user_config=user_config), **options),
     )
 
 

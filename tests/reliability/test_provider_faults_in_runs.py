@@ -27,7 +27,7 @@ import pytest
 from harness.errors import FailureKind
 from harness.policy import Policy, YesApprover
 from harness.provider import RetryPolicy, Timeouts
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome
 from tests.conftest import MakeFakeLLM
@@ -158,11 +158,8 @@ async def run_in_process(
     with Store(tmp_path / "harness.db") as store:
         session = await open_session(
             build_contract("look around", workspace),
-            store=store,
-            provider=config,
-            approver=YesApprover(),
-            policy=Policy.load(workspace, user_config=None),
-            environ={"HARNESS_API_KEY": KEY},
+            Backend(store=store, provider=config, environ={"HARNESS_API_KEY": KEY}),
+            RunRequest(approver=YesApprover(), policy=Policy.load(workspace, user_config=None)),
         )
         before = peak = rss()
         task = asyncio.create_task(session.execute())

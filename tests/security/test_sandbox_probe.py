@@ -19,7 +19,7 @@ import pytest
 from harness import sandbox
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import build_contract, open_session
+from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from tests.support.sandbox_check import outside_dir, require_sandbox
 
@@ -48,10 +48,8 @@ async def one_run(ws: Path, store: Store, outside: Path, user_config: Path) -> s
     turns = [{"tool_calls": [{"name": "exec", "arguments": {"argv": argv}}]}, {"content": "ok"}]
     session = await open_session(
         build_contract("probe", ws),
-        store=store,
-        provider=ScriptedProvider(turns),
-        approver=YesApprover(),
-        policy=Policy.load(ws, user_config=user_config),
+        Backend(store=store, provider=ScriptedProvider(turns)),
+        RunRequest(approver=YesApprover(), policy=Policy.load(ws, user_config=user_config)),
     )
     result = await session.execute()
     detail = store.step_detail(result.run_id, 1)

@@ -23,11 +23,13 @@ return {
     ['harness/didWrite'] = handler('harness/didWrite'),
     ['window/showMessage'] = handler('window/showMessage'),
     ['window/showMessageRequest'] = handler('window/showMessageRequest'),
+    ['harness/approve'] = handler('harness/approve'),
     ['$/cancelRequest'] = handler('$/cancelRequest'),
     ['harness/semantic'] = function(...)
       return require('harness.semantic').handle(...)
     end,
   },
-  -- The editor back end of the semantic tools (SPEC §14): the other attached servers answer.
-  capabilities = { experimental = { harness = { semantic = true } } },
+  -- The editor back end of the semantic tools (SPEC §14): the other attached servers answer;
+  -- approvals come as harness/approve (the run, step and call they approve).
+  capabilities = { experimental = { harness = { semantic = true, approvals = true } } },
 }

@@ -66,7 +66,7 @@ export const BUDGET = "harness/budget";
 export const RUN_FINISHED = "harness/runFinished";
 /** Notification, server → client: after each file the agent writes (and each file an undo changes): reload the buffer. */
 export const DID_WRITE = "harness/didWrite";
-/** Request, server → client: a policy `ask`, to a client declaring `experimental.harness.approvals`. */
+/** Request, server → client: a policy `ask`, to a client declaring `experimental.harness.approvals` (VS Code, Neovim): `step` and `callId` the tool call it approves, `reason` why it asks; the body is the §11 `approval` event's. */
 export const APPROVE = "harness/approve";
 /** Request, server → client: a semantic tool's query (§14), to a client declaring `experimental.harness.semantic`. */
 export const SEMANTIC = "harness/semantic";

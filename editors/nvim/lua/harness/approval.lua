@@ -1,5 +1,9 @@
---- harness.approval: `window/showMessageRequest` (a policy `ask`: Allow / Allow for this run
---- / Deny) answered only on purpose.
+--- harness.approval: a policy `ask` (Allow / Allow for this run / Deny) answered only on
+--- purpose. The client declares `experimental.harness.approvals` (lsp/harness.lua), so the
+--- server asks with `harness/approve {runId, step, callId, act, target, reason, command?,
+--- diff?, filesWritten, options}` (docs/server.md) and is answered `{decision}`; a server
+--- question of its own (`window/showMessageRequest`, e.g. a code action's) is asked here the
+--- same way and answered with the chosen title.
 ---
 --- An approval can arrive while you type. Neovim's default (vim.ui.select → inputlist())
 --- would take your next keys as the answer: `x = 1⏎` typed in insert mode answered Deny and
@@ -20,7 +24,10 @@ local M = {}
 ---@class harness.Approval
 ---@field id integer
 ---@field client_id integer
+---@field method string the server request it answers
 ---@field run_id integer?
+---@field step integer?
+---@field call_id string? the tool call it approves (harness/approve)
 ---@field message string
 ---@field actions { title: string }[]
 ---@field keys { key: string, action: { title: string } }[]
@@ -169,6 +176,24 @@ local function remove(item)
   return false
 end
 
+--- Queue `item` (built from a server request) and yield until it is answered or dropped;
+--- `answer_of` turns the chosen `{ title }` (or vim.NIL: dropped) into the reply.
+local function wait_for(co, item, answer_of)
+  last_id = last_id + 1
+  item.id = last_id
+  item.keys = keys_for(item.actions)
+  item.resume = function(answer)
+    vim.schedule(function()
+      coroutine.resume(co, answer_of(answer))
+    end)
+  end
+  queue[#queue + 1] = item
+  counts()
+  render()
+  notify.warn(notify.one_line(':HarnessApprove to answer · ' .. item.message))
+  return coroutine.yield()
+end
+
 --- The `window/showMessageRequest` handler of the harness client (runs in the coroutine
 --- Neovim gives server requests, and yields until the request is answered or dropped).
 function M.ask(_, params, ctx)
@@ -177,26 +202,46 @@ function M.ask(_, params, ctx)
     notify.warn(params.message or '')
     return vim.NIL
   end
-  last_id = last_id + 1
-  local actions = params.actions
   local item = {
-    id = last_id,
     client_id = ctx.client_id,
-    run_id = tonumber((params.message or ''):match('^Harness run (%d+)')),
+    method = 'window/showMessageRequest',
     message = params.message or '',
-    actions = actions,
-    keys = keys_for(actions),
+    actions = params.actions,
   }
-  item.resume = function(answer)
-    vim.schedule(function()
-      coroutine.resume(co, answer)
-    end)
+  return wait_for(co, item, function(answer)
+    return answer
+  end)
+end
+
+local TITLES = { allow = 'Allow', allowRun = 'Allow for this run', deny = 'Deny' }
+
+--- The `harness/approve` handler: the question drawn from the request's fields, the
+--- answer `{ decision }` (dropped: null, which the server takes as no answer yet).
+function M.approve(_, params, ctx)
+  local co, is_main = coroutine.running()
+  local actions, decisions = {}, {}
+  for _, option in ipairs(params.options or {}) do
+    if TITLES[option] then
+      actions[#actions + 1] = { title = TITLES[option] }
+      decisions[TITLES[option]] = option
+    end
   end
-  queue[#queue + 1] = item
-  counts()
-  render()
-  notify.warn(notify.one_line(':HarnessApprove to answer · ' .. item.message))
-  return coroutine.yield()
+  if not co or is_main or not actions[1] then
+    return vim.NIL
+  end
+  local item = {
+    client_id = ctx.client_id,
+    method = 'harness/approve',
+    run_id = params.runId,
+    step = params.step,
+    call_id = params.callId,
+    message = view.question(params),
+    actions = actions,
+  }
+  return wait_for(co, item, function(answer)
+    local decision = type(answer) == 'table' and decisions[answer.title]
+    return decision and { decision = decision } or vim.NIL
+  end)
 end
 
 --- Unfocus the float and go back to the window the user was in before it.
@@ -346,10 +391,18 @@ function M.reconcile(client_id)
   end)
 end
 
---- The pending approvals (oldest first): { message, run_id, client_id }.
+--- The pending approvals (oldest first): { message, method, run_id, step, call_id,
+--- client_id }.
 function M.pending()
   return vim.tbl_map(function(item)
-    return { message = item.message, run_id = item.run_id, client_id = item.client_id }
+    return {
+      message = item.message,
+      method = item.method,
+      run_id = item.run_id,
+      step = item.step,
+      call_id = item.call_id,
+      client_id = item.client_id,
+    }
   end, queue)
 end
 

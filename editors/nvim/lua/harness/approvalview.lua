@@ -18,6 +18,34 @@ local function wrap(lines, paragraph, width)
   lines[#lines + 1] = line
 end
 
+--- The question of a `harness/approve` request, in the words of the server's dialog: every
+--- text in it is shown as the server shows it already (escaped, ⏎ for a newline), and is
+--- escaped again here as any server text is.
+--- @return string
+function M.question(params)
+  local parts = {
+    ('Harness run %s wants to %s `%s`%s. Allow it?'):format(
+      tostring(params.runId),
+      text.plain(tostring(params.act)),
+      text.plain(tostring(params.target)),
+      params.reason and (' (%s)'):format(text.plain(tostring(params.reason))) or ''
+    ),
+  }
+  if params.command and params.command ~= params.target then
+    parts[#parts + 1] = 'The whole command:\n' .. tostring(params.command)
+  end
+  if params.diff then
+    local what = params.act == 'mcp' and 'The call:' or 'The change (control characters escaped):'
+    parts[#parts + 1] = what .. '\n' .. tostring(params.diff)
+  end
+  local written = params.filesWritten or {}
+  if written[1] then
+    local names = table.concat(vim.tbl_map(tostring, written), ', ')
+    parts[#parts + 1] = 'Files this run has written, which the command may run: ' .. names
+  end
+  return table.concat(parts, '\n')
+end
+
 --- The float's lines for `item` at `width`: the question wrapped, then the answers
 --- (`focused`: with `[q] later`), an answer never cut in two.
 --- @return string[] question, string[] answers

@@ -166,6 +166,7 @@ function M.handlers()
     ['harness/didWrite'] = M.did_write,
     ['window/showMessage'] = M.show_message,
     ['window/showMessageRequest'] = approval.ask,
+    ['harness/approve'] = approval.approve,
     ['$/cancelRequest'] = M.cancel_request,
   }
 end
