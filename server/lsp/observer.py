@@ -1,12 +1,14 @@
-"""What a run tells the client while it works (§7): progress reports per step and tool
-("step 3/50 · 12,345 tokens · read src/a.py"),
-``harness/budget`` after every step, ``harness/didWrite`` after every agent write, a
-warning when the agent was kept from a file with unsaved changes — and, once the run
-manager has released the folder, ``report_finished``: the progress end, an error message
-when the run stopped on one, and ``harness/runFinished``.
+"""What a run tells the client while it works (§7): its §11 events (``RunStream``: each as
+``harness/runEvent``, and each ``budget`` event's fields again as ``harness/budget``, the
+one place that notification is made), progress reports per step and tool ("step 3/50 ·
+12,345 tokens · read src/a.py"), ``harness/didWrite`` after every agent write, a warning
+when the agent was kept from a file with unsaved changes — and, once the run manager has
+released the folder, ``report_finished``: the progress end, an error message when the run
+stopped on one, and ``harness/runFinished`` (the fields of the ``end`` event, §8.1).
 
-The observer holds the host and the run's progress; it changes no one's state but its own.
-What the run manager keeps (the last budget) it learns through ``on_budget``.
+``harness/budget`` and ``harness/runFinished`` repeat the stream for clients that do not
+read it (both bundled clients do; a plain LSP client or a script may not): kept, and
+documented in docs/server.md.
 """
 
 from __future__ import annotations
@@ -38,11 +40,9 @@ class LspObserver(RunObserver):
         self,
         host: RunHost,
         progress: RunProgress,
-        on_budget: Callable[[StepSummary], None] | None = None,
     ) -> None:
         self.host = host
         self.progress = progress
-        self.on_budget = on_budget
         self.spent = 0  # the run's tokens so far, as of the last step finished
 
     def _report(self, run: RunInfo, step: int, label: str | None = None) -> None:
@@ -61,9 +61,6 @@ class LspObserver(RunObserver):
 
     def step_finished(self, run: RunInfo, summary: StepSummary) -> None:
         self.spent = summary.spent_tokens
-        if self.on_budget is not None:
-            self.on_budget(summary)
-        self.host.notify(BUDGET, summary.to_json())
 
     def file_written(self, run: RunInfo, path: Path) -> None:
         self.host.notify(DID_WRITE, {"uri": path.as_uri()})
@@ -75,6 +72,26 @@ class LspObserver(RunObserver):
             types.MessageType.Warning,
             {"kind": "runWarning", "runId": run.run_id},
         )
+
+
+ENVELOPE = ("conversationId", "seq", "kind")  # an event's own fields, beyond its body
+
+
+class RunStream:
+    """The run's §11 events out to the client, in order: each as ``harness/runEvent``; a
+    ``budget`` event also as ``harness/budget`` (its fields, without the envelope), the last
+    of them kept (``harness.status``'s ``lastBudget``) through ``on_budget``."""
+
+    def __init__(self, host: RunHost, on_budget: Callable[[dict[str, Any]], None]) -> None:
+        self.host = host
+        self.on_budget = on_budget
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self.host.notify(RUN_EVENT, event)
+        if event.get("kind") == "budget":
+            fields = {k: v for k, v in event.items() if k not in ENVELOPE}
+            self.on_budget(fields)
+            self.host.notify(BUDGET, fields)
 
 
 def report_finished(
@@ -142,6 +159,7 @@ __all__ = [
     "RUN_EVENT",
     "RUN_FINISHED",
     "LspObserver",
+    "RunStream",
     "announcement",
     "one_line",
     "report_finished",

@@ -14,7 +14,6 @@ editor (didSave), and reports each run's end after freeing its folder.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 from dataclasses import dataclass
@@ -22,14 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.lsp.errors import Conflict, InvalidParams
-from server.lsp.observer import RUN_EVENT, LspObserver, one_line, report_finished
+from server.lsp.observer import LspObserver, RunStream, one_line, report_finished
 from server.lsp.progress import RunProgress
 from server.semantic import SemanticPorts
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
     from harness.conversation import Attachment
-    from harness.report import StepSummary
     from harness.semantic import SemanticPort
     from harness.session import Session
     from harness.telemetry.export import Telemetry
@@ -151,9 +149,9 @@ class RunManager:
         )
         front = RunRequest(
             approver,
-            on_event=functools.partial(host.notify, RUN_EVENT),
+            on_event=RunStream(host, self._budget_sent),
             guard=EditorGuard(host.documents, root),
-            observer=LspObserver(host, progress, self._budget_sent),
+            observer=LspObserver(host, progress),
             conversation_id=params.conversation_id,
             context=attachments(params),
             editor_policy=settings.policy,
@@ -185,8 +183,8 @@ class RunManager:
             else:
                 active.progress.end("stopped")
 
-    def _budget_sent(self, summary: StepSummary) -> None:
-        self._last_budget = summary.to_json()
+    def _budget_sent(self, budget: dict[str, Any]) -> None:
+        self._last_budget = budget
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)

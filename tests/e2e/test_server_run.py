@@ -79,6 +79,10 @@ async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) 
         assert budget["reportedPromptTokens"] == step["reportedPromptTokens"] is not None
         assert budget["maxSteps"] == 10 and budget["tokenBudget"] == 2_000_000
         assert budget["cachedPromptTokens"] == 128, "the provider's reported cache reads"
+    # ... derived from the §11 stream: each is its `budget` event's fields, sent after it
+    shown = [e for e in client.events if e["kind"] == "budget"]
+    envelope = ("conversationId", "seq", "kind")
+    assert [{k: v for k, v in e.items() if k not in envelope} for e in shown] == client.budgets
     assert client.budgets[0]["prefixChars"] == 0
     assert all(b["prefixChars"] > 0 for b in client.budgets[1:])
     assert client.budgets[-1]["spentTokens"] == trace["run"]["spentTokens"]
