@@ -4,7 +4,7 @@ starts one process-wide ``Telemetry`` (``export``); ``Telemetry.observer`` gives
 ``SpanObserver`` (``spans``) that ``open_session`` adds beside the host's own observer.
 
     telemetry = start_telemetry(os.environ)        # None: export is off
-    session = await open_session(..., telemetry=telemetry)
+    session = await open_session(contract, Backend(..., telemetry=telemetry), front)
     ...
     telemetry.shutdown()                           # at the process's end: bounded
 
