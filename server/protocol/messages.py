@@ -28,8 +28,9 @@ NOTIFICATIONS: tuple[Message, ...] = (
         '`{"runId", "step", "maxSteps", "spentTokens", "tokenBudget", "requestTokens", '
         '"contextCeiling", "reportedPromptTokens", "cachedPromptTokens", "prefixChars", '
         '"costUsd", "cachedCostUsd", "contextVsAppend"}`: the fields of the `budget` event',
-        "after every step (the §11 `budget` event's fields; kept for clients that do not "
-        "read the event stream); `contextVsAppend` the run's requests so far, priced on a "
+        "after every step, each right after its §11 `budget` event (that event's fields, "
+        "without `conversationId`, `seq`, `kind`; kept for clients that do not read the event "
+        "stream); `contextVsAppend` the run's requests so far, priced on a "
         "prefix cache (shared prefix 0.1, the rest 1.25), over what appending every result "
         "whole would have cost with the same frame, memory and trailers (`null` for the "
         "baseline assembly; below 1 the bounded context saves; also in `harness.status` as "
@@ -44,7 +45,6 @@ NOTIFICATIONS: tuple[Message, ...] = (
     Message(
         RUN_FINISHED,
         "RUN_FINISHED",
-        "SEMANTIC",
         '`{"runId", "outcome", "steps", "spentTokens", "costUsd", "summary", '
         '"filesChanged", "refused", "denied", "failed", "error"?}`: the fields of the `end` '
         "event",
