@@ -296,6 +296,8 @@ class Ledger:
             path = normalize_path(obs.read.path)
             changes = [c for c in self._changes.get(path, ()) if c.seq >= mark]
         held: str | None = seen
+        while changes and changes[0].new_hash == held:  # noted at the mark, already held
+            changes = changes[1:]
         for change in changes:
             if change.cause is not Cause.WRITE or change.old_hash != held:
                 return None

@@ -27,8 +27,10 @@ from typing import Any
 
 import pytest
 
+from harness.context.snapshot import load
 from harness.semantic.config import parse_semantic
 from harness.semantic.model import Position, Query
+from harness.store import Store
 from langservers import HeadlessSemantics
 from tests.support.scripted_cli import _env, scripted_run
 from tests.support.scripted_turns import call, turn
@@ -130,6 +132,44 @@ def test_rename_semantic_vs_text_agent(tmp_path: Path) -> None:
     record("semantic rename (tenacity bdc5f6a, 2 files, 6 places)", f"tokens ratio {ratio:.2f}")
     assert semantic["wrong"] == 0 and semantic["calls"] <= 2
     assert ratio <= 0.3, (semantic, text)
+
+
+@pytest.mark.timeout(600)
+def test_semantic_entries_share_of_the_context(tmp_path: Path) -> None:
+    """Issue 34: the semantic tools' entries (references, its refresh after the rename,
+    diagnostics) in the last request of a session that uses them — their share of the
+    observation section's characters, by kind (the run's context snapshot in the store)."""
+    quote = "class retry_if_exception(object):"
+    turns = [
+        turn(call("references", symbol=OLD, path="tenacity.py", line_content=quote)),
+        turn(call("read_file", path="tenacity.py", offset=1, limit=80)),
+        turn(call("rename_symbol", symbol=OLD, new_name=NEW, path="tenacity.py", line_content=quote)),
+        turn(call("diagnostics")),
+        turn(call("references", symbol=NEW, path="tenacity.py", line_content=quote.replace(OLD, NEW))),
+        turn(call("grep", pattern=NEW)),
+        {"content": "renamed"},
+    ]  # fmt: skip
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _copy(DATA / "before", ws)
+    run = scripted_run(ws, tmp_path, turns, "--yes")
+    store = Store(run.store)
+    snapshot = store.run_context(1)
+    store.close()
+    assert snapshot is not None
+    chars: dict[str, int] = {}
+    refresh = 0
+    for entry in load(snapshot).state.entries:
+        for text in entry.texts:
+            chars[entry.kind] = chars.get(entry.kind, 0) + len(text)
+            if entry.kind == "references" and "(refreshed at step" in text.split("\n", 1)[0]:
+                refresh += len(text)
+    total = sum(chars.values())
+    shares = ", ".join(f"{k} {v:,} ({v / total:.0%})" for k, v in sorted(chars.items()))
+    record("semantic entries in the context (issue 34)", f"{total:,} chars: {shares}")
+    record("semantic entries in the context (issue 34)", f"references refresh {refresh:,} chars")
+    assert 0 < refresh < chars["references"], "the rename's references refresh is sent, small"
+    assert chars["diagnostics"] < 0.05 * total
 
 
 def _repo(root: Path, n: int) -> str:

@@ -33,8 +33,13 @@ where some request put a breakpoint. A request reads the longest cached prefix t
 one of its breakpoints or at one of the 20 block boundaries before each; a prefix that differs
 in any byte is a different entry. ``cache_creation_input_tokens`` is the prefix up to the last
 breakpoint minus what was read (0 when it was read whole or is under the minimum);
-``input_tokens`` is the uncached rest. Entries never expire here (a real one lasts 5 minutes
-after its last use; the tests run well within that).
+``input_tokens`` is the uncached rest.
+
+Expiry: an entry lives ``ttl`` seconds after its last use (written or read), on the cache's
+``clock``, as a real one does — Anthropic's default breakpoints 5 minutes ("The cache has a
+5-minute lifetime, refreshed each time the cached content is used"), OpenAI's prefixes "5 to
+10 minutes of inactivity" (10 here: the longest). A test moves the ``clock`` it passed in
+rather than waiting.
 """
 
 from __future__ import annotations
@@ -42,13 +47,36 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 MIN_CACHED_TOKENS = 1024
 OPENAI_STEP_TOKENS = 128
 ANTHROPIC_LOOKBACK = 20
 ANTHROPIC_MAX_BREAKPOINTS = 4
+ANTHROPIC_TTL_SECONDS = 300.0
+OPENAI_TTL_SECONDS = 600.0
+
+Clock = Callable[[], float]
+
+
+class _Entries:
+    """Digests of cached prefixes, each with the time of its last use; expired ones drop."""
+
+    def __init__(self, ttl: float, clock: Clock) -> None:
+        self.ttl, self.clock = ttl, clock
+        self._used: dict[bytes | str, float] = {}
+
+    def expire(self) -> None:
+        now = self.clock()
+        self._used = {d: t for d, t in self._used.items() if now - t < self.ttl}
+
+    def __contains__(self, digest: bytes | str) -> bool:
+        return digest in self._used
+
+    def use(self, digest: bytes | str) -> None:
+        self._used[digest] = self.clock()
 
 
 def dump(value: Any) -> str:
@@ -73,8 +101,8 @@ class OpenAIPrefixCache:
     Kept as a real cache keeps it: a digest of every prefix that ends on a 128-token block
     boundary; a request's cached tokens are its leading blocks whose prefix was seen."""
 
-    def __init__(self) -> None:
-        self._prefixes: set[bytes] = set()  # sha256 of each processed prompt's block prefixes
+    def __init__(self, ttl: float = OPENAI_TTL_SECONDS, clock: Clock = time.monotonic) -> None:
+        self._prefixes = _Entries(ttl, clock)  # sha256 of each processed prompt's block prefixes
 
     def process(self, body: Mapping[str, Any]) -> tuple[int, int]:
         """``(prompt_tokens, cached_tokens)`` for this request; remembers its prefixes."""
@@ -86,10 +114,12 @@ class OpenAIPrefixCache:
         for start in range(0, len(prompt) - block + 1, block):
             running.update(prompt[start : start + block].encode("utf-8"))
             digests.append(running.copy().digest())
+        self._prefixes.expire()
         hits = 0
         while hits < len(digests) and digests[hits] in self._prefixes:
             hits += 1
-        self._prefixes.update(digests)
+        for digest in digests:
+            self._prefixes.use(digest)
         if total < MIN_CACHED_TOKENS:
             return total, 0
         return total, min(total, hits * OPENAI_STEP_TOKENS)
@@ -137,24 +167,26 @@ def breakpoint_error(body: Mapping[str, Any]) -> str | None:
 class AnthropicBreakpointCache:
     """``cache_control`` breakpoints with the lookback over earlier block boundaries."""
 
-    def __init__(self) -> None:
-        self._entries: set[str] = set()  # sha256 of each cached prefix
+    def __init__(self, ttl: float = ANTHROPIC_TTL_SECONDS, clock: Clock = time.monotonic) -> None:
+        self._entries = _Entries(ttl, clock)  # sha256 of each cached prefix
 
     def process(self, body: Mapping[str, Any]) -> tuple[int, int, int]:
         """``(input_tokens, cache_read_input_tokens, cache_creation_input_tokens)``."""
         blocks = anthropic_blocks(body)
         ends, digests = _prefixes(text for text, _ in blocks)
         breakpoints = [k for k, (_, marked) in enumerate(blocks) if marked]
+        self._entries.expire()
         read = 0
         for b in breakpoints:
             for k in range(b, max(-1, b - ANTHROPIC_LOOKBACK - 1), -1):
                 if digests[k] in self._entries:
                     read = max(read, prefix_tokens(ends[k]))
+                    self._entries.use(digests[k])
                     break
         written = 0
         for b in breakpoints:
             if prefix_tokens(ends[b]) >= MIN_CACHED_TOKENS:
-                self._entries.add(digests[b])
+                self._entries.use(digests[b])
                 written = max(written, prefix_tokens(ends[b]))
         creation = max(0, written - read)
         total = prompt_tokens(ends[-1] if ends else 0)
@@ -180,8 +212,10 @@ def _prefixes(texts: Iterable[str]) -> tuple[list[int], list[str]]:
 __all__ = [
     "ANTHROPIC_LOOKBACK",
     "ANTHROPIC_MAX_BREAKPOINTS",
+    "ANTHROPIC_TTL_SECONDS",
     "MIN_CACHED_TOKENS",
     "OPENAI_STEP_TOKENS",
+    "OPENAI_TTL_SECONDS",
     "AnthropicBreakpointCache",
     "OpenAIPrefixCache",
     "anthropic_blocks",

@@ -30,7 +30,8 @@ reported, e.g. ``["prompt_tokens_details"]["cached_tokens"]`` or
 Usage is reported as a real server would, prompt caching included (``fake_cache.py``
 documents the serialisation and the rules: the OpenAI wire's automatic prefix cache, the
 Anthropic wire's ``cache_control`` breakpoints with the 20-block lookback).
-``cache_tokens=(read, write)`` reports fixed figures instead.
+``cache_tokens=(read, write)`` reports fixed figures instead. The emulated entries expire
+as a real provider's do (``fake_cache.py``), on ``clock`` (a test passes one it moves).
 """
 
 from __future__ import annotations
@@ -250,6 +251,7 @@ class FakeLLM:
     cache_tokens: tuple[int, int] | None = None  # fixed (read, write); None: emulate the cache
     write_size: int = 0  # >0: coalesce stream events into writes of about this many bytes
     ignore_stream: bool = False  # answer whole JSON even when the client asked for a stream
+    clock: Callable[[], float] = time.monotonic  # what the emulated caches expire on
 
     def __post_init__(self) -> None:
         if self.wire not in ("openai", "anthropic"):
@@ -263,8 +265,8 @@ class FakeLLM:
         self.connections = 0  # TCP connections accepted (keep-alive reuse keeps this low)
         self.usages: list[dict[str, Any] | None] = []  # the usage reported, per request
         self.sent_bytes: list[int] = []  # body bytes written, per request
-        self._openai_cache = OpenAIPrefixCache()
-        self._anthropic_cache = AnthropicBreakpointCache()
+        self._openai_cache = OpenAIPrefixCache(clock=self.clock)
+        self._anthropic_cache = AnthropicBreakpointCache(clock=self.clock)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: _Server | None = None

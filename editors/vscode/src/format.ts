@@ -98,6 +98,10 @@ export function budgetTooltip(b: Budget, outcome?: string): string {
   if (typeof b.prefixChars === "number") {
     lines.push(`Shared with the previous request: ${exact(b.prefixChars)} chars`);
   }
+  const vs = b.contextVsAppend;
+  if (typeof vs === "number" && Number.isFinite(vs)) {
+    lines.push(`Context cost so far: ${vs.toFixed(2)}× what appending every result would cost (cache-priced)`);
+  }
   if (outcome) lines.push(`Outcome: ${outcomeShort(outcome)}`);
   lines.push("Click to open the trace.");
   return lines.join("\n");

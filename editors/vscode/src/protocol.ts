@@ -34,6 +34,8 @@ export interface Budget {
   prefixChars?: number | null;
   costUsd?: number | null;
   cachedCostUsd?: number | null;
+  /** The run's requests so far, priced on a prefix cache, over appending every result whole (issue 34). */
+  contextVsAppend?: number | null;
 }
 
 /** `harness/runFinished`, and the run object of §8.1. */

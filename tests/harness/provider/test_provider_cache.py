@@ -87,6 +87,34 @@ def test_anthropic_does_not_cache_under_1024_tokens_or_without_a_breakpoint() ->
     assert cache.process(anthropic_body(["c" * 8000], set()))[1:] == (0, 0)
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_entries_expire_after_the_idle_lifetime_and_each_use_renews_it() -> None:
+    clock = Clock()
+    anthropic = AnthropicBreakpointCache(ttl=300.0, clock=clock)
+    body = anthropic_body(["x" * 500] * 10, {9})
+    _, _, written = anthropic.process(body)
+    clock.now = 299.0
+    assert anthropic.process(body)[1:] == (written, 0)  # read, and renewed
+    clock.now = 299.0 + 299.0
+    assert anthropic.process(body)[1:] == (written, 0)
+    clock.now += 300.0
+    assert anthropic.process(body)[1:] == (0, written)  # expired: written again
+    openai = OpenAIPrefixCache(ttl=600.0, clock=clock)
+    big = openai_body("b" * 8000)
+    openai.process(big)
+    clock.now += 599.0
+    assert openai.process(big)[1] > 0
+    clock.now += 600.0
+    assert openai.process(big)[1] == 0
+
+
 # -- what the harness records equals what the fakes reported -------------------------------
 
 

@@ -82,6 +82,13 @@ test("tooltip: exact figures and the cached share", () => {
   assert.match(tip, /Outcome: finished/);
 });
 
+test("tooltip: the run's cache-priced cost against appending (issue 34)", () => {
+  const tip = budgetTooltip({ ...budget, contextVsAppend: 0.8149 });
+  assert.match(tip, /Context cost so far: 0\.81× what appending every result would cost \(cache-priced\)/);
+  assert.doesNotMatch(budgetTooltip({ ...budget, contextVsAppend: null }), /Context cost/);
+  assert.doesNotMatch(budgetTooltip(budget), /Context cost/);
+});
+
 test("tooltip without the fields an older server does not send", () => {
   const old: Budget = { ...budget, cachedPromptTokens: undefined, prefixChars: undefined };
   const tip = budgetTooltip(old);
