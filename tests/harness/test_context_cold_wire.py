@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from harness.backend import Backend, RunRequest
 from harness.contract import ContextBudgetOverrides, ContractOverrides, Verification
 from harness.policy import Policy, YesApprover
 from harness.session import build_contract, open_session
@@ -72,20 +73,29 @@ class FollowUp:
         return int(self.usage["cache_read_input_tokens"])
 
 
-async def run(store: Store, fake: FakeLLM, ws: Path, goal: str, **more: Any) -> int:
+async def run(
+    store: Store,
+    fake: FakeLLM,
+    ws: Path,
+    goal: str,
+    conversation_id: int | None = None,
+    **more: Any,
+) -> int:
     overrides = ContractOverrides(
         verification=Verification.none(),
         context_budget=ContextBudgetOverrides(max_tokens=8_000, **more.pop("budget", {})),
     )
-    session = await open_session(
-        build_contract(goal, ws, overrides),
+    backend = Backend(
         store=store,
         provider=fake.config(model="claude-sonnet-4-5" if fake.wire == "anthropic" else "gpt-4o"),
+        environ={"HARNESS_API_KEY": "sk-test-fakes"},
+    )
+    front = RunRequest(
         approver=YesApprover(),
         policy=Policy.load(ws, user_config=None),
-        environ={"HARNESS_API_KEY": "sk-test-fakes"},
-        **more,
+        conversation_id=conversation_id,
     )
+    session = await open_session(build_contract(goal, ws, overrides), backend, front)
     result = await session.execute()
     assert result.end.outcome is Outcome.FINISHED, result.end.error
     return session.run_id
