@@ -18,6 +18,8 @@ stdio (no SDK: the point is what a broken server sends). Modes:
   withdrawn tool called answers ``isError``. With MARKER, each ``tools/list`` it answers is
   a line ``tools/list`` there, and its tools are kept in ``MARKER.tools``, so the server
   of the next run (a new process) starts swapped
+- ``relistfails``: as ``changing``, but after ``swap`` (one notification) every
+  ``tools/list`` is an error
 
 With MARKER, the server writes its pid to that file first (proves it ran, or never did)."""
 
@@ -50,6 +52,7 @@ _MARKER: list[str] = []
 LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 _FIRST = ["echo", "swap"]
 _SWAPPED: list[str] = []
+_BROKEN: list[bool] = []
 
 
 def _changing() -> list[str]:
@@ -69,7 +72,7 @@ def _swap() -> None:
 
 
 def _tools(mode: str) -> list[dict]:
-    if mode == "changing":
+    if mode in ("changing", "relistfails"):
         for path in _MARKER:
             with open(path, "a") as marker:
                 marker.write("tools/list\n")
@@ -89,7 +92,11 @@ def _call(mode: str, params: dict) -> dict | None:
         time.sleep(3600)
     if mode == "crash":
         os._exit(3)
-    if mode == "changing":
+    if mode == "relistfails" and name == "swap":
+        _BROKEN.append(True)
+        _send(LIST_CHANGED)
+        return {"content": [{"type": "text", "text": "tools/list is broken from now on"}]}
+    if mode in ("changing", "relistfails"):
         return _changing_call(str(name), args)
     if name == "get_env":
         return {"content": [{"type": "text", "text": json.dumps(dict(os.environ))}]}
@@ -115,11 +122,11 @@ def _answer(mode: str, request: dict) -> dict | None:
             return None
         return {
             "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-            "capabilities": {"tools": {"listChanged": mode == "changing"}},
+            "capabilities": {"tools": {"listChanged": mode in ("changing", "relistfails")}},
             "serverInfo": {"name": f"hostile-{mode}", "version": "1"},
         }
     if method == "tools/list":
-        return {"tools": _tools(mode)}
+        return None if _BROKEN else {"tools": _tools(mode)}
     if method == "tools/call":
         return _call(mode, params)
     if method == "ping":

@@ -75,3 +75,23 @@ def test_the_next_run_lists_the_new_tools(tmp_path: Path, fake_llm: MakeFakeLLM)
     fake = fake_llm([{"content": "ok"}])
     assert _run(tmp_path, fake.url, home, "--yes").code == 0
     assert _mcp(fake.requests[0]) == ["mcp__ch__fresh", "mcp__ch__swap"]
+
+
+def test_a_failed_listing_keeps_the_tools_and_says_so(
+    tmp_path: Path, fake_llm: MakeFakeLLM
+) -> None:
+    """After ``swap`` the server answers every tools/list with an error: the run's tools
+    stay callable, and the user hears once that they could not be listed again."""
+    script = [
+        calls(call("mcp__ch__swap", text="go")),
+        calls(call("mcp__ch__echo", text="still here")),
+        {"content": "ok"},
+    ]
+    fake = fake_llm(script)
+    done = _run(tmp_path, fake.url, _home(tmp_path, hostile("ch", "relistfails")), "--yes")
+    assert done.code == 0, done.stderr
+    assert _prefix(fake.requests[1]) == _prefix(fake.requests[0]) == _prefix(fake.requests[2])
+    assert "echo: still here" in request_text(fake.requests[2])
+    assert done.json()["failed"] == 0
+    assert done.stderr.count("MCP server `ch` said its tools changed") == 1
+    assert "listing them again failed" in done.stderr
