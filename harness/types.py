@@ -153,6 +153,7 @@ class FileWrite:
 class NoticeKind(StrEnum):
     UNSAVED_REFUSED = "unsaved_refused"  # a write refused: the editor holds unsaved changes
     UNSAVED_CHANGED = "unsaved_changed"  # a command changed on disk a file dirty in the editor
+    MCP_TOOLS_CHANGED = "mcp_tools_changed"  # an MCP server's tools changed mid-run (§15)
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ class Notice:
     """Something the user must hear at once, not only the model (§6.5)."""
 
     kind: NoticeKind
-    path: str  # workspace-relative
+    path: str  # workspace-relative ("" when about no file)
     message: str
 
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult, Tool
 
 MAX_RESTARTS = 1
+LIST_CHANGED = "notifications/tools/list_changed"
 # Starts the server with a parent-death signal: it is killed when the harness dies.
 _LAUNCH = (
     "import ctypes,os,signal,sys\n"
@@ -76,6 +77,11 @@ class Connection:
     _owner: asyncio.Task[None] | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _tail: Tail | None = None
+    # Each ``notifications/tools/list_changed`` heard (a restart counts as one), and how
+    # many had come when the last listing was answered: that listing reflects those.
+    notified: int = 0
+    listed_at: int = 0
+    heard: asyncio.Event = field(default_factory=asyncio.Event)  # set at each of them
 
     async def start(self) -> None:
         """Connect (``McpFailure`` naming why, within the connect timeout)."""
@@ -105,7 +111,8 @@ class Connection:
 
         try:
             self._tail = Tail()
-            async with Client(self._server(), mode="legacy") as client:
+            server, on_message = self._server(), self._on_message
+            async with Client(server, mode="legacy", message_handler=on_message) as client:
                 self._tail.started()
                 ready.set_result(client)
                 await self._stop.wait()
@@ -118,6 +125,13 @@ class Connection:
         finally:
             if self._tail is not None:
                 self._tail.started()
+
+    async def _on_message(self, message: object) -> None:
+        """Counts the server's tools/list_changed (the SDK calls this in the order the
+        server's messages came); other notifications are dropped."""
+        if getattr(message, "method", None) == LIST_CHANGED:
+            self.notified += 1
+            self.heard.set()
 
     def _server(self) -> Any:
         from mcp import StdioServerParameters
@@ -162,17 +176,19 @@ class Connection:
         return self._client is not None and self._owner is not None and not self._owner.done()
 
     async def list_tools(self) -> list[Tool]:
+        """Every page of the server's tools, read anew (not from the SDK's cache)."""
         client = await self._ready()
         tools: list[Tool] = []
         cursor: str | None = None
         for _ in range(100):  # a server that pages forever is cut at 100 pages
             page = await asyncio.wait_for(
-                client.list_tools(cursor=cursor), self.launch.call_timeout_s
+                client.list_tools(cursor=cursor, cache_mode="refresh"), self.launch.call_timeout_s
             )
             tools += page.tools
             cursor = page.next_cursor
             if not cursor:
                 break
+        self.listed_at = self.notified
         return tools
 
     async def call(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
@@ -210,6 +226,7 @@ class Connection:
         self.restarts += 1
         await self._abandon()
         await self.start()
+        self.notified += 1  # a new process: its tools may not be the ones listed
         assert self._client is not None
         return self._client
 
@@ -247,4 +264,4 @@ def _words(exc: BaseException) -> str:
     return text[:500]
 
 
-__all__ = ["MAX_RESTARTS", "Connection", "Launch", "McpFailure", "Source", "State"]
+__all__ = ["LIST_CHANGED", "MAX_RESTARTS", "Connection", "Launch", "McpFailure", "Source", "State"]

@@ -1,7 +1,8 @@
 """One run's MCP servers (§15): which of the configured servers may start (a workspace's
 only in a trusted folder, each approved once for what it runs), started together, their
-tools listed once, sorted and frozen for the run, the frame's line for tools left out, and
-everything stopped with the run (``aclose``). With no server configured nothing here runs
+tools listed once, sorted and frozen for the run (a change the server announces applies from
+the next run: ``drift``), the frame's line for tools left out, and everything stopped with
+the run (``aclose``). With no server configured nothing here runs
 and the SDK is never imported."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from harness.escape import printable
 from harness.mcp.approvals import approval_state, approvals_file, approve
 from harness.mcp.client import Connection, Launch, McpFailure, State
 from harness.mcp.config import McpSettings, ServerConfig, Source, user_settings, workspace_servers
+from harness.mcp.drift import Drift
 from harness.mcp.tools import McpTool, choose, offered_of
 from harness.tools import Tool, tool_schemas
 from harness.types import Act, Approval, ApprovalRequest, Approver, ExecConfig
@@ -237,8 +239,9 @@ async def _list(run: McpRun, connection: Connection, taken: dict[str, str]) -> N
     offered = [o for t in listed if (o := offered_of(config.name, t)) is not None]
     bad = len(listed) - len(offered)
     chosen = choose(config.name, offered, config.tools, run.settings.schema_chars, taken)
+    drift = Drift.of(connection, listed)  # the tools are frozen for the run from here
     for name, one in chosen.tools:
-        run.tools[name] = cast(Tool, McpTool(name, one, connection))
+        run.tools[name] = cast(Tool, McpTool(name, one, drift))
         taken[name] = f"{config.name}/{one.tool}"
     status.tools = [o.tool for _, o in chosen.tools]
     status.schema_chars = chosen.schema_chars

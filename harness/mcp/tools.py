@@ -7,6 +7,7 @@ not offered, and the frame says which), the ``mcp`` act asked before every call 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,9 +17,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import ConfigDict
 
 from harness import redact
-from harness.mcp.client import Connection, McpFailure
+from harness.mcp.client import McpFailure
 from harness.tools.base import _DECLARED, Declaration, ToolArgs, ToolContext, header
-from harness.types import Act, ToolResult
+from harness.types import Act, Notice, NoticeKind, ToolResult
+
+if TYPE_CHECKING:
+    from harness.mcp.drift import Drift
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
@@ -55,16 +59,18 @@ class Offered:
 
 
 class McpTool:
-    """A tool of an MCP server, called through its ``Connection``."""
+    """A tool of an MCP server, called through its ``Connection`` (``drift.connection``):
+    as listed at the run's start, whatever the server lists since (``Drift``)."""
 
     Args: ClassVar[type[ToolArgs]] = McpArgs
 
-    def __init__(self, name: str, offered: Offered, connection: Connection) -> None:
+    def __init__(self, name: str, offered: Offered, drift: Drift) -> None:
         self.name = name
         self.description = offered.description
         self.parameters = offered.schema
         self.offered = offered
-        self.connection = connection
+        self.drift = drift
+        self.connection = drift.connection
         # Labelled ``mcp SERVER/TOOL`` (progress lines, panels, stubs); the target is the
         # arguments, so the same call with the same arguments supersedes (§3 rule 2).
         where = f"{offered.server}/{offered.tool}"
@@ -75,16 +81,32 @@ class McpTool:
         where = f"{self.offered.server}/{self.offered.tool}"
         shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
         target = shown if arguments else ""
+        tool = self.offered.tool
+        await self.drift.check()
+        if self.drift.withdrawn(tool):
+            body = f"error: {where}: {self.drift.withdrawn_text(tool)}"
+            return self._told(_result(self.name, target, body, False, ()))
         decision = await ctx.gate.check(Act.MCP, where, diff=_asked(self.offered, shown))
         events = (decision.event,) if decision.event else ()
         if not decision.allowed:
             return _result(self.name, target, f"error: {decision.message}", False, events)
         try:
-            answer = await self.connection.call(self.offered.tool, arguments)
+            answer = await self.connection.call(tool, arguments)
+            text, failed = result_text(answer)
         except McpFailure as exc:
-            return _result(self.name, target, f"error: {where}: {exc}", False, events)
-        text, failed = result_text(answer)
-        return _result(self.name, target, text, not failed, events)
+            text, failed = f"error: {where}: {exc}", True
+        await self.drift.check()  # this call may have changed the server's tools
+        if failed and self.drift.withdrawn(tool):
+            text += f"\n({self.drift.withdrawn_text(tool)})"
+        return self._told(_result(self.name, target, text, not failed, events))
+
+    def _told(self, result: ToolResult) -> ToolResult:
+        """``result`` with the user's line when the server's tools changed (once a run)."""
+        line = self.drift.notice()
+        if not line:
+            return result
+        notice = Notice(NoticeKind.MCP_TOOLS_CHANGED, "", line)
+        return dataclasses.replace(result, notices=(*result.notices, notice))
 
 
 def _asked(offered: Offered, shown: str) -> str:

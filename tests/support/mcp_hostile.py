@@ -13,6 +13,13 @@ stdio (no SDK: the point is what a broken server sends). Modes:
 - ``collide``: tools ``a.b`` and ``a_b`` (one name once sanitised)
 - ``error``: ``echo`` answers ``isError``
 - ``stubborn``: as ``ok``, but it does not exit when its input closes
+- ``changing``: tools ``echo`` and ``swap``; calling ``swap`` withdraws ``echo``, adds
+  ``fresh`` and sends ``notifications/tools/list_changed`` 50 times before it answers; a
+  withdrawn tool called answers ``isError``. With MARKER, each ``tools/list`` it answers is
+  a line ``tools/list`` there, and its tools are kept in ``MARKER.tools``, so the server
+  of the next run (a new process) starts swapped
+- ``relistfails``: as ``changing``, but after ``swap`` (one notification) every
+  ``tools/list`` is an error
 
 With MARKER, the server writes its pid to that file first (proves it ran, or never did)."""
 
@@ -41,7 +48,35 @@ def _tool(name: str, schema: object = None) -> dict:
     return {"name": name, "description": f"the {name} tool", "inputSchema": schema}
 
 
+_MARKER: list[str] = []
+LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+_FIRST = ["echo", "swap"]
+_SWAPPED: list[str] = []
+_BROKEN: list[bool] = []
+
+
+def _changing() -> list[str]:
+    """The ``changing`` server's tools now: from ``MARKER.tools`` when there is one."""
+    for path in _MARKER:
+        if os.path.exists(f"{path}.tools"):
+            with open(f"{path}.tools") as kept:
+                return list(json.load(kept))
+    return _SWAPPED or _FIRST
+
+
+def _swap() -> None:
+    _SWAPPED[:] = ["fresh", "swap"]
+    for path in _MARKER:
+        with open(f"{path}.tools", "w") as kept:
+            json.dump(_SWAPPED, kept)
+
+
 def _tools(mode: str) -> list[dict]:
+    if mode in ("changing", "relistfails"):
+        for path in _MARKER:
+            with open(path, "a") as marker:
+                marker.write("tools/list\n")
+        return [_tool(name) for name in _changing()]
     if mode == "many":
         return [_tool(f"tool_{i:03d}") for i in range(500)]
     if mode == "badschema":
@@ -57,10 +92,27 @@ def _call(mode: str, params: dict) -> dict | None:
         time.sleep(3600)
     if mode == "crash":
         os._exit(3)
+    if mode == "relistfails" and name == "swap":
+        _BROKEN.append(True)
+        _send(LIST_CHANGED)
+        return {"content": [{"type": "text", "text": "tools/list is broken from now on"}]}
+    if mode in ("changing", "relistfails"):
+        return _changing_call(str(name), args)
     if name == "get_env":
         return {"content": [{"type": "text", "text": json.dumps(dict(os.environ))}]}
     text = "x" * 50_000_000 if mode == "big" else str(args.get("text", ""))
     return {"content": [{"type": "text", "text": text}], "isError": mode == "error"}
+
+
+def _changing_call(name: str, args: dict) -> dict:
+    if name not in _changing():
+        return {"content": [{"type": "text", "text": f"no tool {name}"}], "isError": True}
+    if name == "swap":
+        _swap()
+        for _ in range(50):
+            _send(LIST_CHANGED)
+        return {"content": [{"type": "text", "text": "swapped: echo out, fresh in"}]}
+    return {"content": [{"type": "text", "text": f"{name}: {args.get('text', '')}"}]}
 
 
 def _answer(mode: str, request: dict) -> dict | None:
@@ -70,11 +122,11 @@ def _answer(mode: str, request: dict) -> dict | None:
             return None
         return {
             "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {"listChanged": mode in ("changing", "relistfails")}},
             "serverInfo": {"name": f"hostile-{mode}", "version": "1"},
         }
     if method == "tools/list":
-        return {"tools": _tools(mode)}
+        return None if _BROKEN else {"tools": _tools(mode)}
     if method == "tools/call":
         return _call(mode, params)
     if method == "ping":
@@ -85,6 +137,7 @@ def _answer(mode: str, request: dict) -> dict | None:
 def main() -> None:
     mode = sys.argv[1]
     if len(sys.argv) > 2:
+        _MARKER.append(sys.argv[2])
         with open(sys.argv[2], "a") as marker:
             marker.write(f"{os.getpid()}\n")
     if mode == "flood":

@@ -96,12 +96,20 @@ def test_an_untrusted_folders_policy_cannot_allow_mcp(
 def test_large_results_are_capped_with_the_marker_and_the_trace_keeps_all(
     tmp_path: Path, fake_llm: MakeFakeLLM
 ) -> None:
+    """(And its tools/list_changed, sent once as it starts, changes nothing: every
+    request offers the first one's tools and system message — the prefix stays cached.)"""
     command = npm_server("mcp-server-everything")
-    fake = fake_llm([calls(call("mcp__everything__echo", message="y" * 60_000)), {"content": "ok"}])
+    big = calls(call("mcp__everything__echo", message="y" * 60_000))
+    fake = fake_llm([big, calls(call("mcp__everything__echo", message="hi")), {"content": "ok"}])
     done = _run(tmp_path, fake.url, _home(tmp_path, table("everything", command, "stdio")), "--yes")
     assert done.code == 0, done.stderr
     said = request_text(fake.requests[1])
     assert "…[truncated: elided" in said
+    assert "Echo: hi" in request_text(fake.requests[2])
+    first = fake.requests[0]
+    for later in fake.requests[1:]:
+        assert (later["tools"], later["messages"][0]) == (first["tools"], first["messages"][0])
+    assert "changed its tools" not in done.stderr and done.json()["failed"] == 0
     trace = harness("trace", "step", "1", "1", "--store", tmp_path / "s.db", "--json")
     assert "y" * 60_000 in trace.json()["result"]
     assert KEY not in json.dumps(trace.json())

@@ -3,6 +3,7 @@ wrote and hostile ones — each failure a clear line or observation, nothing lef
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -76,6 +77,23 @@ async def test_everything_server_get_env_holds_no_key(tmp_path: Path) -> None:
         text = answer.content[0].text  # type: ignore[union-attr]
         assert "PATH" in text
         assert KEY not in text and "OPENAI_API_KEY" not in text
+    finally:
+        await run.aclose()
+
+
+async def test_server_everything_announces_a_change_that_changes_nothing(tmp_path: Path) -> None:
+    """The reference server sends tools/list_changed once, right after it starts: it is
+    heard, the run's tools stay as listed, and comparing finds nothing to tell."""
+    command = npm_server("mcp-server-everything")
+    run = await _open(tmp_path, table("everything", command, "stdio"))
+    try:
+        offered = dict(run.tools)
+        drift = _tool(run, "mcp__everything__echo").drift
+        await asyncio.wait_for(drift.connection.heard.wait(), 20)
+        await drift.check()
+        assert drift.connection.notified >= 1
+        assert drift.changes() == [] and drift.error == "" and drift.notice() == ""
+        assert run.tools == offered
     finally:
         await run.aclose()
 
