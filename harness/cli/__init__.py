@@ -13,15 +13,22 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
 from harness import __version__
 from harness.cli.args import EXIT_FAILED, EXIT_USAGE, Parser, commands
 from harness.errors import ConfigError, StoreError
 
+# The commands in the order ``harness --help`` lists them; each but ``lsp`` is the module
+# ``harness.cli.NAME`` with a ``register(sub)``.
+COMMANDS: tuple[str, ...] = ("run", "chat", "memory", "trace", "revert", "rewind", "trust")
+COMMANDS += ("mcp", "demo", "lsp", "acp")
 
-def build_parser() -> Parser:
-    from harness.cli import acp, chat, demo, mcp, memory, revert, rewind, run, trace, trust
 
+def build_parser(only: Sequence[str] | None = None) -> Parser:
+    """The whole parser, or with only the commands ``only`` names: ``harness memory list
+    --help`` then imports no other command's module (their help and behaviour are the same:
+    a command's parser never reads another's)."""
     parser = Parser(
         prog="harness",
         description="A coding agent with a budgeted context and a full trace. "
@@ -29,19 +36,21 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"harness {__version__}")
     sub = commands(parser, "command")
-    run.register(sub)
-    chat.register(sub)
-    memory.register(sub)
-    trace.register(sub)
-    revert.register(sub)
-    rewind.register(sub)
-    trust.register(sub)
-    mcp.register(sub)
-    demo.register(sub)
-    lsp = sub.add_parser("lsp", help="start the language server on stdio")
-    lsp.set_defaults(func=_lsp)
-    acp.register(sub)
+    for name in COMMANDS if only is None else [n for n in COMMANDS if n in only]:
+        if name == "lsp":
+            lsp = sub.add_parser("lsp", help="start the language server on stdio")
+            lsp.set_defaults(func=_lsp)
+        else:
+            import_module(f"harness.cli.{name}").register(sub)
     return parser
+
+
+def _needed(given: Sequence[str]) -> Sequence[str] | None:
+    """The commands the arguments ``given`` can reach: the one they name, none for
+    ``--version`` (argparse prints it and exits before any command), else all."""
+    if given[:1] == ["--version"]:
+        return ()
+    return given[:1] if given[:1] and given[0] in COMMANDS else None
 
 
 def _lsp(args: argparse.Namespace) -> int:
@@ -58,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from harness.cli.acp import hand_off_raw
 
         return hand_off_raw(given[1:])
-    parser = build_parser()
+    parser = build_parser(_needed(given))
     args = parser.parse_args(given)
     try:
         code: int = args.func(args)

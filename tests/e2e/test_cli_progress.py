@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import MakeFakeLLM
 from tests.support.fake_llm import Fault
 
-from .cli import Result, call, calls, harness, harness_pty, reading, run_args, script
+from .cli import Result, call, calls, harness, harness_pty, reading, run_args, script, user_config
 
 
 @pytest.fixture
@@ -38,15 +38,14 @@ def shop(tmp_path: Path) -> Path:
 @pytest.fixture
 def home(tmp_path: Path) -> dict[str, str]:
     """A user config and data dir of the test's own (no policy of the machine's user)."""
-    (tmp_path / "config").mkdir()
+    user_config(tmp_path / "config")  # no test here is about diagnostics: none after edits
     return {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}
 
 
 def exec_rule(home: dict[str, str], effect: str, glob: str) -> None:
     """The user's policy: one ``exec`` rule."""
-    policy = Path(home["XDG_CONFIG_HOME"]) / "harness" / "policy.toml"
-    policy.parent.mkdir(parents=True)
-    policy.write_text(f'[[rules]]\nact = "exec"\neffect = "{effect}"\nglob = "{glob}"\n')
+    rule = f'[[rules]]\nact = "exec"\neffect = "{effect}"\nglob = "{glob}"\n'
+    user_config(home["XDG_CONFIG_HOME"], rule)
 
 
 def refusals(tmp_path: Path) -> Path:
