@@ -1,6 +1,5 @@
 """Value types that cross module boundaries: acts and verdicts, tool calls and results,
-provider requests and replies, trace events. Frozen dataclasses; no behaviour beyond
-small derived properties."""
+provider requests and replies, trace events; frozen dataclasses, small derived properties."""
 
 from __future__ import annotations
 
