@@ -45,10 +45,6 @@ local function figures(budget)
       M.tokens(budget.contextCeiling)
     )
   end
-  -- the run's cache-priced cost so far over appending every result whole (issue 34)
-  if type(budget.contextVsAppend) == 'number' then
-    parts[#parts + 1] = ('%.2f× append'):format(budget.contextVsAppend)
-  end
   return table.concat(parts, ' · ')
 end
 
