@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from harness.sandbox import bwrap_argv, probe
-from harness.sandbox_paths import tool_dirs
+from harness.sandbox.paths import tool_dirs
 
 
 class NoSandbox(Exception):

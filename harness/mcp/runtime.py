@@ -19,7 +19,8 @@ from harness.mcp.client import Connection, Launch, McpFailure, State
 from harness.mcp.config import McpSettings, ServerConfig, Source, user_settings, workspace_servers
 from harness.mcp.drift import Drift
 from harness.mcp.tools import McpTool, choose, offered_of
-from harness.tools import Tool, tool_schemas
+from harness.tools import tool_schemas
+from harness.tools.base import Tool
 from harness.types import Act, Approval, ApprovalRequest, Approver, ExecConfig
 
 if TYPE_CHECKING:

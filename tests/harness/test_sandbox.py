@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness import sandbox
-from harness.sandbox_paths import tool_dirs
+from harness.sandbox.paths import tool_dirs
 from harness.types import ExecConfig, SandboxMode
 from tests.support.tool_env import ToolEnv, make_tool_env
 

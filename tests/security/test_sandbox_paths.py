@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandbox_paths import tool_dirs
+from harness.sandbox.paths import tool_dirs
 from harness.types import ExecConfig, SandboxMode
 from tests.support.sandbox_check import require_sandbox, stream
 from tests.support.tool_env import ToolEnv, make_tool_env

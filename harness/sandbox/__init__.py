@@ -16,10 +16,10 @@ the workspace holds them (``Workspace.protected``) — is bound read-only over t
   ``no_new_privs``, so no program it runs (setuid or root's own) gets them back. As a
   normal user bwrap drops them anyway; the flag changes nothing there.
 - **Network** shared unless ``[exec] network = false``: then ``--unshare-net``, and a
-  seccomp filter refusing Unix sockets (``harness.sandbox_seccomp``) so a command reaches
+  seccomp filter refusing Unix sockets (``harness.sandbox.seccomp``) so a command reaches
   no host daemon either.
 - **Tools**: the directories of the command's ``PATH`` and interpreter that the private
-  ``/tmp`` would hide are bound back read-only (``harness.sandbox_paths``).
+  ``/tmp`` would hide are bound back read-only (``harness.sandbox.paths``).
 
 Whether bwrap works is probed with the very flags a command gets (user namespaces may be
 disabled in a container, and then bwrap fails at run time). A working sandbox is
@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.sandbox_paths import tool_dirs
-from harness.sandbox_seccomp import SeccompUnavailable, filter_fd, unix_socket_filter
+from harness.sandbox.paths import tool_dirs
+from harness.sandbox.seccomp import SeccompUnavailable, filter_fd, unix_socket_filter
 from harness.types import ExecConfig, SandboxMode
 
 PROBE_TIMEOUT_S = 10.0
