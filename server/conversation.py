@@ -217,7 +217,7 @@ class Conversation:
     ) -> RunResult:
         from harness.contract import ContractOverrides
         from harness.session import build_contract, open_session
-        from harness.watch import Watcher
+        from harness.workspace.watch import Watcher
 
         backend, front = self.backend, self.front
         if self.model is not None and isinstance(backend.provider, ProviderConfig):

@@ -345,7 +345,7 @@ def _print_end(
 
 async def _watched(session: Session, ignore: list[Path]) -> RunResult:
     """Execute with the workspace watched and Ctrl-C cancelling at the next safe point."""
-    from harness.watch import Watcher
+    from harness.workspace.watch import Watcher
 
     watcher = Watcher(session.root, session.run.notify_changed, ignore=ignore)
     import asyncio

@@ -1,4 +1,4 @@
-"""One ``harness.watch.Watcher`` per workspace folder (§6.4), started on ``initialized``,
+"""One ``harness.workspace.watch.Watcher`` per workspace folder (§6.4), started on ``initialized``,
 stopped on ``shutdown``; folders added or removed later start or stop theirs.
 
 Folders are watched concurrently (each takes a moment to become live). Changed paths go to
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.watch import Watcher
+    from harness.workspace.watch import Watcher
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ class FolderWatchers:
         return watcher is not None and watcher.ready
 
     async def start(self, roots: Iterable[Path], ignore: Iterable[Path] = ()) -> None:
-        from harness.watch import Watcher
+        from harness.workspace.watch import Watcher
 
         ignored = list(ignore)
         new: dict[Path, Watcher] = {}

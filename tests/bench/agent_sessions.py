@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.demo.driver import Scenario
+from harness.cli.demo.driver import Scenario
 from tests.support.scripted_turns import call
 
 from .context_sessions import FUNCTIONS, MODULES, create, first_line

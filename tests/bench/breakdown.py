@@ -18,10 +18,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.cli.demo.driver import DEMO, Scenario, ScenarioResult, run_scenario
+from harness.cli.demo.pricing import CACHE_READ, CACHE_WRITE
 from harness.context import shared_prefix_chars
 from harness.contract import ContextBudgetOverrides
-from harness.demo.driver import DEMO, Scenario, ScenarioResult, run_scenario
-from harness.demo.pricing import CACHE_READ, CACHE_WRITE
 from harness.store import Store
 
 from .agent_sessions import AGENT

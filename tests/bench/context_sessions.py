@@ -8,7 +8,7 @@ a sentence most turns, re-reads after edits — and written once, not tuned to t
   another: read the function, edit it, run the tests, look at the result; every third edit
   adds a line, shifting what follows), tests after each edit.
 
-Both run through the real loop, tools, policy and store (``harness.demo.driver``).
+Both run through the real loop, tools, policy and store (``harness.cli.demo.driver``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from harness.demo.driver import Scenario
-from harness.demo.workspace import unittest_head
+from harness.cli.demo.driver import Scenario
+from harness.cli.demo.workspace import unittest_head
 from tests.support.scripted_turns import call
 from tests.support.workspace import write_files
 

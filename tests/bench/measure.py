@@ -4,7 +4,7 @@ changed, the trailer last) over the same scripted turns, priced two ways.
 
 - **Prefix** (an OpenAI-style automatic prefix cache, ideal): each request's characters
   shared from the start with the request before are cache reads (0.1), the rest is written
-  (1.25) — ``harness.demo.pricing``, what ``harness demo`` prints.
+  (1.25) — ``harness.cli.demo.pricing``, what ``harness demo`` prints.
 - **Anthropic**: each request rendered on the Anthropic wire exactly as the provider sends it
   (``harness.provider.anthropic.request_body``, breakpoints included) and priced by the fake
   server's cache, which follows Anthropic's documented rules (tests/support/fake_cache.py:
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.demo.driver import ScenarioResult
-from harness.demo.pricing import CACHE_READ, CACHE_WRITE, INPUT
+from harness.cli.demo.driver import ScenarioResult
+from harness.cli.demo.pricing import CACHE_READ, CACHE_WRITE, INPUT
 from harness.provider.anthropic import request_body
 from harness.provider.breakpoints import MarkedPrefixes
 from harness.types import Request

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli.demo.driver import DEMO, Scenario, ScenarioResult, run_scenario
 from harness.context import BoundedContext, NaiveContext, RefreshOutcome, RunFrame
-from harness.demo.driver import DEMO, Scenario, ScenarioResult, run_scenario
 from harness.ledger import Cause, Ledger
 from harness.prompts import SYSTEM_PROMPT
 from harness.store import Store

@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from harness.cli.demo.pricing import cache_priced
 from harness.context.wire import shared_prefix_chars
-from harness.demo.pricing import cache_priced
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.session import Backend, RunRequest, build_contract, open_session

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from harness.cli.demo.driver import DEMO, Scenario, run_scenario
 from harness.contract import ContextBudgetOverrides
-from harness.demo.driver import DEMO, Scenario, run_scenario
 from harness.store import Store
 from tests.support.workspace import write_files
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli.demo.driver import bounded_budget
 from harness.defaults import DEFAULT_TOKEN_BUDGET
-from harness.demo.driver import bounded_budget
 
 from .cli import ROOT, harness
 

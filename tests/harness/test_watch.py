@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.watch import Watcher
+from harness.workspace.watch import Watcher
 
 
 async def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> None:

@@ -106,19 +106,3 @@ def test_only_server_acp_speaks_the_agent_client_protocol(tmp_path: Path) -> Non
         "harness/cli.py:1: harness must not import acp",
         "server/conversation.py:1: only server/acp may import acp",
     ]
-
-
-def test_the_demo_never_imports_the_command_line(tmp_path: Path) -> None:
-    """The one arrow back up on f07002c: harness/demo/conversation.py imported the CLI's
-    live view."""
-    root = tree(
-        tmp_path,
-        {
-            "harness/cli/progress.py": "from harness.demo import conversation\n",
-            "harness/demo/conversation.py": "from harness.cli.progress import TerminalObserver\n",
-            "server/__init__.py": "",
-        },
-    )
-    assert check.violations(root) == [
-        "harness/demo/conversation.py:1: demo must not import harness.cli.progress"
-    ]

@@ -10,6 +10,11 @@ fresh copies of the project — with the bounded context and with the honest nai
 step and in total, each request's characters, the prefix it shares with the request before,
 and its cache-priced cost, side by side; the memory a second run recalls; and how to explore
 the bounded run. Both write the SVG chart.
+
+The package is the demo too: the generated workspace (``workspace``), the scripted session
+over it (``session``, ``conversation``), the driver the context benchmarks use too
+(``driver``), the cache-priced cost (``pricing``), the side-by-side table (``table``) and
+the SVG (``chart``).
 """
 
 from __future__ import annotations
@@ -30,9 +35,9 @@ from harness.escape import printable
 if TYPE_CHECKING:  # the demo's machinery loads when it runs, not to parse the arguments
     from rich.console import Console
 
+    from harness.cli.demo.conversation import Turn
+    from harness.cli.demo.driver import ScenarioResult
     from harness.cli.summary import RunTally
-    from harness.demo.conversation import Turn
-    from harness.demo.driver import ScenarioResult
     from harness.store import Store
 
 MIN_STEPS, MAX_STEPS = 12, 100
@@ -120,8 +125,8 @@ class Printer:
 
 
 async def _demo(out: Path, steps: int) -> int:
-    from harness.demo.driver import run_scenario
-    from harness.demo.table import render
+    from harness.cli.demo.driver import run_scenario
+    from harness.cli.demo.table import render
     from harness.store import Store
 
     say = Printer(shutil.get_terminal_size((80, 24)).columns)  # COLUMNS, the terminal, or 80
@@ -149,10 +154,10 @@ async def _demo(out: Path, steps: int) -> int:
 async def _first_contact(out: Path, steps: int) -> int:
     from rich.console import Console
 
+    from harness.cli.demo import session
+    from harness.cli.demo.conversation import FIRST, FOLLOW_UP, SECOND
+    from harness.cli.demo.driver import DEMO, run_scenario
     from harness.context import shared_prefix_chars
-    from harness.demo import session
-    from harness.demo.conversation import FIRST, FOLLOW_UP, SECOND
-    from harness.demo.driver import DEMO, run_scenario
     from harness.store import Store
 
     say = Printer(shutil.get_terminal_size((80, 24)).columns)
@@ -195,8 +200,8 @@ async def _first_contact(out: Path, steps: int) -> int:
 
 async def _recalled(say: Printer, out: Path, store: Store, project: Path) -> None:
     """A new conversation in the project: its first request carries the notes."""
-    from harness.demo.conversation import recalled_notes
-    from harness.demo.driver import run_scenario
+    from harness.cli.demo.conversation import recalled_notes
+    from harness.cli.demo.driver import run_scenario
 
     later = await run_scenario(
         project, store, steps=2, naive=False, create=False, turns=[{"content": "Nothing to do."}]
@@ -219,8 +224,8 @@ async def _turn(
     **options: Any,
 ) -> Turn:
     """One turn of the conversation in ``harness run``'s live view, then its end."""
+    from harness.cli.demo.conversation import run_turn
     from harness.cli.progress import TerminalObserver
-    from harness.demo.conversation import run_turn
 
     view = TerminalObserver(live, workspace=where, model="a scripted model", fit=True)
     turn = await run_turn(project, store, goal, turns, view=view, on_event=view.event, **options)
@@ -230,9 +235,9 @@ async def _turn(
 
 def _ended(say: Printer, turn: Turn, tally: RunTally) -> None:
     """A turn's end: its last words, the files changed, the final line, then the diff."""
+    from harness.cli.demo.conversation import diff_lines
     from harness.cli.summary import end_lines
     from harness.cli.table import cut
-    from harness.demo.conversation import diff_lines
 
     for line in end_lines(turn.result, tally, turn.changes):
         say(line.plain, indent="  ")
@@ -242,7 +247,7 @@ def _ended(say: Printer, turn: Turn, tally: RunTally) -> None:
 
 def _cost(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
     """The cost against the honest baseline, in three lines."""
-    from harness.demo.pricing import CACHE_READ, CACHE_WRITE
+    from harness.cli.demo.pricing import CACHE_READ, CACHE_WRITE
 
     raw = bounded.total_chars / max(1, naive.total_chars)
     cost = bounded.total_cost / max(1, naive.total_cost)
@@ -290,8 +295,8 @@ def _budgets(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> No
 
 
 def _summary(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> None:
-    from harness.demo import session
-    from harness.demo.pricing import CACHE_READ, CACHE_WRITE
+    from harness.cli.demo import session
+    from harness.cli.demo.pricing import CACHE_READ, CACHE_WRITE
 
     raw = bounded.total_chars / max(1, naive.total_chars)
     cost = bounded.total_cost / max(1, naive.total_cost)
@@ -318,7 +323,7 @@ def _summary(say: Printer, bounded: ScenarioResult, naive: ScenarioResult) -> No
 
 
 def _chart(bounded: ScenarioResult, naive: ScenarioResult) -> str:
-    from harness.demo.chart import chart
+    from harness.cli.demo.chart import chart
 
     fixed = math.ceil(bounded.fixed_chars / 4)
     return chart(
@@ -333,7 +338,7 @@ def _chart(bounded: ScenarioResult, naive: ScenarioResult) -> str:
 
 async def _memory(say: Printer, out: Path, store: Store) -> None:
     """A second run over the bounded workspace: its first request carries the notes."""
-    from harness.demo.driver import run_scenario
+    from harness.cli.demo.driver import run_scenario
 
     second = await run_scenario(
         out / "bounded",

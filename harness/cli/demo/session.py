@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.demo.workspace import MODULES
+from harness.cli.demo.workspace import MODULES
 
 TEST_ARGV = ["python3", "-m", "unittest", "discover", "-s", "tests"]
 DISK_EDIT_TURN = 8  # while the model thinks about turn 9, "the user" saves lexer.py

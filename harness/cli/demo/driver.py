@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.cli.demo import session, workspace
+from harness.cli.demo.pricing import cache_priced
 from harness.context import shared_prefix_chars
 from harness.contract import (
     DEFAULT_CONTEXT_MAX_TOKENS,
@@ -25,8 +27,6 @@ from harness.contract import (
     ContractOverrides,
     Verification,
 )
-from harness.demo import session, workspace
-from harness.demo.pricing import cache_priced
 from harness.ledger import Ledger
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider

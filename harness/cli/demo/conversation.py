@@ -16,9 +16,9 @@ from typing import Any
 from rich.text import Text
 
 from harness.changes import RunChanges, run_changes
+from harness.cli.demo import session
+from harness.cli.demo.driver import User
 from harness.contract import ContractOverrides, Verification
-from harness.demo import session
-from harness.demo.driver import User
 from harness.escape import printable
 from harness.events import EventSink
 from harness.policy import Policy, YesApprover

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from harness.demo.driver import ScenarioResult, StepStat
+from harness.cli.demo.driver import ScenarioResult, StepStat
 
 GAP = "  "
 
