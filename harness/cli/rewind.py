@@ -1,5 +1,5 @@
 """``harness rewind [CONVERSATION] --to TURN [--force]``: a conversation back to before
-turn TURN (``harness.restore``, as ``harness.conversation.restore`` does): every file as it
+turn TURN (``harness.revert.restore``, as ``harness.conversation.restore`` does): every file as it
 was before that turn, and the next ``--continue`` carries on from the turn before. The
 conversation is the workspace's latest by default (``-w``); its id is its first run's, as
 ``harness trace runs`` and a run's JSON show it. A file changed since by someone else
@@ -26,7 +26,7 @@ from harness.cli.output import console, print_json, say
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.restore import RestoreResult
+    from harness.revert.restore import RestoreResult
 
 
 def register(sub: Any) -> None:
@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     from harness.conversation import latest_conversation
-    from harness.restore import NoSuchTurn, restore
+    from harness.revert.restore import NoSuchTurn, restore
 
     with open_store(args) as store:
         conversation = args.conversation

@@ -40,12 +40,12 @@ from harness.provider import PROVIDER_NAMES, ProviderConfig, config_from_env
 if TYPE_CHECKING:  # a run's machinery loads when a run starts, not to parse the arguments
     from rich.console import Console
 
-    from harness.changes import RunChanges
     from harness.cli.chat_input import ChatInput
     from harness.cli.progress import TerminalObserver
     from harness.contract import ContractOverrides, TaskContract
     from harness.conversation import Attachment
     from harness.report import RunResult
+    from harness.revert.changes import RunChanges
     from harness.session import Session
     from harness.store import Store
     from harness.telemetry.export import Telemetry
@@ -319,7 +319,7 @@ async def execute(
 
 def _changes(store: Store, result: RunResult) -> RunChanges | None:
     """What the run changed that differs now (for the end's lines); None if unreadable."""
-    from harness.changes import run_changes
+    from harness.revert.changes import run_changes
 
     if not result.files_changed:
         return None

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from harness.changes import RunChanges
 from harness.escape import printable
 from harness.marks import NO_APPROVAL, Mark
 from harness.report import RunResult, StepSummary
+from harness.revert.changes import RunChanges
 
 
 @dataclass

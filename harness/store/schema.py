@@ -59,7 +59,7 @@ IDENTITY = """
 # Plan mode, checkpoints and review of a conversation's changes (§11, issue 33): a run's
 # ``mode`` (``code`` or ``plan``) and whether a checkpoint restore rewound it (kept, never
 # sent again); each keep or undo of a hunk is a row (latest wins), ``hunk_id`` the hunk's
-# stable id (``harness.hunks``), ``left_content`` the file's bytes an undo left (so a later
+# stable id (``harness.revert.hunks``), ``left_content`` the file's bytes an undo left (so a later
 # file revert knows them as the agent's, not the user's).
 HUNK_REVIEWS = """
     ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'code';

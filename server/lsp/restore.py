@@ -1,5 +1,5 @@
 """``harness.conversation.restore``: a conversation back to before one of its turns — the
-files (``harness.restore``) and the context of the next follow-up (issue 33).
+files (``harness.revert.restore``) and the context of the next follow-up (issue 33).
 
 Refused (Conflict) while a run of the conversation is in progress and for a conversation
 of a folder outside the client's unless ``workspaceFolder`` names it (§11 "Scope"); a turn
@@ -12,8 +12,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.restore import NoSuchTurn, restore
-from harness.undo_check import Undone, before_undo
+from harness.revert.restore import NoSuchTurn, restore
+from harness.revert.undo_check import Undone, before_undo
 from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound

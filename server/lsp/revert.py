@@ -1,5 +1,5 @@
 """``harness.run.revert``, ``harness.run.changes``, ``harness.run.revertFile``: what a run
-wrote, and putting it back (``harness.revert``, ``harness.changes``; §7, §11).
+wrote, and putting it back (``harness.revert``, ``harness.revert.changes``; §7, §11).
 
 A run still in progress cannot be reverted (cancel it first). Files changed since the run
 wrote them, or holding unsaved changes in the editor, are refused unless ``force`` (for one
@@ -16,11 +16,11 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.changes import NotWrittenByRun, revert_one, runs_changes
 from harness.revert import FileRevert, revert_run
-from harness.review import review
+from harness.revert.changes import NotWrittenByRun, revert_one, runs_changes
+from harness.revert.review import review
+from harness.revert.undo_check import Undone, before_undo
 from harness.store.records import RunRow
-from harness.undo_check import Undone, before_undo
 from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound

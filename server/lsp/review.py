@@ -1,5 +1,5 @@
 """``harness.run.revertHunk``, ``harness.run.keep``: reviewing a run's or a conversation's
-changes hunk by hunk (``harness.review``; §11, issue 33).
+changes hunk by hunk (``harness.revert.review``; §11, issue 33).
 
 An undo is refused for a run still in progress and for a run of a folder outside the
 client's (as ``harness.run.revertFile``); the hunk's file gets a ``harness/didWrite`` and
@@ -13,10 +13,10 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.changes import NotWrittenByRun
 from harness.revert import FileRevert, RevertAction
-from harness.review import HunkRefused, NoSuchHunk, Review, keep, review, undo
-from harness.undo_check import Undone, before_undo
+from harness.revert.changes import NotWrittenByRun
+from harness.revert.review import HunkRefused, NoSuchHunk, Review, keep, review, undo
+from harness.revert.undo_check import Undone, before_undo
 from server.lsp.commands import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound

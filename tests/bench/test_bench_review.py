@@ -17,8 +17,8 @@ import pytest
 from harness.contract import TaskContract
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.restore import restore
-from harness.review import review, undo
+from harness.revert.restore import restore
+from harness.revert.review import review, undo
 from harness.session import Backend, RunRequest, open_session
 from harness.store import Store
 from tests.support.scripted_turns import call, turn

@@ -1,4 +1,4 @@
-"""What a run changed (harness.changes): real runs with a scripted model write through the
+"""What a run changed (harness.revert.changes): real runs with a scripted model write through the
 real tools; ``run_changes`` lists each file's text before the run and now, and
 ``revert_one`` puts one file back, refusing a file changed since or unsaved in the editor."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.changes import ChangeStatus, NotWrittenByRun, revert_one, run_changes
 from harness.revert import RevertAction
+from harness.revert.changes import ChangeStatus, NotWrittenByRun, revert_one, run_changes
 from harness.store import Store
 from tests.harness.test_revert import ORIGINAL_A, edit_everything, run_turns
 from tests.support.scripted_turns import call, turn

@@ -1,7 +1,7 @@
-"""Hunk review (harness.review, harness.hunks; issue 33) on both store backends: a real run
-with a scripted model writes through the real tools; its hunks are stable, an undo puts one
-back and is recorded, a keep marks, the count to review goes down, a file revert afterwards
-knows what the undo left as the agent's."""
+"""Hunk review (harness.revert.review, harness.revert.hunks; issue 33) on both store backends:
+a real run with a scripted model writes through the real tools; its hunks are stable, an
+undo puts one back and is recorded, a keep marks, the count to review goes down, a file
+revert afterwards knows what the undo left as the agent's."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.changes import revert_one
-from harness.hunks import split_hunks
 from harness.revert import RevertAction
-from harness.review import HunkRefused, NoSuchHunk, keep, review, undo
+from harness.revert.changes import revert_one
+from harness.revert.hunks import split_hunks
+from harness.revert.review import HunkRefused, NoSuchHunk, keep, review, undo
 from harness.store import Store
 from tests.harness.test_revert import run_turns
 from tests.support.scripted_turns import call, turn

@@ -15,7 +15,6 @@ from typing import Any
 
 from rich.text import Text
 
-from harness.changes import RunChanges, run_changes
 from harness.cli.demo import session
 from harness.cli.demo.driver import User
 from harness.contract import ContractOverrides, Verification
@@ -24,6 +23,7 @@ from harness.events import EventSink
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.report import RunObserver, RunResult
+from harness.revert.changes import RunChanges, run_changes
 from harness.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Request

@@ -29,7 +29,7 @@ from harness.revert import (
     remove_created_dirs,
     revert_edits,
 )
-from harness.review import ReviewStore
+from harness.revert.review import ReviewStore
 from harness.store.records import RunRow
 from harness.types import DocumentGuard
 from harness.workspace import Workspace

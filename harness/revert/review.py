@@ -2,7 +2,7 @@
 undone; undoing one; keeping some; how many are left to review (§11, issue 33).
 
 A file's hunks are those of its text before the conversation's first write of it against
-the agent's last write (``harness.hunks``); their states are the conversation's marks in
+the agent's last write (``harness.revert.hunks``); their states are the conversation's marks in
 the store (the latest of a hunk wins). Undoing a hunk is the inverse patch written through
 ``harness.revert.write_back`` — the one function every undo writes with — atomically and
 never over an unsaved editor buffer, then recorded (the mark keeps the bytes it left, so
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from harness.changes import NotWrittenByRun
 from harness.errors import ContainmentError, HarnessError
-from harness.hunks import Hunk, HunkMoved, split_hunks, undo_hunk
 from harness.revert import RunEdits, file_histories, read_now, write_back
+from harness.revert.changes import NotWrittenByRun
+from harness.revert.hunks import Hunk, HunkMoved, split_hunks, undo_hunk
 from harness.store.reviews import HunkMark
 from harness.types import DocumentGuard, normalize_path
 from harness.workspace import Workspace
