@@ -40,12 +40,12 @@ How your context is built (each request is assembled under a budget):
   other than you changed it. "(the same lines as the refresh of the read at step 1,
   above)" means the same change was shown just above. "(not refreshed at step 9: …)" says
   why it could not be re-read. When only your own calls changed the file since you read
-  it, the refresh is one line pointing at them: "[read src/a.py:40-52] (refreshed at step
-  9: your edit at step 5 changed lines 44–47; that call shows the new text)" — the file is
-  your copy with that call's old text replaced by its new text; "your write at step 5
-  replaced it; that call holds the whole new text". When the context is trimmed,
-  out-of-date copies become stubs "(elided: superseded by the read at step 7)" or the
-  current text "(refreshed at step 9)".
+  it, the refresh is one line pointing at them, naming every copy of the file it
+  corrects: "[read src/a.py:40-52, 30-129] (refreshed at step 9: your edit at step 5
+  changed lines 44–47)" — each is your copy with that call's old text replaced by its new
+  text; "your write at step 5 replaced it": that call holds the whole new text. When the
+  context is trimmed, out-of-date copies become stubs "(elided: superseded by the read at
+  step 7)" or the current text "(refreshed at step 9)".
 - Ranged reads name their lines ("[read src/a.py:81-160]"); a read that did not fit ends
   with "…[lines 1–312 of 1,204 shown; read_file with offset=313 for the rest]".
 - When the context grows too long, older results become stubs "(elided: N chars, older

@@ -17,11 +17,13 @@ If the policy refuses the re-read, or the path is gone, the entry says so instea
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from harness.context.emission import CARRIED, Entry, Form, Refreshed
 from harness.context.events import refused_event, reread_event
 from harness.context.hunks import changed_lines
 from harness.context.outcome import Refresher
-from harness.context.own_edits import own_edit_line
+from harness.context.own_edits import Pointer, own_edit_line, pointer_text
 from harness.context.plan import Plan
 from harness.context.state import Unrefreshed
 from harness.context.texts import label, refresh_text, same_lines, unrefreshed_text
@@ -75,6 +77,7 @@ def check_window(plan: Plan) -> None:
     as of then: refreshed, confirmed or taken after its file's last change); the refresh
     entries go after everything else, in the order of the reads they correct."""
     s = plan.state
+    pointers: list[_Pointed] = []
     for seq in range(s.boundary, plan.admitted):
         about = s.subjects[seq]
         if about is None or s.items[seq].read is None or s.entries[seq].form not in CARRIED:
@@ -82,7 +85,8 @@ def check_window(plan: Plan) -> None:
         if seq in s.replaced or seq in s.unrefreshed:
             continue  # a later result is the current answer, or the model was told
         if seq >= plan.sent or normalized(s.items[seq]) in plan.changed:
-            _check(plan, seq)
+            _check(plan, seq, pointers)
+    _join(plan, pointers)
 
 
 def normalized(obs: Observation) -> str:
@@ -90,7 +94,7 @@ def normalized(obs: Observation) -> str:
     return normalize_path(obs.read.path)
 
 
-def _check(plan: Plan, seq: int) -> None:
+def _check(plan: Plan, seq: int, pointers: list[_Pointed]) -> None:
     s = plan.state
     obs = s.items[seq]
     check = recheck(obs, plan.ledger, plan.refresh, step=plan.step, mark=plan.mark)
@@ -104,17 +108,51 @@ def _check(plan: Plan, seq: int) -> None:
         held = held_text(obs, plan.ledger)
         own = own_edit_line(plan, obs, check, held)
         if own is not None:
-            text = f"{label(obs)} (refreshed at step {plan.step}: {own})"
+            text = pointer_text(plan.step, [([label(obs)], [own])])
         else:
             body = check.text if held is None else changed_lines(held, check.text, span.offset or 1)
             text = refresh_text(obs, plan.step, check.invalidated_by, _once(plan, obs, body))
         read = ReadSpan(span.path, span.offset, span.limit, check.content_hash, check.shown_hash)
         s.stale[seq] = _append(plan, obs, text, read)
+        if own is not None:
+            pointers.append(_Pointed(s.stale[seq], len(plan.refreshed) - 1, obs, own))
     elif isinstance(check, Unrefreshed):
         s.unrefreshed[seq] = check
         plan.events[seq] = refused_event(obs, check, plan.step)
         text = unrefreshed_text(obs, plan.step, check.change, check.reason)
         s.stale[seq] = _append(plan, obs, text, None)
+
+
+@dataclass(frozen=True)
+class _Pointed:
+    """An own-edit pointer appended this turn: its entry, its place in ``plan.refreshed``,
+    the read it refreshes and what it says."""
+
+    seq: int
+    at: int
+    read: Observation
+    pointer: Pointer
+
+
+def _join(plan: Plan, pointers: list[_Pointed]) -> None:
+    """This turn's own-edit pointers as one text, on the first one's entry (the others send
+    nothing; each keeps its own line in the ledger): the reads of one file that the same
+    calls made stale share one line naming them all."""
+    if len(pointers) < 2:
+        return
+    groups: dict[tuple[str, str, bool], list[_Pointed]] = {}
+    for p in pointers:
+        key = (normalized(p.read), p.pointer.who, not p.pointer.spans)
+        groups.setdefault(key, []).append(p)
+    text = pointer_text(
+        plan.step,
+        [([label(p.read) for p in g], [p.pointer for p in g]) for g in groups.values()],
+    )
+    s = plan.state
+    for i, p in enumerate(pointers):
+        sent = text if i == 0 else ""
+        plan.put(p.seq, s.entries[p.seq].restyled(Form.REFRESH, sent))
+        plan.refreshed[p.at] = replace(plan.refreshed[p.at], chars=len(sent))
 
 
 def _once(plan: Plan, obs: Observation, body: str) -> str:

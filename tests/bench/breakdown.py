@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cli.demo.driver import DEMO, Scenario, ScenarioResult, run_scenario
+from harness.cli.demo.driver import DEMO, Scenario, ScenarioResult, bounded_budget, run_scenario
 from harness.cli.demo.pricing import CACHE_READ, CACHE_WRITE
 from harness.context import shared_prefix_chars
 from harness.contract import ContextBudgetOverrides
@@ -88,7 +88,14 @@ async def compare(name: str, steps: int, ceiling: int) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         store = Store(root / "b.db")
-        base = await run_scenario(root / "n", store, steps=steps, naive=True, scenario=scenario)
+        base = await run_scenario(
+            root / "n",
+            store,
+            steps=steps,
+            naive=True,
+            scenario=scenario,
+            token_budget=bounded_budget(steps),  # the same trailer length as the bounded run's
+        )
         budget = ContextBudgetOverrides(max_tokens=ceiling)
         bounded = await run_scenario(
             root / "b", store, steps=steps, naive=False, scenario=scenario, budget=budget

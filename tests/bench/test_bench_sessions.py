@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli.demo.driver import DEMO, Scenario, run_scenario
+from harness.cli.demo.driver import DEMO, Scenario, bounded_budget, run_scenario
 from harness.contract import ContextBudgetOverrides
 from harness.store import Store
 from tests.support.workspace import write_files
@@ -65,7 +65,17 @@ async def test_session_against_the_honest_baseline(
     label = session if isinstance(session, str) else _label(session)
     scenario, steps = _replayed(session) if isinstance(session, str) else (session, steps)
     store = Store(tmp_path / "bench.db")
-    baseline = await run_scenario(tmp_path / "n", store, steps=steps, naive=True, scenario=scenario)
+    # The baseline gets the bounded run's token budget, so its trailer ("… of 2,000,000
+    # tokens spent") is as long as the bounded run's: the default baseline budget (10**10)
+    # wrote 5 more characters into every request, 0.13 % of agent-like 60's cost.
+    baseline = await run_scenario(
+        tmp_path / "n",
+        store,
+        steps=steps,
+        naive=True,
+        scenario=scenario,
+        token_budget=bounded_budget(steps),
+    )
     assert len(baseline.steps) == steps, baseline.outcome
     for ceiling in CEILINGS:
         bounded = await run_scenario(

@@ -139,7 +139,7 @@ def test_requests_append_refreshes_and_point_at_what_the_model_holds(
     requests = [user_text(b) for b in fake.requests]
     # after the agent's own write, the next request keeps the copy it sent and appends a
     # one-line refresh pointing at the call, which holds the new text (§3 rule 3, revised)
-    refreshed = "(refreshed at step 3: your write at step 2 replaced it; that call holds"
+    refreshed = "(refreshed at step 3: your write at step 2 replaced it)"
     told = requests[2].index(refreshed)
     assert requests[2].index("first read text") < told
     assert "ORIGINAL_A = 'second version'" in requests[2]

@@ -23,8 +23,7 @@ def test_an_own_edit_after_a_confirmed_own_edit_elsewhere_still_points_at_the_ca
     own_edit(s, "src/a.py", "line 30\n", "line 30 edited\n")  # step 3: inside the range
     got = entry_texts(s.send())[-1]  # step 4
     assert got == (
-        "[read src/a.py:21-40] (refreshed at step 4: your edit at step 3 changed line 30; "
-        "that call shows the new text)"
+        "[read src/a.py:21-40] (refreshed at step 4: your edit at step 3 changed line 30)"
     ), got
 
 

@@ -497,8 +497,7 @@ def test_an_own_edit_gets_one_line_pointing_at_the_call_and_a_later_read_the_poi
     own_edit(s, "src/a.py", "line 30\n", "line 30 edited\n")  # step 2
     before = s.send()  # step 3
     assert entry_texts(before)[-1] == (
-        "[read src/a.py:21-40] (refreshed at step 3: your edit at step 2 changed line 30; "
-        "that call shows the new text)"
+        "[read src/a.py:21-40] (refreshed at step 3: your edit at step 2 changed line 30)"
     )
     s.act(s.disk.read("src/a.py", 21, 20))  # step 3: the lines again, as the edit left them
     after = s.send()
@@ -522,8 +521,7 @@ def test_two_own_edits_in_one_turn_are_named_with_their_lines() -> None:
     for old, new in edits:
         s.write("a.py", s.disk.files["a.py"].replace(old, new), own=True)
     assert entry_texts(s.send())[-1] == (
-        "[read a.py] (refreshed at step 3: your edits at step 2 changed lines 3, 50; "
-        "those calls show the new text)"
+        "[read a.py] (refreshed at step 3: your edits at step 2 changed lines 3, 50)"
     )
 
 

@@ -160,10 +160,7 @@ async def test_attached_context_is_read_at_step_0_and_refreshed_when_it_changes(
     assert "[read a.py:2-2]\n    return 1" in first
     assert "[read " + str(outside) in first and "KEY = 1" not in first  # refused like a read
     second = "\n".join(model.requests[1].texts())
-    assert (
-        "[read a.py:2-2] (refreshed at step 2: your edit at step 1 changed line 2; that call "
-        "shows the new text)" in second
-    )
+    assert "[read a.py:2-2] (refreshed at step 2: your edit at step 1 changed line 2)" in second
 
 
 async def test_memory_is_chosen_once_per_conversation(ws: Path, tmp_path: Path) -> None:
