@@ -161,6 +161,6 @@ def test_a_read_the_rename_changed_is_refreshed_in_one_line(tmp_path: Path) -> N
         "--yes",
     )
     prompt = run.prompt_text(3)
-    assert (
-        "[read b.py] (refreshed at step 3: your rename at step 2 changed lines 1–3)" in prompt
-    ), prompt
+    assert "[read b.py] (refreshed at step 3: your rename at step 2 changed lines 1–3)" in prompt, (
+        prompt
+    )
