@@ -7,6 +7,12 @@ new run over the same workspace and store works.
 The loop announces every write (``ToolContext.before_write`` → ``Store.announce_write``)
 before the tool touches the disk, so a kill between a write and its step's commit leaves no
 file revert does not know. ``KILLS`` kills (100 under ``HARNESS_SOAK=1``).
+
+In ``make test`` the runs have the after-edit diagnostics off (a user ``policy.toml`` under
+``XDG_CONFIG_HOME``): each step writes ``src/a.py``, and jedi-language-server's 1 s debounce
+made every step ~1 s, most of the sweep's time, for no part of the rule (the store, the
+write announcements, revert). ``HARNESS_SOAK=1`` keeps the default (diagnostics on), so the
+kills also land while a run waits for its language server.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 import pytest
 
 from harness.store import Store
+from tests.e2e.cli import user_config
 from tests.support import figures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +88,8 @@ def committed_steps(store: Path) -> int:
 def start_run(ws: Path, store: Path, turns: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.pop("HARNESS_PROVIDER", None)
+    if not SOAK:  # the after-edit diagnostics off (the module docstring says why)
+        env["XDG_CONFIG_HOME"] = str(user_config(store.parent / "config").parents[1])
     args = ["run", "write things", "-w", str(ws), "--store", str(store), "--script", str(turns)]
     return subprocess.Popen(
         [sys.executable, "-m", "harness", *args, "--max-steps", "500", "--yes", "--json"],
