@@ -8,6 +8,7 @@ stdio (no SDK: the point is what a broken server sends). Modes:
 - ``crash``: ``echo`` exits the process (restarted once by the harness, then gone)
 - ``flood``: writes 20 MB to stderr before answering anything, then as ``ok``
 - ``big``: ``echo`` answers 50 MB of text
+  (``MCP_HOSTILE_BYTES`` in the server's environment: that many instead, for both)
 - ``many``: 500 tools
 - ``badschema``: a tool whose input schema is a string, and one ``echo``
 - ``collide``: tools ``a.b`` and ``a_b`` (one name once sanitised)
@@ -29,6 +30,13 @@ import json
 import os
 import sys
 import time
+
+FLOOD_BYTES = 20_000_000
+BIG_CHARS = 50_000_000
+
+
+def _size(default: int) -> int:
+    return int(os.environ.get("MCP_HOSTILE_BYTES") or default)
 
 
 def _send(message: dict) -> None:
@@ -100,7 +108,7 @@ def _call(mode: str, params: dict) -> dict | None:
         return _changing_call(str(name), args)
     if name == "get_env":
         return {"content": [{"type": "text", "text": json.dumps(dict(os.environ))}]}
-    text = "x" * 50_000_000 if mode == "big" else str(args.get("text", ""))
+    text = "x" * _size(BIG_CHARS) if mode == "big" else str(args.get("text", ""))
     return {"content": [{"type": "text", "text": text}], "isError": mode == "error"}
 
 
@@ -142,7 +150,7 @@ def main() -> None:
             marker.write(f"{os.getpid()}\n")
     if mode == "flood":
         chunk = "flood " * 10_000 + "\n"
-        for _ in range(20_000_000 // len(chunk)):
+        for _ in range(_size(FLOOD_BYTES) // len(chunk)):
             sys.stderr.write(chunk)
         sys.stderr.flush()
     for line in sys.stdin:

@@ -24,18 +24,25 @@ def npm_server(name: str) -> str:
     return str(path)
 
 
+def _toml(value: object) -> str:
+    """A TOML value: JSON's strings, numbers, booleans and arrays; a dict as an inline table."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
 def table(name: str, command: str, *args: str, **extra: object) -> str:
     """One ``[mcp.servers.NAME]`` table of a user config."""
     lines = [f"[mcp.servers.{json.dumps(name)}]", f"command = {json.dumps(command)}"]
     lines.append(f"args = {json.dumps(list(args))}")
     for key, value in extra.items():
-        lines.append(f"{key} = {json.dumps(value)}")
+        lines.append(f"{key} = {_toml(value)}")
     return "\n".join(lines) + "\n"
 
 
-def hostile(name: str, mode: str, marker: Path | None = None) -> str:
+def hostile(name: str, mode: str, marker: Path | None = None, **extra: object) -> str:
     args = ["-m", "tests.support.mcp_hostile", mode, *([str(marker)] if marker else [])]
-    return table(name, sys.executable, *args, cwd=str(ROOT))
+    return table(name, sys.executable, *args, cwd=str(ROOT), **extra)
 
 
 def time_server() -> str:

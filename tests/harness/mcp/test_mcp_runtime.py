@@ -17,6 +17,7 @@ from tests.support.procs import alive_with
 from .servers import hostile, npm_server, table, time_server, write_config
 
 KEY = "sk-test-0123456789abcdef0123456789abcdef"
+SOAK = os.environ.get("HARNESS_SOAK") == "1"
 
 
 async def _open(tmp_path: Path, *tables: str, head: str = "") -> McpRun:
@@ -178,20 +179,30 @@ async def test_crash_is_restarted_once_then_gone_and_nothing_runs(tmp_path: Path
     assert all(_dead(pid) for pid in _pids(marker))
 
 
+# ``make test`` floods 2 MB of stderr (32 times the 64 KiB pipe a server not drained blocks
+# on) and answers 6,000,000 chars (past MAX_RESULT_CHARS, 4,000,000); ``make soak``
+# (HARNESS_SOAK=1) the 20 MB and 50 MB the SDK takes ~25 s (over a minute under load) to read.
+FLOOD_BYTES, BIG_CHARS = (20_000_000, 50_000_000) if SOAK else (2_000_000, 6_000_000)
+
+
 async def test_stderr_flood_does_not_block_and_50_mb_is_cut(tmp_path: Path) -> None:
-    # The SDK reads the 50 MB line in ~25 s on this machine, over a minute under the suite's
-    # load: the timeout is not what this test is about, so it is long.
+    # The SDK reads the big line slowly (the 50 MB in ~25 s on this machine): the timeout is
+    # not what this test is about, so it is long.
     slow = "[mcp]\ncall_timeout_s = 900\n"
-    run = await _open(tmp_path, hostile("flood", "flood"), hostile("big", "big"), head=slow)
+    flood_env = {"MCP_HOSTILE_BYTES": str(FLOOD_BYTES)}
+    big_env = {"MCP_HOSTILE_BYTES": str(BIG_CHARS)}
+    flooding = hostile("flood", "flood", env=flood_env)
+    run = await _open(tmp_path, flooding, hostile("big", "big", env=big_env), head=slow)
     try:
         flood = await _tool(run, "mcp__flood__echo").connection.call("echo", {"text": "ok"})
         assert flood.content[0].text == "ok"  # type: ignore[union-attr]
         from harness.mcp.tools import MAX_RESULT_CHARS, result_text
 
+        assert BIG_CHARS > MAX_RESULT_CHARS
         big = await _tool(run, "mcp__big__echo").connection.call("echo", {})
         text, failed = result_text(big)
         assert not failed and len(text) < MAX_RESULT_CHARS + 200
-        assert "the server returned 50,000,000 chars" in text
+        assert f"the server returned {BIG_CHARS:,} chars" in text
     finally:
         await run.aclose()
 
