@@ -15,7 +15,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from server.lsp.errors import CONFLICT, INVALID_PARAMS, NOT_FOUND
-from tests.e2e.cli import call, calls, harness, script
+from tests.e2e.cli import call, calls, harness, script, user_config
 from tests.e2e.lsp import HarnessClient, initialize_params, settings, wait_watching
 from tests.e2e.test_server_changes import open_dirty
 from tests.support.fake_llm import FakeLLM
@@ -30,8 +30,12 @@ class Folders:
 
 
 def cli_run(tmp: Path, ws: Path, store: Path, *turns: dict[str, Any]) -> int:
+    """A CLI run with the after-edit diagnostics off (``user_config``): no test here is about
+    diagnostics, and jedi-language-server made each of the module's three runs ~2.5 s longer."""
     path = script(tmp / f"{ws.name}-turns.json", *turns, {"content": "done"})
-    out = harness("run", "edit", "--script", path, "-w", ws, "--store", store, "--json")
+    config = str(user_config(tmp / "config").parents[1])
+    args = ("run", "edit", "--script", path, "-w", ws, "--store", store, "--json")
+    out = harness(*args, XDG_CONFIG_HOME=config)
     assert out.code == 0, out.stderr
     run_id: int = out.json()["runId"]
     return run_id
