@@ -20,6 +20,7 @@ import pytest
 
 from tests.bench.context_sessions import REFACTOR
 from tests.conftest import MakeFakeLLM
+from tests.e2e.cli import user_config
 from tests.support.fake_cache import MIN_CACHED_TOKENS, anthropic_blocks
 
 STEPS = 64
@@ -28,8 +29,12 @@ STEPS = 64
 def harness_run_args(
     workspace: Path, store: Path, wire: str, url: str, *extra: str
 ) -> subprocess.CompletedProcess[str]:
+    """The run with the after-edit diagnostics off (a user config beside the store): the
+    rule is the cache's, and jedi-language-server's 1 s debounce after each editing turn was
+    most of the run's time."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["HARNESS_API_KEY"] = "sk-test-breakpoints"
+    env["XDG_CONFIG_HOME"] = str(user_config(store.parent / "config").parents[1])
     argv = [sys.executable, "-m", "harness", "run", REFACTOR.goal, "-w", str(workspace)]
     argv += ["--provider", wire, "--base-url", url, "--store", str(store), "--json", "--yes"]
     return subprocess.run(
