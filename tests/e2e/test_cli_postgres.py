@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.e2e.cli import ROOT, env, harness
+from tests.e2e.cli import ROOT, env, harness, user_config
 from tests.reliability.test_store_crash_run import make_project, script, snapshot
 from tests.support.pg import Cluster
 
@@ -25,11 +25,15 @@ STEPS = 12
 
 
 def start_run(ws: Path, url: str, turns: Path) -> subprocess.Popen[str]:
+    """A run with the after-edit diagnostics off (a user config beside ``turns``): each step
+    writes ``src/a.py``, and jedi-language-server's 1 s debounce per step was most of these
+    tests' time, for a rule about the store."""
     args = ["run", "write things", "-w", str(ws), "--store", url, "--script", str(turns)]
+    config = str(user_config(turns.parent / "config").parents[1])
     return subprocess.Popen(
         [sys.executable, "-m", "harness", *args, "--max-steps", "500", "--yes", "--json"],
         cwd=ROOT,
-        env=env(),
+        env=env(XDG_CONFIG_HOME=config),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
