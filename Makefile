@@ -88,8 +88,16 @@ $(VSCODE_NPM): $(VSCODE)/package.json $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-vscode-check: $(VSCODE_NPM) ## VS Code extension: ESLint, tsc --noEmit, unit tests (node --test)
+# The check's inputs: a re-run of `make test` with none of them changed skips it (~20 s CPU).
+VSCODE_CHECKED := $(VSCODE)/.stamp-check
+VSCODE_CHECK_INPUTS := $(wildcard $(VSCODE)/src/*.ts $(VSCODE)/src/test/*.ts) \
+	$(addprefix $(VSCODE)/,package.json tsconfig.json eslint.config.mjs .prettierrc.json .prettierignore)
+
+$(VSCODE_CHECKED): $(VSCODE_NPM) $(VSCODE_CHECK_INPUTS)
 	cd $(VSCODE) && npm run -s lint && npm run -s typecheck && npm run -s test:unit
+	touch $@
+
+vscode-check: $(VSCODE_CHECKED) ## VS Code extension: ESLint, tsc --noEmit, unit tests (node --test)
 
 $(VSCODE)/harness.vsix: $(VSCODE_NPM) $(VSCODE_SOURCES)
 	cd $(VSCODE) && npm run -s package
@@ -130,6 +138,6 @@ nvim-lint: $(STYLUA) system-deps ## Neovim plugin: stylua --check, luacheck
 
 clean: ## Remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
-	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix
+	rm -rf $(VSCODE)/dist $(VSCODE)/out-test $(VSCODE)/harness.vsix $(VSCODE_CHECKED)
 
 .PHONY: help setup demo lint protocol typecheck fmt test soak bench clean system-deps nvim-lint vscode-check vsix vscode-deps mcp-servers acp-clients
