@@ -10,6 +10,9 @@ import pytest
 
 from .cli import call, calls, harness, script
 
+# No test here is about the after-edit diagnostics (tests/e2e/conftest.py says why).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
+
 
 @pytest.fixture
 def ran(tmp_path: Path) -> tuple[Path, Path]:

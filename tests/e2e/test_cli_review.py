@@ -11,10 +11,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.toolbox import PLAN_TOOLS
 from tests.conftest import MakeFakeLLM
 
 from .cli import ROOT, call, calls, env, harness, run_args
+
+# No test here is about the after-edit diagnostics (tests/e2e/conftest.py says why).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
 
 
 def test_run_plan_refuses_writes_and_the_follow_up_carries_the_plan(

@@ -21,6 +21,9 @@ from tests.support.transcript import as_trace, request_text
 from .cli import ROOT, call, calls, env, harness, reading, run_args
 from .lsp import busy_turns
 
+# No test here is about the after-edit diagnostics (tests/e2e/conftest.py says why).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
+
 
 @pytest.fixture
 def project(ws: Path) -> Path:
