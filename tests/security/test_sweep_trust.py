@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from harness.store import Store
 from tests.e2e.cli import Result, harness
 from tests.support.sandbox_check import require_sandbox
 
@@ -52,10 +53,12 @@ class Home:
         return out
 
     def results(self, out: Result) -> str:
-        run_id = str(out.json()["runId"])
-        step = harness("trace", "step", run_id, "1", "--store", self.store, "--json")
-        assert step.code == 0, step.stderr
-        return str(step.json()["result"])
+        """Step 1's results, from the store (what ``harness trace step RUN 1`` prints; read
+        here, not by one more process per run)."""
+        with Store(self.store) as store:
+            step = store.step_detail(int(out.json()["runId"]), 1)
+        assert step is not None
+        return step.result
 
     def next_run_cannot_exec(self) -> None:
         out = self.run(calls(exec_call(f"touch {SENTINEL}")))
