@@ -13,8 +13,8 @@ runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature mo
     workDoneProgress/cancel     cancels the run of that progress
     shutdown                    runs cancelled (whole steps recorded), watchers stopped,
                                 stores closed (``stop``; also on ``exit`` and end of stdin)
-    the stream                  ``server.lsp.stdio`` (frames: ``server.lsp.framing``; JSON-RPC and
-                                LSP rules: ``server.lsp.protocol``)
+    the stream                  ``server.lsp.wire.stdio`` (frames: ``server.lsp.wire.framing``;
+                                JSON-RPC and LSP rules: ``server.lsp.wire.protocol``)
 
 Nothing is built at import time, and only pygls is imported before ``initialize`` is
 answered: settings are parsed, and the harness (pydantic, the store, the loop) is loaded,
@@ -42,13 +42,13 @@ from server.lsp.dialogs import Dialogs
 from server.lsp.documents import DocumentTracker
 from server.lsp.errors import CommandError
 from server.lsp.folders import folder_roots, named_folder, pick_folder, uri_to_path
-from server.lsp.logs import LspLogHandler
-from server.lsp.protocol import HarnessProtocol
-from server.lsp.rpc import ask_client, notify
 from server.lsp.run_manager import RunManager
-from server.lsp.section import SECTION
 from server.lsp.stores import Stores
 from server.lsp.watch import FolderWatchers
+from server.lsp.wire.logs import LspLogHandler
+from server.lsp.wire.protocol import HarnessProtocol
+from server.lsp.wire.rpc import ask_client, notify
+from server.lsp.wire.section import SECTION
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -89,9 +89,9 @@ class HarnessServer(LanguageServer):
     # -- the connection ----------------------------------------------------------------
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve the client on stdio until ``exit`` or the end of stdin (``server.lsp.stdio``);
+        """Serve the client on stdio until ``exit`` or the end of stdin (``server.lsp.wire.stdio``);
         the LSP exit code is in ``exit_code`` afterwards."""
-        from server.lsp import stdio
+        from server.lsp.wire import stdio
 
         assert isinstance(self.protocol, HarnessProtocol)
         self.exit_code = stdio.run(

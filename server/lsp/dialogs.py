@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.protocol import JsonRPCProtocol
 
-from server.lsp.rpc import ask_client
+from server.lsp.wire.rpc import ask_client
 
 log = logging.getLogger(__name__)
 
