@@ -8,7 +8,7 @@ runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature mo
                                 workspace/configuration, section ``harness``)
     didChangeWorkspaceFolders   watchers follow the folders
     didOpen/Change/Save/Close   unsaved-buffer tracking; didSave feeds the active runs
-    workspace/executeCommand    server.lsp.commands
+    workspace/executeCommand    server.lsp.commands.table
     textDocument/codeAction     server.lsp.code_actions (run by harness.codeAction)
     workDoneProgress/cancel     cancels the run of that progress
     shutdown                    runs cancelled (whole steps recorded), watchers stopped,
@@ -37,7 +37,8 @@ from pygls.lsp.server import LanguageServer
 
 from harness import __version__
 from harness.redact import redact
-from server.lsp import code_actions, commands
+from server.lsp import code_actions
+from server.lsp.commands import table
 from server.lsp.dialogs import Dialogs
 from server.lsp.documents import DocumentTracker
 from server.lsp.errors import CommandError
@@ -273,7 +274,7 @@ def create_server() -> HarnessServer:
     ls = HarnessServer()
     _register_lifecycle(ls)
     _register_documents(ls)
-    commands.register(ls)
+    table.register(ls)
     return ls
 
 
@@ -296,7 +297,7 @@ def _register_lifecycle(server: HarnessServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: HarnessServer, params: types.InitializedParams) -> None:
         ls.log_handler = LspLogHandler.install(ls.protocol, asyncio.get_running_loop())
-        await commands.LOADER.ensure()  # failures are logged; the first command says more
+        await table.LOADER.ensure()  # failures are logged; the first command says more
         _ = ls.settings  # parse now: bad values are reported right after initialize
         roots = ls.folder_roots()
         log.info("harness-lsp %s: workspace folders %s", __version__, [str(r) for r in roots])
@@ -310,7 +311,7 @@ def _register_lifecycle(server: HarnessServer) -> None:
     async def did_change_configuration(
         ls: HarnessServer, params: types.DidChangeConfigurationParams
     ) -> None:
-        await commands.LOADER.ensure()  # parsing imports the harness: never beside the load
+        await table.LOADER.ensure()  # parsing imports the harness: never beside the load
         raw, source = params.settings, "didChangeConfiguration"
         if raw is None:  # a pull-model client: "settings changed, ask for them"
             raw, source = await ls.pull_settings(), "workspace/configuration"
