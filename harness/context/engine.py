@@ -21,9 +21,9 @@ from harness.context.outcome import Refresher
 from harness.context.plan import Plan
 from harness.context.refresh import check_window
 from harness.context.slide import slide
-from harness.defaults import DEFAULT_LOW_WATER
 from harness.context.state import State
 from harness.context.supersede import admit
+from harness.defaults import DEFAULT_LOW_WATER
 from harness.ledger import Ledger
 
 
