@@ -27,7 +27,9 @@ SEMANTIC_BACKEND = ("langservers",)
 CLI_FRONT = ("harness", "cli")  # the one part of harness that may start language servers
 FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol", "acp")
 ACP_FRONT = ("server", "acp")  # the one package that speaks ACP (§13)
-PROVIDER_FREE = ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
+PROVIDER_FREE = tuple(
+    f"harness.{m}" for m in ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
+)
 PROVIDER_MODULES = ("harness.provider", "httpx", "httpx_sse")
 
 Edge = tuple[str, int]  # (imported module, line)
@@ -92,15 +94,15 @@ def violations(root: Path = ROOT) -> list[str]:
     problems: list[str] = []
     for path in sorted((root / "harness").rglob("*.py")):
         rel = path.relative_to(root)
-        parts = rel.with_suffix("").parts  # ("harness", "store", "trace")
-        provider_free = len(parts) > 1 and parts[1] in PROVIDER_FREE
+        name = module_name(path, root)
+        provider_free = _matches(name, PROVIDER_FREE)
         for line, module in dict.fromkeys(imported_modules(path)):
             if _matches(module, FORBIDDEN_EVERYWHERE):
                 problems.append(f"{rel}:{line}: harness must not import {module}")
             if _matches(module, SEMANTIC_BACKEND) and rel.parts[:2] != CLI_FRONT:
                 problems.append(f"{rel}:{line}: only harness/cli may import {module}")
             if provider_free and _matches(module, PROVIDER_MODULES):
-                problems.append(f"{rel}:{line}: {parts[1]} must not import {module}")
+                problems.append(f"{rel}:{line}: {name} must not import {module}")
     for path in sorted((root / "langservers").rglob("*.py")):
         rel = path.relative_to(root)
         for line, module in dict.fromkeys(imported_modules(path)):
