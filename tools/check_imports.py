@@ -27,8 +27,14 @@ SEMANTIC_BACKEND = ("langservers",)
 CLI_FRONT = ("harness", "cli")  # the one part of harness that may start language servers
 FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol", "acp")
 ACP_FRONT = ("server", "acp")  # the one package that speaks ACP (§13)
-PROVIDER_FREE = tuple(
-    f"harness.{m}" for m in ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
+PROVIDER_FREE = (
+    "harness.context",
+    "harness.memory",
+    "harness.store",
+    "harness.policy",
+    "harness.ledger",
+    "harness.workspace",
+    "harness.run.reread",
 )
 PROVIDER_MODULES = ("harness.provider", "httpx", "httpx_sse")
 

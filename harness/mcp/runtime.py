@@ -24,7 +24,7 @@ from harness.tools.base import Tool
 from harness.types import Act, Approval, ApprovalRequest, Approver, ExecConfig
 
 if TYPE_CHECKING:
-    from harness.toolbox import Toolbox
+    from harness.run.toolbox import Toolbox
 
 
 @dataclass

@@ -23,7 +23,7 @@ from harness.types import ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.ledger import Ledger
-    from harness.toolbox import Toolbox
+    from harness.run.toolbox import Toolbox
     from harness.tools.base import ToolContext
     from harness.workspace import Workspace
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.assembly import BoundedAssembler, TurnState, cache_idle_seconds
 from harness.context import Emission, Form
 from harness.ledger import Cause
-from harness.session import build_contract
+from harness.run.assembly import BoundedAssembler, TurnState, cache_idle_seconds
+from harness.run.session import build_contract
 from harness.types import ToolResult
 from tests.support.context_run import Session, grep
 from tests.support.tool_env import make_tool_env

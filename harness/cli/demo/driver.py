@@ -30,7 +30,7 @@ from harness.contract import (
 from harness.ledger import Ledger
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.tokens import CHARS_PER_TOKEN
 from harness.types import PART_SEPARATOR, Outcome, Request

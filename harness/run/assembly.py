@@ -40,7 +40,7 @@ from harness.contract import TaskContract
 from harness.ledger import Ledger
 from harness.memory import MemoryBlock
 from harness.prompts import frame, system_prompt, trailer
-from harness.reread import make_refresher
+from harness.run.reread import make_refresher
 from harness.types import Request, ToolSchema, TraceEvent
 
 if TYPE_CHECKING:

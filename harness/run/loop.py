@@ -1,5 +1,5 @@
 """The agent loop (§8): ask the model, run the tools it calls, observe, commit the step,
-stop on an outcome. One ``Run`` per task, built by ``harness.session``.
+stop on an outcome. One ``Run`` per task, built by ``harness.run.session``.
 
 A step commits in one transaction (``Store.commit_step``), so a crash leaves whole steps.
 ``Run.cancel`` stops at the next safe point: an in-flight model call, approval or command
@@ -19,20 +19,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.assembly import Assembler, Turn, TurnState
 from harness.contract import TaskContract, effective_tokens, entry_cap_chars
 from harness.errors import ContextOverflowError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
+from harness.run.assembly import Assembler, Turn, TurnState
+from harness.run.steering import Steering
+from harness.run.steps import StepDone, step_record, step_summary
+from harness.run.stops import stopped_by
+from harness.run.toolbox import MAX_CALLS_PER_TURN, Toolbox, label, not_run
+from harness.run.verify import verify
 from harness.semantic.stale import ReferenceWatch, turn_end
-from harness.steering import Steering
-from harness.steps import StepDone, step_record, step_summary
-from harness.stops import stopped_by
 from harness.store import Store
 from harness.store.base import now_iso
 from harness.tokens import estimate_tokens
-from harness.toolbox import MAX_CALLS_PER_TURN, Toolbox, label, not_run
 from harness.tools.base import ToolContext
 from harness.types import (
     Attempt,
@@ -45,7 +46,6 @@ from harness.types import (
     TraceEvent,
     content_hash,
 )
-from harness.verify import verify
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class Run:
             # Not ours (the host is shutting down): record, then let it propagate.
             self._finish(Outcome.CANCELLED, "the host stopped the run")
             raise
-        except Exception as exc:  # recorded as the run's end, not raised (harness.stops)
+        except Exception as exc:  # recorded as the run's end, not raised (harness.run.stops)
             outcome, error = stopped_by(self.run_id, exc)
         return self._finish(outcome, error)
 

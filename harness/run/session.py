@@ -3,7 +3,7 @@ contract, a provider, a policy gate and a ``Run``, and owns their lifecycles. Th
 language server and the demo all start runs here.
 
     contract = build_contract(goal, root, settings_layer, arguments_layer)
-    backend = Backend(store=opener, provider=config)  # what the front shares (harness.backend)
+    backend = Backend(store=opener, provider=config)  # what the front shares (harness.run.backend)
     session = await open_session(contract, backend, RunRequest(approver=ask))
     result = await session.execute()        # the provider is closed, whatever happens
 
@@ -25,35 +25,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness import redact
-from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
-from harness.backend import Assembly, Backend, RunRequest
 from harness.contract import (
     TaskContract,
     build_contract,
     effective_tokens,
     entry_cap_chars,
 )
-from harness.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
 from harness.errors import ConfigError
-from harness.events import RunEvents
-from harness.instructions import (
+from harness.memory import RunMemory
+from harness.policy import Gate, Policy
+from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
+from harness.prompts import criterion
+from harness.provider import ProviderConfig, make_provider, resolve_api_key
+from harness.report import RunObserver, RunResult, fan_out
+from harness.run.assembly import Assembler, BoundedAssembler, NaiveAssembler
+from harness.run.backend import Assembly, Backend, RunRequest
+from harness.run.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
+from harness.run.events import RunEvents
+from harness.run.instructions import (
     NAMES,
     FolderInstructions,
     frame_read,
     frame_section,
     read_instructions,
 )
-from harness.loop import Run
-from harness.memory import RunMemory
-from harness.observers import WatchedApprover
-from harness.policy import Gate, Policy
-from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
-from harness.prompts import criterion
-from harness.provider import ProviderConfig, make_provider, resolve_api_key
-from harness.report import RunObserver, RunResult, fan_out
+from harness.run.loop import Run
+from harness.run.observers import WatchedApprover
+from harness.run.toolbox import Toolbox
 from harness.sandbox import run_warnings
 from harness.store import Store
-from harness.toolbox import Toolbox
 from harness.tools import all_tools
 from harness.tools.exec import exec_environment
 from harness.tools.span import read_body_cap
@@ -177,7 +177,7 @@ def _placed(contract: TaskContract, front: RunRequest) -> tuple[Workspace, TaskC
 def _observers(
     store: Store, ids: tuple[int, int], front: RunRequest, spans: RunObserver | None
 ) -> tuple[WatchedApprover, RunEvents, RunObserver]:
-    """The run's approver, watched; its events (``harness.events``) for run and
+    """The run's approver, watched; its events (``harness.run.events``) for run and
     conversation ``ids``; and all its observers: the approver's watch, the events, the
     front's own and the telemetry's (``spans``)."""
     watched = WatchedApprover(front.approver)
