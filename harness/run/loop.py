@@ -24,7 +24,7 @@ from harness.errors import ContextOverflowError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
-from harness.run.assembly import Assembler, Turn, TurnState
+from harness.run.assembly import AskState, Assembled, Assembler
 from harness.run.steering import Steering
 from harness.run.steps import StepDone, step_record, step_summary
 from harness.run.stops import stopped_by
@@ -178,14 +178,14 @@ class Run:
         self.verify_failed = not verdict.passed
         return verdict.passed
 
-    async def _ask(self, step: int) -> tuple[Turn, Reply]:
+    async def _ask(self, step: int) -> tuple[Assembled, Reply]:
         """Assemble and send; the assembler commits once the provider accepted the request.
         A context-length rejection is never retried identically: the step is assembled again
         with half the effective budget, the run's ceiling from then on (the model's window)."""
         budget = self.contract.context_budget
         effective = effective_tokens(budget, self.contract.token_budget, self.spent)
         effective = min(effective, self._overflow_cap or effective)
-        state = TurnState(step, effective, self.spent)
+        state = AskState(step, effective, self.spent)
         turn = self.assembler.assemble(state)
         try:
             reply = await self._call_provider(step, turn)
@@ -203,7 +203,7 @@ class Run:
         self.assembler.commit(turn)
         return turn, reply
 
-    async def _call_provider(self, step: int, turn: Turn) -> Reply:
+    async def _call_provider(self, step: int, turn: Assembled) -> Reply:
         self.observer.model_asked(self.info, step, turn.request)
         _tell_refreshed(self.observer, self.info, step, turn)
         with _interruptible(self):
@@ -284,7 +284,7 @@ class _ModelCall:
         self.run.observer.text_delta(self.run.info, self.step, delta)
 
 
-def _tell_refreshed(observer: RunObserver, info: RunInfo, step: int, turn: Turn) -> None:
+def _tell_refreshed(observer: RunObserver, info: RunInfo, step: int, turn: Assembled) -> None:
     """The files whose changes this turn's request carries (§3 rule 3 ``reread`` events)."""
     for event in turn.events:
         if event.kind == "reread":
@@ -380,7 +380,7 @@ def _not_run_note(calls: Sequence[ToolCall], made: int) -> ToolResult:
     )
 
 
-def _total_tokens(reply: Reply, turn: Turn) -> int:
+def _total_tokens(reply: Reply, turn: Assembled) -> int:
     if reply.usage.total_tokens is not None:
         return reply.usage.total_tokens
     return estimate_tokens(turn.request.chars) + estimate_tokens(len(reply.content))
