@@ -160,7 +160,7 @@ class _Assembler:
         if self.memory is None:
             return ""
         self._block = self.memory.block(
-            max_chars=state.effective,  # a quarter of the ceiling: tokens × 4 chars / 4
+            max_chars=Ceiling(state.effective).memory_chars,
             goal=self.contract.goal,
             touched=self.ledger.touched(),
             step=state.step,

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.contract import TaskContract, effective_tokens, entry_cap_chars
+from harness.context.ceiling import Ceiling
+from harness.contract import TaskContract
 from harness.errors import ContextOverflowError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
@@ -144,14 +145,15 @@ class Run:
         self.spent += _total_tokens(reply, turn)
         self.cost.add(reply.usage)
         self.ledger.add_turn(step, reply.content, reply.tool_calls[:MAX_CALLS_PER_TURN])
-        ctx = self.toolbox.context(self.run_id, step, entry_cap_chars(turn.effective))
+        ceiling = Ceiling(turn.effective)
+        ctx = self.toolbox.context(self.run_id, step, ceiling.entry_cap)
         taken = _Taken()
         end: Outcome | None = None
         verified: bool | None = None
         try:
             with _interruptible(self):
                 if reply.tool_calls:
-                    await self._run_calls(reply, ctx, taken)
+                    await self._run_calls(reply.tool_calls, ctx, taken, ceiling)
                 elif self.contract.verification.enabled:
                     verified = await self._verify(ctx, taken)
                     end = Outcome.SUCCESS if verified else None
@@ -182,9 +184,7 @@ class Run:
         """Assemble and send; the assembler commits once the provider accepted the request.
         A context-length rejection is never retried identically: the step is assembled again
         with half the effective budget, the run's ceiling from then on (the model's window)."""
-        budget = self.contract.context_budget
-        effective = effective_tokens(budget, self.contract.token_budget, self.spent)
-        effective = min(effective, self._overflow_cap or effective)
+        effective = Ceiling.of(self.contract, self.spent, cap=self._overflow_cap).effective
         state = AskState(step, effective, self.spent)
         turn = self.assembler.assemble(state)
         try:
@@ -209,8 +209,9 @@ class Run:
         with _interruptible(self):
             return await self.provider.complete(turn.request, _ModelCall(self, step))
 
-    async def _run_calls(self, reply: Reply, ctx: ToolContext, taken: _Taken) -> None:
-        calls = reply.tool_calls
+    async def _run_calls(
+        self, calls: Sequence[ToolCall], ctx: ToolContext, taken: _Taken, ceiling: Ceiling
+    ) -> None:
         for call in calls[:MAX_CALLS_PER_TURN]:
             if self.cancel_requested:
                 raise asyncio.CancelledError
@@ -219,7 +220,7 @@ class Run:
             taken.add(result, self._observe(ctx.step, result, call.id))
             self.calls = self.calls.counted(result)
             self.observer.tool_finished(self.info, ctx.step, call, result)
-        await _folder_instructions(self, calls[:MAX_CALLS_PER_TURN], ctx, taken)
+        await _folder_instructions(self, calls[:MAX_CALLS_PER_TURN], ctx, taken, ceiling)
         await _diagnostics_after(self, ctx, taken)
         if len(calls) > MAX_CALLS_PER_TURN:  # each answered in the store, once to the model
             for call in calls[MAX_CALLS_PER_TURN:]:
@@ -313,7 +314,7 @@ async def _diagnostics_after(run: Run, ctx: ToolContext, taken: _Taken) -> None:
 
 
 async def _folder_instructions(
-    run: Run, calls: Sequence[ToolCall], ctx: ToolContext, taken: _Taken
+    run: Run, calls: Sequence[ToolCall], ctx: ToolContext, taken: _Taken, ceiling: Ceiling
 ) -> None:
     """The instructions files (``AGENTS.md``) of the folders these calls first worked in,
     appended after the turn's tool results as reads of their own (§12)."""
@@ -321,7 +322,7 @@ async def _folder_instructions(
     if folders is None:
         return
     results = list(taken.results)
-    found = await asyncio.to_thread(folders.after, list(calls), results, ctx.read_limit_chars)
+    found = await asyncio.to_thread(folders.after, list(calls), results, ceiling)
     for result in found:
         taken.add(result, run._observe(ctx.step, result))
 

@@ -25,12 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness import redact
-from harness.contract import (
-    TaskContract,
-    build_contract,
-    effective_tokens,
-    entry_cap_chars,
-)
+from harness.context.ceiling import Ceiling
+from harness.contract import TaskContract, build_contract
 from harness.errors import ConfigError
 from harness.memory import RunMemory
 from harness.policy import Gate, Policy
@@ -56,7 +52,6 @@ from harness.sandbox import run_warnings
 from harness.store import Store
 from harness.tools import all_tools
 from harness.tools.exec import exec_environment
-from harness.tools.span import read_body_cap
 from harness.types import (
     DocumentGuard,
     Provider,
@@ -255,8 +250,7 @@ async def _attach(run: Run, context: Sequence[Attachment]) -> None:
     """What the user attached, read at step 0 through the policy and containment like any
     read (a path outside the workspace is refused, and the model is told so)."""
     contract = run.contract
-    spent = effective_tokens(contract.context_budget, contract.token_budget, 0)
-    ctx = run.toolbox.context(run.run_id, 0, entry_cap_chars(spent))
+    ctx = run.toolbox.context(run.run_id, 0, Ceiling.of(contract).entry_cap)
     for i, item in enumerate(context):
         call = ToolCall(f"attached-{i}", "read_file", item.arguments(contract.root))
         result = await run.toolbox.call(call, ctx, run.ledger)
@@ -315,8 +309,7 @@ def _instructions(
     folders' files are the toolbox's to append as the agent reaches them."""
     workspace, gate = toolbox.workspace, toolbox.gate
     toolbox.instructions = FolderInstructions(workspace, gate, trusted)
-    effective = effective_tokens(contract.context_budget, contract.token_budget, 0)
-    cap = read_body_cap(entry_cap_chars(effective), NAMES[0])
+    cap = Ceiling.of(contract).read_cap(NAMES[0])
     found = read_instructions(workspace, gate, "", cap)
     if found is None:
         return "", None

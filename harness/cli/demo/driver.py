@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.cli.demo import session, workspace
 from harness.cli.demo.pricing import cache_priced
-from harness.context import shared_prefix_chars
+from harness.context import Ceiling, shared_prefix_chars
 from harness.contract import (
     DEFAULT_CONTEXT_MAX_TOKENS,
     DEFAULT_TOKEN_BUDGET,
@@ -108,7 +108,7 @@ class ScenarioResult:
         for stat, request in zip(self.steps, self.requests, strict=False):
             section = request.texts()[2:]  # after the system prompt and the frame
             chars = sum(map(len, section)) + len(PART_SEPARATOR) * max(0, len(section) - 1)
-            over += chars > stat.ceiling * CHARS_PER_TOKEN
+            over += chars > Ceiling(stat.ceiling).chars
         return over
 
     @property
