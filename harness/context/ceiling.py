@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from harness.context.declared import read_body_cap
 from harness.contract import effective_tokens, entry_cap_chars
 from harness.tokens import CHARS_PER_TOKEN
-from harness.tools.span import read_body_cap
 from harness.types import PART_SEPARATOR
 
 if TYPE_CHECKING:
