@@ -50,7 +50,7 @@ from harness.run.observers import WatchedApprover
 from harness.run.toolbox import Toolbox
 from harness.sandbox import run_warnings
 from harness.store import Store
-from harness.tools import all_tools
+from harness.tools import all_tools, tool_schemas
 from harness.tools.exec import exec_environment
 from harness.types import (
     DocumentGuard,
@@ -62,7 +62,9 @@ from harness.workspace import Workspace
 
 if TYPE_CHECKING:
     from harness.contract import RunMode
+    from harness.mcp.config import ServerConfig
     from harness.mcp.runtime import McpRun
+    from harness.types import Approver
 
 log = logging.getLogger(__name__)
 
@@ -150,11 +152,31 @@ async def open_session(contract: TaskContract, backend: Backend, front: RunReque
 async def _mcp_tools(toolbox: Toolbox, mode: RunMode, *args: Any) -> McpRun | None:
     """The run's MCP servers, their tools added (§15; None, and no SDK loaded, if none),
     then the tools of ``mode`` offered (plan mode: the read tools only)."""
-    from harness.mcp.runtime import for_toolbox
-
-    mcp = await for_toolbox(toolbox, *args)
+    mcp = await _mcp_servers(toolbox, *args)
     toolbox.offer(mode)
     return mcp
+
+
+async def _mcp_servers(
+    toolbox: Toolbox,
+    environ: Mapping[str, str],
+    approver: Approver,
+    client: Sequence[ServerConfig] = (),
+) -> McpRun | None:
+    """Start the run's servers and add their tools (sorted, after the harness's own) and
+    warnings to ``toolbox``; None when no server is configured."""
+    from harness.mcp.runtime import Where, open_mcp
+
+    policy = toolbox.gate.policy
+    where = Where(toolbox.workspace.root, policy.trusted, policy.user_config, policy.exec_config)
+    run = await open_mcp(
+        where, environ, approver=approver, run_id=toolbox.gate.run_id, client=client
+    )
+    if run is not None:
+        toolbox.tools = {**toolbox.tools, **run.tools}
+        toolbox.schemas = tool_schemas(toolbox.tools)
+        toolbox.warnings = (*toolbox.warnings, *run.warnings)
+    return run
 
 
 def _placed(contract: TaskContract, front: RunRequest) -> tuple[Workspace, TaskContract, Policy]:

@@ -14,7 +14,7 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.errors import ContainmentError
 from harness.semantic.after import after_turn
@@ -23,7 +23,8 @@ from harness.types import ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.ledger import Ledger
-    from harness.run.toolbox import Toolbox
+    from harness.policy import Gate
+    from harness.semantic.model import SemanticPort
     from harness.tools.base import ToolContext
     from harness.workspace import Workspace
 
@@ -31,6 +32,22 @@ KIND = "references"
 MAX_WATCHED = 20  # the latest answers (older ones are far back in the context anyway)
 
 Ask = Callable[[ToolCall], Awaitable[ToolResult]]
+
+
+class Calls(Protocol):
+    """What a turn's end asks of the run's calls (the run's ``Toolbox``): its language
+    servers, its workspace and gate, and a call run as the model's are."""
+
+    @property
+    def semantic(self) -> SemanticPort | None: ...
+
+    @property
+    def workspace(self) -> Workspace: ...
+
+    @property
+    def gate(self) -> Gate: ...
+
+    async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult: ...
 
 
 @dataclass(frozen=True)
@@ -83,7 +100,7 @@ class ReferenceWatch:
 
 async def turn_end(
     watch: ReferenceWatch,
-    box: Toolbox,
+    box: Calls,
     ctx: ToolContext,
     ledger: Ledger,
     results: Sequence[ToolResult],
