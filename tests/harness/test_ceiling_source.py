@@ -83,11 +83,11 @@ def test_no_cap_is_derived_outside_the_ceiling() -> None:
 def test_the_check_finds_a_derivation_in_a_throwaway_module(tmp_path: Path, source: str) -> None:
     (tmp_path / "harness").mkdir()
     (tmp_path / "server").mkdir()
-    (tmp_path / "harness" / "loop.py").write_text(source, encoding="utf-8")
+    (tmp_path / "harness" / "throwaway.py").write_text(source, encoding="utf-8")
     (tmp_path / "harness" / "context").mkdir()
     (tmp_path / "harness" / "context" / "ceiling.py").write_text(source, encoding="utf-8")
     found = derivations_elsewhere(tmp_path)
-    assert len(found) == 1 and found[0].startswith("harness/loop.py:2: ")
+    assert len(found) == 1 and found[0].startswith("harness/throwaway.py:2: ")
 
 
 @pytest.mark.parametrize(
