@@ -6,6 +6,9 @@
   ``server`` or ``acp``, and in ``harness`` only the command line (``harness/cli``) imports
   it — the loop, the tools, the ledger and the policy see only ``harness.semantic``'s port;
 - context, memory, store, policy, ledger and workspace never import the provider or httpx;
+- ``server/lsp/wire`` (the transport hardening pygls lacks) imports nothing of ``server``
+  outside itself, and besides the standard library only pygls, lsprotocol (with attrs and
+  cattrs, theirs) and the one harness leaf it needs, ``harness.redact``;
 - no import cycles among the modules of ``harness`` and ``server``, counting every import
   in a file: at the top, inside functions (lazy imports) and under ``TYPE_CHECKING``;
 - no arrow back up in ``harness``: every module is in one of ``LAYERS`` (by its room, the
@@ -41,6 +44,8 @@ PROVIDER_FREE = (
     "harness.run.reread",
 )
 PROVIDER_MODULES = ("harness.provider", "httpx", "httpx_sse")
+WIRE = ("server", "lsp", "wire")  # the transport: the rest of the server stands on it
+WIRE_MAY_IMPORT = ("server.lsp.wire", "pygls", "lsprotocol", "attrs", "cattrs", "harness.redact")
 
 Edge = tuple[str, int]  # (imported module, line)
 
@@ -176,6 +181,18 @@ def violations(root: Path = ROOT) -> list[str]:
         for line, module in dict.fromkeys(imported_modules(path)):
             if _matches(module, ("acp",)):
                 problems.append(f"{rel}:{line}: only server/acp may import {module}")
+    return problems + _wire_violations(root)
+
+
+def _wire_violations(root: Path) -> list[str]:
+    problems: list[str] = []
+    for path in sorted(root.joinpath(*WIRE).rglob("*.py")):
+        rel = path.relative_to(root)
+        package = module_name(path.parent, root)
+        for line, module in dict.fromkeys(imported_modules(path, package)):
+            stdlib = module.partition(".")[0] in sys.stdlib_module_names
+            if not stdlib and not _matches(module, WIRE_MAY_IMPORT):
+                problems.append(f"{rel}:{line}: server/lsp/wire must not import {module}")
     return problems
 
 

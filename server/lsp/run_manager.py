@@ -1,4 +1,4 @@
-"""The runs in progress: ``harness.run`` (``server.lsp.run``) starts one here and answers
+"""The runs in progress: ``harness.run`` (``server.lsp.commands.run``) starts one here and answers
 ``{runId}`` at once; ``harness.cancel`` and the progress UI's cancel button stop it at the
 next safe point.
 

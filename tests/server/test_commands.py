@@ -12,7 +12,7 @@ import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from harness.errors import ConfigError, StoreError
-from server.lsp.commands import COMMAND_MODULES, command, handles, params_model
+from server.lsp.commands.table import COMMAND_MODULES, command, handles, params_model
 from server.lsp.errors import (
     CONFLICT,
     HARNESS_ERROR,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.run.events import stored_events
 from harness.store.records import RunRow
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.errors import InvalidParams, NotFound
 from server.lsp.folders import check_read_scope
 from server.lsp.params import RunEventsParams
