@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.errors import ContainmentError
 from harness.semantic.after import after_turn
@@ -26,7 +26,8 @@ from harness.types import ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.ledger import Ledger
-    from harness.toolbox import Toolbox
+    from harness.policy import Gate
+    from harness.semantic.model import SemanticPort
     from harness.tools.base import ToolContext
     from harness.workspace import Workspace
 
@@ -34,6 +35,22 @@ KIND = "references"
 MAX_WATCHED = 20  # the latest answers (older ones are far back in the context anyway)
 
 Ask = Callable[[ToolCall], Awaitable[ToolResult]]
+
+
+class Calls(Protocol):
+    """What a turn's end asks of the run's calls (the run's ``Toolbox``): its language
+    servers, its workspace and gate, and a call run as the model's are."""
+
+    @property
+    def semantic(self) -> SemanticPort | None: ...
+
+    @property
+    def workspace(self) -> Workspace: ...
+
+    @property
+    def gate(self) -> Gate: ...
+
+    async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult: ...
 
 
 @dataclass(frozen=True)
@@ -119,7 +136,7 @@ class ReferenceWatch:
 
 async def turn_end(
     watch: ReferenceWatch,
-    box: Toolbox,
+    box: Calls,
     ctx: ToolContext,
     ledger: Ledger,
     results: Sequence[ToolResult],

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.toolbox import PLAN_TOOLS
+from harness.run.toolbox import PLAN_TOOLS
 from tests.conftest import MakeFakeLLM
 
 from .cli import ROOT, call, calls, env, harness, run_args

@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
-from harness.observers import VERIFY_CALL
+from harness.run.observers import VERIFY_CALL
 from harness.types import Outcome
 from server import protocol
 from server.lsp.commands.table import COMMAND_MODULES

@@ -63,11 +63,11 @@ def test_a_cycle_is_found_however_it_imports(tmp_path: Path, importer: str) -> N
         pytest.param(
             {
                 "server/app.py": "from server import commands\n",
-                "server/commands.py": "from harness import loop\n",
-                "harness/loop.py": "from server.app import X\n",
-                "harness/free.py": "from harness import loop\n",
+                "server/commands.py": "from harness.run import loop\n",
+                "harness/run/loop.py": "from server.app import X\n",
+                "harness/free.py": "from harness.run import loop\n",
             },
-            [["harness.loop", "server.app", "server.commands", "harness.loop"]],
+            [["harness.run.loop", "server.app", "server.commands", "harness.run.loop"]],
             id="a-longer-cycle-across-packages-is-one-closed-path",
         ),
         pytest.param(
@@ -90,7 +90,7 @@ def test_the_product_has_no_cycles_and_keeps_the_layering() -> None:
     graph = check.import_graph()
     assert check.cycles(graph) == []
     assert check.violations() == []
-    assert "harness.loop" in graph and "server.lsp.app" in graph
+    assert "harness.run.loop" in graph and "server.lsp.app" in graph
 
 
 def test_only_server_acp_speaks_the_agent_client_protocol(tmp_path: Path) -> None:
