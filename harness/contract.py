@@ -47,7 +47,7 @@ class ContextBudget(_Frozen):
     share: float = Field(default=DEFAULT_CONTEXT_SHARE, gt=0.0, le=1.0)
     low_water: float = Field(default=DEFAULT_LOW_WATER, gt=0.0, le=1.0)
     # seconds idle after which the provider's prompt cache is taken as expired (a request
-    # then slides for free, §3 rule 5); None: the provider's default (harness.assembly)
+    # then slides for free, §3 rule 5); None: the provider's default (harness.run.assembly)
     cache_idle_seconds: float | None = Field(default=None, gt=0.0)
 
 

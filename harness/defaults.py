@@ -10,7 +10,7 @@ DEFAULT_TOKEN_BUDGET = 2_000_000
 DEFAULT_MAX_STEPS = 100
 DEFAULT_CONTEXT_MAX_TOKENS = 24_000
 DEFAULT_CONTEXT_SHARE = 0.5
-DEFAULT_LOW_WATER = 0.3  # measured: issue 34 (docs/MEASUREMENTS.md, "Context cost, round 3")
+DEFAULT_LOW_WATER = 0.25  # measured: issue 34 (docs/MEASUREMENTS.md, "third pass")
 DEFAULT_CONTEXT_WIRE: Literal["transcript"] = "transcript"
 
 __all__ = [

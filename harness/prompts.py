@@ -108,7 +108,7 @@ MODE_SECTIONS = {"plan": PLAN_MODE, "ask": ASK_MODE}
 
 
 def frame(contract: TaskContract, attached: str = "", instructions: str = "") -> str:
-    """Goal, the repository's instructions (``harness.instructions``: the root's
+    """Goal, the repository's instructions (``harness.run.instructions``: the root's
     ``AGENTS.md``, when there is one), constraints and success criterion (and what the user
     attached, §11): the fixed head of every user message."""
     return (

@@ -1,15 +1,15 @@
 """The conversation adapter both fronts open their runs through (§11, §13): the language
 server (``server.lsp``) and the ACP agent (``server.acp``) each turn a request of their
-protocol into a contract and a ``harness.backend.RunRequest`` — what only that front has:
+protocol into a contract and a ``harness.run.backend.RunRequest`` — what only that front has:
 who answers approvals, the editor's unsaved buffers, who hears progress and the §11
-events — and ``harness.session.open_session`` opens the run on the front's shared
-``harness.backend.Backend`` (store, model, memory, prices, telemetry, language servers).
+events — and ``harness.run.session.open_session`` opens the run on the front's shared
+``harness.run.backend.Backend`` (store, model, memory, prices, telemetry, language servers).
 The fronts only translate; neither holds agent logic.
 
 ``Conversation`` is one conversation for a front that runs one turn at a time on a thread
 of its own (the ACP agent): start a run or a follow-up in a workspace, route its approvals
 to the front, let the front's editor say which files it holds unsaved, and hand the front
-the run's events (``harness.events``, the stream every front reads).
+the run's events (``harness.run.events``, the stream every front reads).
 
 A run executes on a thread of its own (its own event loop): the editor's buffers are asked
 for synchronously by the document guard (§6.5), and that question is answered on the
@@ -31,14 +31,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from harness.backend import Backend, RunRequest
 from harness.provider import ProviderConfig
 from harness.report import RunInfo, RunObserver, RunResult
+from harness.run.backend import Backend, RunRequest
 from harness.types import Approval, ApprovalRequest
 
 if TYPE_CHECKING:  # a run's machinery loads with the first run, not to answer `initialize`
     from harness.contract import RunMode
-    from harness.conversation import Attachment
+    from harness.run.conversation import Attachment
     from harness.store import Store
 
 log = logging.getLogger(__name__)
@@ -216,7 +216,7 @@ class Conversation:
         self, goal: str, context: Sequence[Attachment], mode: RunMode, bridge: _Bridge
     ) -> RunResult:
         from harness.contract import ContractOverrides
-        from harness.session import build_contract, open_session
+        from harness.run.session import build_contract, open_session
         from harness.workspace.watch import Watcher
 
         backend, front = self.backend, self.front
@@ -265,7 +265,7 @@ class Conversation:
 def conversation_events(store: Store, conversation_id: int) -> list[dict[str, Any]]:
     """A conversation's events from the store, turn by turn, for a client opened later
     (``harness.run.events``: one ``text`` per step with the whole words)."""
-    from harness.events import stored_events
+    from harness.run.events import stored_events
 
     runs = store.conversation_runs(conversation_id)
     return stored_events(store, [run.run_id for run in runs])

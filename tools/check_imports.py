@@ -6,8 +6,15 @@
   ``server`` or ``acp``, and in ``harness`` only the command line (``harness/cli``) imports
   it — the loop, the tools, the ledger and the policy see only ``harness.semantic``'s port;
 - context, memory, store, policy, ledger and workspace never import the provider or httpx;
+- ``server/lsp/wire`` (the transport hardening pygls lacks) imports nothing of ``server``
+  outside itself, and besides the standard library only pygls, lsprotocol (with attrs and
+  cattrs, theirs) and the one harness leaf it needs, ``harness.redact``;
 - no import cycles among the modules of ``harness`` and ``server``, counting every import
-  in a file: at the top, inside functions (lazy imports) and under ``TYPE_CHECKING``.
+  in a file: at the top, inside functions (lazy imports) and under ``TYPE_CHECKING``;
+- no arrow back up in ``harness``: every module is in one of ``LAYERS`` (by its room, the
+  longest prefix) and imports only its own layer or the ones below it, counting every
+  import as the cycle check does. A module in no layer is reported too, so a new room is
+  placed on purpose.
 
 A cycle is reported as the modules in order, each importing the next, with the line of
 each import.
@@ -27,10 +34,71 @@ SEMANTIC_BACKEND = ("langservers",)
 CLI_FRONT = ("harness", "cli")  # the one part of harness that may start language servers
 FORBIDDEN_EVERYWHERE = ("server", "pygls", "lsprotocol", "acp")
 ACP_FRONT = ("server", "acp")  # the one package that speaks ACP (§13)
-PROVIDER_FREE = ("context", "memory", "store", "policy", "ledger", "workspace", "reread")
+PROVIDER_FREE = (
+    "harness.context",
+    "harness.memory",
+    "harness.store",
+    "harness.policy",
+    "harness.ledger",
+    "harness.workspace",
+    "harness.run.reread",
+)
 PROVIDER_MODULES = ("harness.provider", "httpx", "httpx_sse")
+WIRE = ("server", "lsp", "wire")  # the transport: the rest of the server stands on it
+WIRE_MAY_IMPORT = ("server.lsp.wire", "pygls", "lsprotocol", "attrs", "cattrs", "harness.redact")
 
 Edge = tuple[str, int]  # (imported module, line)
+
+# The floors of harness, bottom first (docs/ARCHITECTURE.md draws them). A room is a module
+# or a package; a module is in the layer of its longest listed prefix.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "leaf",  # values and rules with no room of their own
+        (
+            "harness",  # harness/__init__.py: the version
+            "harness.types",
+            "harness.errors",
+            "harness.tokens",
+            "harness.defaults",
+            "harness.exports",
+            "harness.escape",
+            "harness.redact",
+            "harness.camel",
+            "harness.closing",
+        ),
+    ),
+    (
+        "ground",  # what every room stands on: the workspace, the contract, the ledger
+        (
+            "harness.workspace",
+            "harness.contract",
+            "harness.ledger",
+            "harness.report",
+            "harness.marks",
+            "harness.pricing",
+            "harness.prompts",
+            "harness.prompt_files",
+        ),
+    ),
+    (
+        "rooms",  # each one concept; they may use each other (the cycle check still holds)
+        (
+            "harness.context",
+            "harness.provider",
+            "harness.tools",
+            "harness.policy",
+            "harness.sandbox",
+            "harness.memory",
+            "harness.store",
+            "harness.semantic",
+            "harness.mcp",
+            "harness.telemetry",
+            "harness.revert",
+        ),
+    ),
+    ("run", ("harness.run",)),  # one run: the session, the loop, the assembly
+    ("front", ("harness.cli", "harness.__main__")),  # the command line (the server is above)
+)
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -92,15 +160,15 @@ def violations(root: Path = ROOT) -> list[str]:
     problems: list[str] = []
     for path in sorted((root / "harness").rglob("*.py")):
         rel = path.relative_to(root)
-        parts = rel.with_suffix("").parts  # ("harness", "store", "trace")
-        provider_free = len(parts) > 1 and parts[1] in PROVIDER_FREE
+        name = module_name(path, root)
+        provider_free = _matches(name, PROVIDER_FREE)
         for line, module in dict.fromkeys(imported_modules(path)):
             if _matches(module, FORBIDDEN_EVERYWHERE):
                 problems.append(f"{rel}:{line}: harness must not import {module}")
             if _matches(module, SEMANTIC_BACKEND) and rel.parts[:2] != CLI_FRONT:
                 problems.append(f"{rel}:{line}: only harness/cli may import {module}")
             if provider_free and _matches(module, PROVIDER_MODULES):
-                problems.append(f"{rel}:{line}: {parts[1]} must not import {module}")
+                problems.append(f"{rel}:{line}: {name} must not import {module}")
     for path in sorted((root / "langservers").rglob("*.py")):
         rel = path.relative_to(root)
         for line, module in dict.fromkeys(imported_modules(path)):
@@ -113,6 +181,18 @@ def violations(root: Path = ROOT) -> list[str]:
         for line, module in dict.fromkeys(imported_modules(path)):
             if _matches(module, ("acp",)):
                 problems.append(f"{rel}:{line}: only server/acp may import {module}")
+    return problems + _wire_violations(root)
+
+
+def _wire_violations(root: Path) -> list[str]:
+    problems: list[str] = []
+    for path in sorted(root.joinpath(*WIRE).rglob("*.py")):
+        rel = path.relative_to(root)
+        package = module_name(path.parent, root)
+        for line, module in dict.fromkeys(imported_modules(path, package)):
+            stdlib = module.partition(".")[0] in sys.stdlib_module_names
+            if not stdlib and not _matches(module, WIRE_MAY_IMPORT):
+                problems.append(f"{rel}:{line}: server/lsp/wire must not import {module}")
     return problems
 
 
@@ -205,15 +285,47 @@ def describe(graph: dict[str, dict[str, int]], cycle: list[str]) -> str:
     return "import cycle: " + " → ".join([*steps, cycle[-1]])
 
 
+def layer_of(module: str) -> int | None:
+    """The index in ``LAYERS`` of ``module``'s layer (its longest listed prefix); None when
+    it is in none. ``harness`` itself matches only ``harness/__init__.py``."""
+    best: tuple[int, int] | None = None  # (prefix length, layer)
+    for index, (_, rooms) in enumerate(LAYERS):
+        for room in rooms:
+            fits = module == room or (room != "harness" and module.startswith(room + "."))
+            if fits and (best is None or len(room) > best[0]):
+                best = (len(room), index)
+    return None if best is None else best[1]
+
+
+def layering(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Every import in ``harness`` of a module on a higher layer (an arrow back up), and
+    every module of ``harness`` in no layer."""
+    problems: list[str] = []
+    for module in sorted(m for m in graph if m == "harness" or m.startswith("harness.")):
+        own = layer_of(module)
+        if own is None:
+            problems.append(f"{module}: in no layer of LAYERS (tools/check_imports.py)")
+            continue
+        for target, line in sorted(graph[module].items()):
+            up = layer_of(target) if target.split(".")[0] == "harness" else None
+            if up is not None and up > own:
+                problems.append(
+                    f"{module} (line {line}, layer {LAYERS[own][0]}) imports {target}"
+                    f" (layer {LAYERS[up][0]}): an arrow back up"
+                )
+    return problems
+
+
 def main() -> int:
     problems = violations()
     graph = import_graph()
+    problems += layering(graph)
     problems += [describe(graph, c) for c in cycles(graph)]
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
         return 1
-    print(f"import contract: ok ({len(graph)} modules, no cycles)")
+    print(f"import contract: ok ({len(graph)} modules, no cycles, {len(LAYERS)} layers)")
     return 0
 
 

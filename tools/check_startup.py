@@ -42,7 +42,7 @@ class StartPath(NamedTuple):
 # What a run needs and answering ``initialize`` does not: the session, the tools, the
 # context engine, the gate, the file watcher, the OpenTelemetry SDK.
 RUN_MACHINERY = (
-    "harness.session",
+    "harness.run.session",
     "harness.tools",
     "harness.context",
     "harness.policy.gate",

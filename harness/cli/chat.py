@@ -61,7 +61,7 @@ def _chat(args: argparse.Namespace, where: WorkspaceChoice, telemetry: Telemetry
     import asyncio
 
     from harness.cli.output import console
-    from harness.session import build_contract
+    from harness.run.session import build_contract
 
     err = console(stderr=True)
     conversation: int | None = args.conversation

@@ -30,7 +30,7 @@ def goal_and_run(args: argparse.Namespace) -> None:
 
 def plan_follow_up(args: argparse.Namespace, root: Path) -> str:
     """``--continue`` with no goal: "Carry out the plan above." after a plan (issue 33)."""
-    from harness.plan_goal import follow_up_goal
+    from harness.run.plan_goal import follow_up_goal
 
     with open_store(args) as store:
         goal = follow_up_goal(store, continued(args, store, root) or 0)
@@ -41,7 +41,7 @@ def plan_follow_up(args: argparse.Namespace, root: Path) -> str:
 
 def continued(args: argparse.Namespace, store: Store, root: Path) -> int | None:
     """The conversation ``--continue`` names (None: a new one)."""
-    from harness.conversation import conversation_of, latest_conversation
+    from harness.run.conversation import conversation_of, latest_conversation
 
     if args.continue_run is None:
         return None

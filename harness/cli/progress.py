@@ -4,7 +4,7 @@ why: refused, denied, failed), a line when a file the model read changed and was
 each step's budget, retries and warnings; on a terminal a spinner saying what is happening
 (the model, a command, the verification, a retry and its count).
 
-The words and the call lines are drawn from the run's §11 events (``harness.events``, given
+The words and the call lines are drawn from the run's §11 events (``harness.run.events``, given
 to ``event``) — the same ones the editors draw; the rest from the observer hooks. The words
 stream on a line of their own after ``step n/N · ``; a line break in them continues
 indented, so every line still starts with ``step``, two spaces, ``harness``, ``run`` or
@@ -29,9 +29,9 @@ from harness.cli.summary import RunTally
 from harness.cli.table import cut
 from harness.escape import printable
 from harness.marks import NO_APPROVAL, Mark, Went
-from harness.observers import VERIFY_CALL
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
-from harness.toolbox import label
+from harness.run.observers import VERIFY_CALL
+from harness.run.toolbox import label
 from harness.types import Attempt, Reply, ToolCall
 
 Part = tuple[str, str]  # (text, style)
@@ -149,7 +149,7 @@ class TerminalObserver(RunObserver):
         what = f"↻ re-read {path} ({cause} since step {read_step})"
         self._line([(self._where(run, step), ""), (what, "cyan")], cuttable=1)
 
-    # -- the run's events (harness.events) ---------------------------------------------
+    # -- the run's events (harness.run.events) ---------------------------------------------
 
     def event(self, event: dict[str, Any]) -> None:
         """One §11 event: the words as they arrive, a line per call once it went."""

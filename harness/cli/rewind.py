@@ -51,8 +51,8 @@ def register(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.conversation import latest_conversation
     from harness.revert.restore import NoSuchTurn, restore
+    from harness.run.conversation import latest_conversation
 
     with open_store(args) as store:
         conversation = args.conversation

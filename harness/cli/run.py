@@ -43,10 +43,10 @@ if TYPE_CHECKING:  # a run's machinery loads when a run starts, not to parse the
     from harness.cli.chat_input import ChatInput
     from harness.cli.progress import TerminalObserver
     from harness.contract import ContractOverrides, TaskContract
-    from harness.conversation import Attachment
     from harness.report import RunResult
     from harness.revert.changes import RunChanges
-    from harness.session import Session
+    from harness.run.conversation import Attachment
+    from harness.run.session import Session
     from harness.store import Store
     from harness.telemetry.export import Telemetry
 
@@ -185,7 +185,7 @@ def _budget_args(p: argparse.ArgumentParser) -> None:
 
 def attachment(text: str) -> Attachment:
     """``src/a.py`` or ``src/a.py:40-52``, relative to the current directory."""
-    from harness.conversation import Attachment
+    from harness.run.conversation import Attachment
 
     path, _, lines = text.rpartition(":")
     found = re.fullmatch(r"(\d+)-(\d+)", lines) if path else None
@@ -238,7 +238,7 @@ def provider_config(args: argparse.Namespace) -> ProviderConfig:
 def command(args: argparse.Namespace) -> int:
     import asyncio
 
-    from harness.session import build_contract
+    from harness.run.session import build_contract
     from harness.telemetry import start_telemetry
 
     goal_and_run(args)
@@ -275,7 +275,7 @@ async def execute(
     from harness.cli.output import console
     from harness.cli.progress import TerminalObserver
     from harness.cli.semantic import headless
-    from harness.session import Backend, RunRequest, open_session
+    from harness.run.session import Backend, RunRequest, open_session
 
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     opened: list[Store] = []

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from harness.context.ceiling import Ceiling
 from harness.ledger import MESSAGE, Confirmation, Observation, Refresh
-from harness.tokens import CHARS_PER_TOKEN
 from harness.types import (
     PART_SEPARATOR,
     ContextCounts,
@@ -146,7 +146,7 @@ class Emission:
 
     @property
     def ceiling_chars(self) -> int:
-        return self.effective * CHARS_PER_TOKEN
+        return Ceiling(self.effective).chars
 
     @property
     def section_chars(self) -> int:

@@ -23,6 +23,7 @@ from harness.context.refresh import check_window
 from harness.context.slide import slide
 from harness.context.state import State
 from harness.context.supersede import admit
+from harness.defaults import DEFAULT_LOW_WATER
 from harness.ledger import Ledger
 
 
@@ -36,7 +37,7 @@ class BoundedContext(Sender[State]):
         ledger: Ledger,
         frame: RunFrame,
         *,
-        low_water: float = 0.3,
+        low_water: float = DEFAULT_LOW_WATER,
     ) -> None:
         if not 0.0 < low_water <= 1.0:
             raise ValueError(f"low_water must be in (0, 1], not {low_water}")

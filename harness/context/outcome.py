@@ -1,5 +1,5 @@
 """What the refresh callback answers (§3 rule 3): the current text of a read's lines, or
-why they cannot be re-read. ``harness.reread`` makes the real one, through the policy and
+why they cannot be re-read. ``harness.run.reread`` makes the real one, through the policy and
 the workspace; the tests' in-memory disk makes another."""
 
 from __future__ import annotations

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from harness.context.declared import label_of
 from harness.context.hunks import lines_named
 from harness.context.plan import Plan
 from harness.ledger import MESSAGE, Change, Observation, Refresh
-from harness.tools import label_of
 
 OWN_KINDS = frozenset({"edit_file", "write_file", "rename_symbol"})
 ELIDED = "…[elided: "

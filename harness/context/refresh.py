@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from harness.context.declared import empty_file
 from harness.context.emission import CARRIED, Entry, Form, Refreshed
 from harness.context.events import refused_event, reread_event
 from harness.context.hunks import changed_lines
@@ -28,7 +29,6 @@ from harness.context.plan import Plan
 from harness.context.state import Unrefreshed
 from harness.context.texts import label, refresh_text, same_lines, unrefreshed_text
 from harness.ledger import Confirmation, Ledger, Observation, Refresh
-from harness.tools.span import EMPTY_FILE
 from harness.types import ReadSpan, content_hash, normalize_path
 
 Check = Confirmation | Refresh | Unrefreshed
@@ -67,7 +67,7 @@ def held_text(obs: Observation, ledger: Ledger) -> str | None:
     if lines and lines[-1].startswith("…[line"):
         lines.pop()
     body = "\n".join(lines)
-    if body == EMPTY_FILE:
+    if body == empty_file():
         body = ""
     return body if content_hash(body.encode()) == obs.read.shown_hash else None
 
@@ -159,7 +159,7 @@ def _once(plan: Plan, obs: Observation, body: str) -> str:
     """``body`` (or the empty-file line), unless an earlier refresh entry of this request
     shows the same lines of the same file (two reads of one file, one change): then a
     pointer to it, so the changed lines are sent once."""
-    body = body or EMPTY_FILE
+    body = body or empty_file()
     first = plan.shown.setdefault((normalized(obs), body), obs)
     pointer = same_lines(first)
     return pointer if first is not obs and len(pointer) < len(body) else body

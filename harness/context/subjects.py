@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from harness.context.declared import declaration
 from harness.context.emission import CARRIED
 from harness.context.state import State, Subject
 from harness.ledger import Observation
-from harness.tools import declaration
 from harness.types import normalize_path
 
 Key = tuple[str, str]

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from harness.context.declared import header, label_of
 from harness.ledger import MESSAGE, Change, Observation
-from harness.tools import header, label_of
 from harness.types import ToolCall
 
 ARGUMENT_KEEP_CHARS = 200  # at a slide, longer tool-call arguments are elided (§3 wire form)

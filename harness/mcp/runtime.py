@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from harness.escape import printable
 from harness.mcp.approvals import approval_state, approvals_file, approve
@@ -19,12 +19,8 @@ from harness.mcp.client import Connection, Launch, McpFailure, State
 from harness.mcp.config import McpSettings, ServerConfig, Source, user_settings, workspace_servers
 from harness.mcp.drift import Drift
 from harness.mcp.tools import McpTool, choose, offered_of
-from harness.tools import tool_schemas
 from harness.tools.base import Tool
 from harness.types import Act, Approval, ApprovalRequest, Approver, ExecConfig
-
-if TYPE_CHECKING:
-    from harness.toolbox import Toolbox
 
 
 @dataclass
@@ -135,26 +131,6 @@ async def open_mcp(
     for connection in run.connections:
         await _list(run, connection, taken)
     run.tools = dict(sorted(run.tools.items()))
-    return run
-
-
-async def for_toolbox(
-    toolbox: Toolbox,
-    environ: Mapping[str, str],
-    approver: Approver,
-    client: Sequence[ServerConfig] = (),
-) -> McpRun | None:
-    """Start the run's servers and add their tools (sorted, after the harness's own) and
-    warnings to ``toolbox``; None when no server is configured."""
-    policy = toolbox.gate.policy
-    where = Where(toolbox.workspace.root, policy.trusted, policy.user_config, policy.exec_config)
-    run = await open_mcp(
-        where, environ, approver=approver, run_id=toolbox.gate.run_id, client=client
-    )
-    if run is not None:
-        toolbox.tools = {**toolbox.tools, **run.tools}
-        toolbox.schemas = tool_schemas(toolbox.tools)
-        toolbox.warnings = (*toolbox.warnings, *run.warnings)
     return run
 
 
@@ -288,6 +264,5 @@ __all__ = [
     "Where",
     "configured",
     "configured_status",
-    "for_toolbox",
     "open_mcp",
 ]

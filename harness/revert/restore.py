@@ -1,6 +1,6 @@
 """Restoring a conversation's checkpoint (issue 33): every file back to how it was before
 turn ``turn`` — the writes of that turn and the later ones undone — and those turns marked
-rewound, so the next follow-up continues from the turn before (``harness.conversation``
+rewound, so the next follow-up continues from the turn before (``harness.run.conversation``
 skips rewound runs; the trace and the events keep them).
 
 First every file is checked: one changed since by someone else (not as the agent left it),

@@ -6,15 +6,18 @@ same query — and the new answer appended, its head naming the answer it replac
 changed (it supersedes the old one by target, so the old copy becomes a pointer). An
 answer whose files did not change is left alone; an unchanged re-query by the model is
 already a pointer (supersession). A re-query that fails says why, once, and the answer is
-no longer watched."""
+no longer watched. After the agent's own ``rename_symbol`` of the watched symbol the query is
+asked by the new name; when the places are the answer's, only renamed, the refresh is one
+line pointing at that answer (rule 3's own-edit pointer, for references)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.errors import ContainmentError
 from harness.semantic.after import after_turn
@@ -23,7 +26,8 @@ from harness.types import ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from harness.ledger import Ledger
-    from harness.toolbox import Toolbox
+    from harness.policy import Gate
+    from harness.semantic.model import SemanticPort
     from harness.tools.base import ToolContext
     from harness.workspace import Workspace
 
@@ -33,6 +37,22 @@ MAX_WATCHED = 20  # the latest answers (older ones are far back in the context a
 Ask = Callable[[ToolCall], Awaitable[ToolResult]]
 
 
+class Calls(Protocol):
+    """What a turn's end asks of the run's calls (the run's ``Toolbox``): its language
+    servers, its workspace and gate, and a call run as the model's are."""
+
+    @property
+    def semantic(self) -> SemanticPort | None: ...
+
+    @property
+    def workspace(self) -> Workspace: ...
+
+    @property
+    def gate(self) -> Gate: ...
+
+    async def call(self, call: ToolCall, ctx: ToolContext, ledger: Ledger) -> ToolResult: ...
+
+
 @dataclass(frozen=True)
 class Answered:
     """A live answer: the query that got it, when, and its listed files' hashes then."""
@@ -40,14 +60,35 @@ class Answered:
     query: Mapping[str, Any]
     step: int
     listed: Mapping[str, str]
+    body: str = ""  # the answer's rows (after its head line)
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """The agent's own rename of a symbol: its new name and the step."""
+
+    new_name: str
+    step: int
 
 
 def _answered(result: ToolResult, step: int) -> Answered | None:
     for event in result.events:
         detail = event.detail
         if event.kind == "semantic" and "query" in detail and "listed" in detail:
-            return Answered(dict(detail["query"]), step, dict(detail["listed"]))
+            body = result.text.partition("\n")[2]
+            return Answered(dict(detail["query"]), step, dict(detail["listed"]), body)
     return None
+
+
+def renames(results: Iterable[ToolResult], step: int) -> dict[str, Renamed]:
+    """The successful ``rename_symbol`` calls among ``results``, by the old name."""
+    out: dict[str, Renamed] = {}
+    for result in results:
+        for event in result.events if result.name == "rename_symbol" and result.ok else ():
+            got = event.detail.get("renamed") if event.kind == "semantic" else None
+            if isinstance(got, Mapping):
+                out[str(got["symbol"])] = Renamed(str(got["new_name"]), step)
+    return out
 
 
 class ReferenceWatch:
@@ -66,15 +107,27 @@ class ReferenceWatch:
         while len(self._live) > MAX_WATCHED:
             self._live.pop(next(iter(self._live)))
 
-    async def refresh(self, workspace: Workspace, ask: Ask, step: int) -> list[ToolResult]:
-        """The stale answers asked again (one appended result each)."""
+    async def refresh(
+        self,
+        workspace: Workspace,
+        ask: Ask,
+        step: int,
+        renamed: Mapping[str, Renamed] | None = None,
+    ) -> list[ToolResult]:
+        """The stale answers asked again (one appended result each); ``renamed``: the
+        turn's own renames, by old name (such an answer is asked by its new name)."""
         out: list[ToolResult] = []
         for target, answered in list(self._live.items()):
             changed = await asyncio.to_thread(_changed, workspace, answered.listed)
             if not changed:
                 continue
-            call = ToolCall(f"refresh-{step}-{len(out)}", KIND, dict(answered.query))
-            result = _headed(await ask(call), step, answered.step, changed)
+            rename = (renamed or {}).get(str(answered.query.get("symbol")))
+            call = ToolCall(f"refresh-{step}-{len(out)}", KIND, _query(answered.query, rename))
+            got = await ask(call)
+            if rename is None:
+                result = _headed(got, step, answered.step, changed)
+            else:
+                result = _after_rename(got, step, answered, rename)
             self._live.pop(target, None)
             self.note([result], step)  # watched again with its new hashes (if it answered)
             out.append(result)
@@ -83,7 +136,7 @@ class ReferenceWatch:
 
 async def turn_end(
     watch: ReferenceWatch,
-    box: Toolbox,
+    box: Calls,
     ctx: ToolContext,
     ledger: Ledger,
     results: Sequence[ToolResult],
@@ -94,7 +147,8 @@ async def turn_end(
     if port is None:
         return []
     watch.note(results, ctx.step)
-    entries = await watch.refresh(box.workspace, lambda call: box.call(call, ctx, ledger), ctx.step)
+    ask: Ask = lambda call: box.call(call, ctx, ledger)  # noqa: E731
+    entries = await watch.refresh(box.workspace, ask, ctx.step, renames(results, ctx.step))
     writes = [w for r in results for w in r.writes]
     found = await after_turn(
         port,
@@ -127,4 +181,37 @@ def _headed(result: ToolResult, step: int, answered: int, changed: list[str]) ->
     return dataclasses.replace(result, text=f"{head} {why}{sep}{rest}")
 
 
-__all__ = ["Answered", "ReferenceWatch", "turn_end"]
+def _word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+
+
+def _query(query: Mapping[str, Any], rename: Renamed | None) -> dict[str, Any]:
+    """The watched query, asked by the new name after the agent renamed its symbol."""
+    if rename is None:
+        return dict(query)
+    quoted = _word(str(query["symbol"])).sub(rename.new_name, str(query["line_content"]))
+    return {**query, "symbol": rename.new_name, "line_content": quoted}
+
+
+ROW = re.compile(r"^(\S.*?:\d+): ")  # "path:line: text" (``reference_rows``)
+
+
+def _places(body: str) -> list[str]:
+    """An answer's places: ``path:line`` per row, other lines whole."""
+    return [m.group(1) if (m := ROW.match(line)) else line for line in body.splitlines()]
+
+
+def _after_rename(result: ToolResult, step: int, answered: Answered, rename: Renamed) -> ToolResult:
+    """The answer asked by the new name after the agent's own rename: one line when its
+    places are the old answer's with the name replaced, else the new answer, headed."""
+    old = str(answered.query["symbol"])
+    why = f"(refreshed at step {step}: your rename at step {rename.step} renamed {old} to it"
+    head, sep, rest = result.text.partition("\n")
+    if result.ok and _places(rest) == _places(_word(old).sub(rename.new_name, answered.body)):
+        text = f"{head} {why}; the same places as listed at step {answered.step})"
+        return dataclasses.replace(result, text=text)
+    text = f"{head} {why}; the answer at step {answered.step} is out of date){sep}{rest}"
+    return dataclasses.replace(result, text=text)
+
+
+__all__ = ["Answered", "ReferenceWatch", "Renamed", "renames", "turn_end"]

@@ -181,7 +181,7 @@ class Store(Closing):
                 insert_events(conn, run_id, step, events)
 
     def add_run_event(self, run_id: int, step: int, event: Mapping[str, Any]) -> None:
-        """One §11 event of a run, as its clients saw it (``harness.events``)."""
+        """One §11 event of a run, as its clients saw it (``harness.run.events``)."""
         with self._db.transaction() as conn:
             insert_run_event(conn, run_id, step, event)
 

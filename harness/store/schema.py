@@ -254,7 +254,7 @@ MIGRATIONS: list[str] = [
     """,
     # 7: a run's §11 events as its clients saw them, in ``seq``
     # order per run; ``detail`` is the event's JSON object, redacted, a step's ``text``
-    # deltas merged into one event (``harness.events``). Step 0 is before the first step.
+    # deltas merged into one event (``harness.run.events``). Step 0 is before the first step.
     _step_rows(
         "run_events",
         """

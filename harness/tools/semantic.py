@@ -228,9 +228,9 @@ class RenameSymbol(
         files = f"{len(written):,} file{'' if len(written) == 1 else 's'}"
         head = f"[renamed {target}] {places:,} place{'' if places == 1 else 's'} in {files}"
         text = "\n".join([head, *rename_rows(counts), *_search_limit(answer, len(written))])
-        return _traced(
-            ToolResult(self.name, target, text, writes=tuple(written), policy=policy), answer
-        )
+        renamed = {"symbol": args.symbol, "new_name": args.new_name}
+        result = ToolResult(self.name, target, text, writes=tuple(written), policy=policy)
+        return _traced(result, answer, renamed=renamed)
 
 
 def _places(before: bytes | None, after: bytes, new_name: str) -> int:

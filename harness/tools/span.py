@@ -1,6 +1,6 @@
 """The text a read shows (§3 rule 4): whole, or a line range, or — over the cap — the whole
 lines that fit and a marker naming them and the remedy. ``read_file`` and the assembly-time
-re-read (``harness.reread``) both call ``read_span``, so they decode, number and cut alike.
+re-read (``harness.run.reread``) both call ``read_span``, so they decode, number and cut alike.
 
 Lines are split on ``\\n`` only (``\\r`` stays, as editors and grep number lines). A file up
 to ``FULL_HASH_MAX_BYTES`` is read whole (it is hashed whole anyway); a larger one is

@@ -36,9 +36,9 @@ from acp.schema import (
 )
 
 from harness import __version__
-from harness.backend import Backend
 from harness.errors import ConfigError, HarnessError
 from harness.report import RunResult
+from harness.run.backend import Backend
 from harness.types import Outcome, TraceEvent
 from server.acp.commands import (
     available,
@@ -54,7 +54,7 @@ from server.acp.updates import translate
 from server.conversation import Conversation, conversation_events
 
 if TYPE_CHECKING:  # the conversation machinery loads with the first prompt
-    from harness.conversation import Attachment
+    from harness.run.conversation import Attachment
 
 log = logging.getLogger(__name__)
 
@@ -274,7 +274,7 @@ def prompt_of(prompt: list[Any]) -> tuple[str, list[Attachment]]:
 
 def attachment(uri: str) -> Attachment | None:
     """The file a ``file:`` URI names, with its lines when its fragment names some."""
-    from harness.conversation import Attachment
+    from harness.run.conversation import Attachment
 
     parsed = urlsplit(uri)
     if parsed.scheme != "file":

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, cast
 
 from acp import Agent
 
-from harness.backend import Backend
 from harness.errors import ConfigError
 from harness.provider import ProviderConfig, config_from_env
 from harness.redact import RedactingFilter
+from harness.run.backend import Backend
 from harness.store import default_store_path, local_dir, store_location
 from server.acp.agent import HarnessAgent
 from server.acp.sessions import SessionBook

@@ -56,7 +56,7 @@ def call_id(event: dict[str, Any]) -> str:
 
 
 def title_of(event: dict[str, Any]) -> str:
-    from harness.toolbox import label  # the tools load with the first call, not at start
+    from harness.run.toolbox import label  # the tools load with the first call, not at start
 
     return label(ToolCall(str(event["callId"]), event["name"], event.get("arguments", {})))
 

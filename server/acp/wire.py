@@ -2,7 +2,7 @@
 ``acp`` package reads it, except that
 
 - a line over ``MAX_LINE_BYTES`` (the language server's own body limit,
-  ``server.lsp.framing.MAX_BODY_BYTES``) is skipped as it arrives — never buffered whole —
+  ``server.lsp.wire.framing.MAX_BODY_BYTES``) is skipped as it arrives — never buffered whole —
   and answered with an "Invalid Request" error;
 - a line that is not JSON is answered with a "Parse error", and JSON that is not an object
   (a bare number, a string, a batch array: batches are not supported) with an "Invalid
@@ -24,7 +24,7 @@ from acp.agent.connection import AgentSideConnection
 from acp.stdio import stdio_streams
 from acp.task import MessageSender, TaskSupervisor
 
-from server.lsp.framing import MAX_BODY_BYTES
+from server.lsp.wire.framing import MAX_BODY_BYTES
 
 MAX_LINE_BYTES = MAX_BODY_BYTES
 READ_CHUNK = 64 * 1024

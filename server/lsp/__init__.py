@@ -22,9 +22,9 @@ def create_server() -> HarnessServer:
 
 def main() -> int:
     """Serve one client over stdin/stdout until it exits, then end the process with the
-    LSP exit code — without waiting for threads (``server.lsp.stdio.leave``)."""
-    from server.lsp.logs import configure_stderr
-    from server.lsp.stdio import leave
+    LSP exit code — without waiting for threads (``server.lsp.wire.stdio.leave``)."""
+    from server.lsp.wire.logs import configure_stderr
+    from server.lsp.wire.stdio import leave
 
     configure_stderr()
     server = create_server()

@@ -8,13 +8,13 @@ runs, watchers) and ``create_server`` wires the LSP lifecycle and the feature mo
                                 workspace/configuration, section ``harness``)
     didChangeWorkspaceFolders   watchers follow the folders
     didOpen/Change/Save/Close   unsaved-buffer tracking; didSave feeds the active runs
-    workspace/executeCommand    server.lsp.commands
+    workspace/executeCommand    server.lsp.commands.table
     textDocument/codeAction     server.lsp.code_actions (run by harness.codeAction)
     workDoneProgress/cancel     cancels the run of that progress
     shutdown                    runs cancelled (whole steps recorded), watchers stopped,
                                 stores closed (``stop``; also on ``exit`` and end of stdin)
-    the stream                  ``server.lsp.stdio`` (frames: ``server.lsp.framing``; JSON-RPC and
-                                LSP rules: ``server.lsp.protocol``)
+    the stream                  ``server.lsp.wire.stdio`` (frames: ``server.lsp.wire.framing``;
+                                JSON-RPC and LSP rules: ``server.lsp.wire.protocol``)
 
 Nothing is built at import time, and only pygls is imported before ``initialize`` is
 answered: settings are parsed, and the harness (pydantic, the store, the loop) is loaded,
@@ -37,18 +37,19 @@ from pygls.lsp.server import LanguageServer
 
 from harness import __version__
 from harness.redact import redact
-from server.lsp import code_actions, commands
+from server.lsp import code_actions
+from server.lsp.commands import table
 from server.lsp.dialogs import Dialogs
 from server.lsp.documents import DocumentTracker
 from server.lsp.errors import CommandError
 from server.lsp.folders import folder_roots, named_folder, pick_folder, uri_to_path
-from server.lsp.logs import LspLogHandler
-from server.lsp.protocol import HarnessProtocol
-from server.lsp.rpc import ask_client, notify
 from server.lsp.run_manager import RunManager
-from server.lsp.section import SECTION
 from server.lsp.stores import Stores
 from server.lsp.watch import FolderWatchers
+from server.lsp.wire.logs import LspLogHandler
+from server.lsp.wire.protocol import HarnessProtocol
+from server.lsp.wire.rpc import ask_client, notify
+from server.lsp.wire.section import SECTION
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -89,9 +90,9 @@ class HarnessServer(LanguageServer):
     # -- the connection ----------------------------------------------------------------
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve the client on stdio until ``exit`` or the end of stdin (``server.lsp.stdio``);
+        """Serve the client on stdio until ``exit`` or the end of stdin (``server.lsp.wire.stdio``);
         the LSP exit code is in ``exit_code`` afterwards."""
-        from server.lsp import stdio
+        from server.lsp.wire import stdio
 
         assert isinstance(self.protocol, HarnessProtocol)
         self.exit_code = stdio.run(
@@ -273,7 +274,7 @@ def create_server() -> HarnessServer:
     ls = HarnessServer()
     _register_lifecycle(ls)
     _register_documents(ls)
-    commands.register(ls)
+    table.register(ls)
     return ls
 
 
@@ -296,7 +297,7 @@ def _register_lifecycle(server: HarnessServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: HarnessServer, params: types.InitializedParams) -> None:
         ls.log_handler = LspLogHandler.install(ls.protocol, asyncio.get_running_loop())
-        await commands.LOADER.ensure()  # failures are logged; the first command says more
+        await table.LOADER.ensure()  # failures are logged; the first command says more
         _ = ls.settings  # parse now: bad values are reported right after initialize
         roots = ls.folder_roots()
         log.info("harness-lsp %s: workspace folders %s", __version__, [str(r) for r in roots])
@@ -310,7 +311,7 @@ def _register_lifecycle(server: HarnessServer) -> None:
     async def did_change_configuration(
         ls: HarnessServer, params: types.DidChangeConfigurationParams
     ) -> None:
-        await commands.LOADER.ensure()  # parsing imports the harness: never beside the load
+        await table.LOADER.ensure()  # parsing imports the harness: never beside the load
         raw, source = params.settings, "didChangeConfiguration"
         if raw is None:  # a pull-model client: "settings changed, ask for them"
             raw, source = await ls.pull_settings(), "workspace/configuration"

@@ -46,7 +46,7 @@ from pygls.protocol import JsonRPCProtocol
 from harness.types import Approval, ApprovalRequest
 from server.lsp.dialogs import Dialogs, Unavailable
 from server.lsp.inline_approval import InlineAsk, ask_inline
-from server.lsp.rpc import ask_client, wait_to_reask
+from server.lsp.wire.rpc import ask_client, wait_to_reask
 
 log = logging.getLogger(__name__)
 

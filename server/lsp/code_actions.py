@@ -7,7 +7,7 @@ Sublime LSP, Emacs, Neovim without the plugin):
                                           for ``source.*`` actions, e.g. on save, never gets it)
 
 Each carries the command ``harness.codeAction {kind: "fix"|"ask", uri, range, diagnostic?}``
-(``server.lsp.code_action`` runs it: the goal, then a run with the file's lines attached).
+(``server.lsp.commands.code_action`` runs it: the goal, then a run with the file's lines attached).
 Offering is cheap and loads nothing beyond lsprotocol: it is answered on the event loop
 while the harness may still be loading.
 """

@@ -1,5 +1,6 @@
 """``window/showMessageRequest`` with this client, and whether it works: the approvals'
-dialog (``server.lsp.approvals``) and the code actions' question (``server.lsp.code_action``).
+dialog (``server.lsp.approvals``) and the code actions' question
+(``server.lsp.commands.code_action``).
 
 Not every client answers it: Helix replies MethodNotFound (helix#4699), and so may any
 plain LSP editor. An error answer makes that question **unavailable** (``Unavailable``,
@@ -18,7 +19,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.protocol import JsonRPCProtocol
 
-from server.lsp.rpc import ask_client
+from server.lsp.wire.rpc import ask_client
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from server.lsp.params import RunParams
 if TYPE_CHECKING:
     from server.lsp.host import RunHost
 
-from harness.plan_goal import CARRY_OUT, follow_up_goal
+from harness.run.plan_goal import CARRY_OUT, follow_up_goal
 
 
 def resolve_goal(host: RunHost, params: RunParams) -> RunParams:

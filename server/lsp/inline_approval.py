@@ -25,7 +25,7 @@ from typing import Any
 from pygls.protocol import JsonRPCProtocol
 
 from harness.types import Approval, ApprovalRequest
-from server.lsp.rpc import ask_client, wait_to_reask
+from server.lsp.wire.rpc import ask_client, wait_to_reask
 from server.protocol.messages import APPROVE
 
 log = logging.getLogger(__name__)

@@ -178,7 +178,7 @@ class DiagnosticParams(Params):
 
 class CodeActionParams(Params):
     """``harness.codeAction``: run the "fix this diagnostic" or "ask about the selection"
-    code action (``server.lsp.code_action``)."""
+    code action (``server.lsp.commands.code_action``)."""
 
     kind: Literal["fix", "ask"]
     uri: Annotated[str, Field(min_length=1, max_length=8192)]

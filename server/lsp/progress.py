@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from server.lsp.rpc import ask_client, notify
+from server.lsp.wire.rpc import ask_client, notify
 
 log = logging.getLogger(__name__)
 

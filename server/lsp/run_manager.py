@@ -1,8 +1,8 @@
-"""The runs in progress: ``harness.run`` (``server.lsp.run``) starts one here and answers
+"""The runs in progress: ``harness.run`` (``server.lsp.commands.run``) starts one here and answers
 ``{runId}`` at once; ``harness.cancel`` and the progress UI's cancel button stop it at the
 next safe point.
 
-One run at a time per workspace folder. ``harness.session`` builds each run (contract,
+One run at a time per workspace folder. ``harness.run.session`` builds each run (contract,
 provider, policy gate) and closes its provider when it ends; the server adds what only an
 editor has: an approver that asks the client, a guard that knows the unsaved buffers, and
 an observer that reports progress, budgets and writes. The manager owns its state — the
@@ -27,9 +27,9 @@ from server.semantic import SemanticPorts
 
 if TYPE_CHECKING:
     from harness.contract import TaskContract
-    from harness.conversation import Attachment
+    from harness.run.conversation import Attachment
+    from harness.run.session import Session
     from harness.semantic import SemanticPort
-    from harness.session import Session
     from harness.telemetry.export import Telemetry
     from server.lsp.host import RunHost
     from server.lsp.params import RunParams
@@ -121,8 +121,8 @@ class RunManager:
 
     async def _open(self, params: RunParams, root: Path) -> ActiveRun:
         """The run (its row exists once this returns) with what only the editor has."""
-        from harness.backend import Backend, RunRequest
-        from harness.session import open_session
+        from harness.run.backend import Backend, RunRequest
+        from harness.run.session import open_session
         from server.lsp.approvals import LspApprover
         from server.lsp.documents import EditorGuard
         from server.lsp.inline_approval import declares_inline
@@ -275,7 +275,7 @@ class RunManager:
 
 def attachments(params: RunParams) -> list[Attachment]:
     """What the user attached (§11): ``file://`` URIs, each a file or a range of one."""
-    from harness.conversation import Attachment
+    from harness.run.conversation import Attachment
     from server.lsp.folders import uri_to_path
 
     found = []
@@ -290,7 +290,7 @@ def attachments(params: RunParams) -> list[Attachment]:
 def contract_for(params: RunParams, settings: Settings, root: Path) -> TaskContract:
     """The run's contract: command arguments win over settings, settings over defaults."""
     from harness.errors import ConfigError
-    from harness.session import build_contract
+    from harness.run.session import build_contract
 
     goal = (params.goal or "").strip()
     if not goal:

@@ -28,7 +28,7 @@ from harness.semantic.model import (
 )
 from harness.semantic.text import lines_of, units
 from server.lsp.inline_approval import _field
-from server.lsp.rpc import ask_client
+from server.lsp.wire.rpc import ask_client
 from server.protocol.messages import SEMANTIC
 
 if TYPE_CHECKING:

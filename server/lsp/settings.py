@@ -39,7 +39,7 @@ from harness.errors import ConfigError
 from harness.pricing import ModelPrices, parse_prices
 from harness.provider import ProviderConfig, config_from_env
 from server.lsp.editor_policy import clean_policy
-from server.lsp.section import is_variable_name, register_pasted_key, settings_section
+from server.lsp.wire.section import is_variable_name, register_pasted_key, settings_section
 
 MAX_FIXES = 50
 MAX_URL_CHARS = 2048

@@ -2,7 +2,7 @@
 key for it, its params model, the words of docs/server.md's table, its result's TypeScript
 type, and whether it only reads the store.
 
-This is the one list. The server registers exactly these names (``server.lsp.commands``,
+This is the one list. The server registers exactly these names (``server.lsp.commands.table``,
 each implemented by a ``@handles(name)`` function beside its feature); ``make protocol``
 writes them into the TypeScript and Lua declarations and docs/server.md's table. Adding a
 command: an entry here, the function, its callers, its test.
@@ -286,7 +286,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         name="harness.trust",
         key="trust",
-        params="server.lsp.trust:TrustParams",
+        params="server.lsp.commands.trust:TrustParams",
         arguments="`trusted` (bool), `workspaceFolder`?",
         result=(
             '`{"workspaceFolder": "/abs/folder", "trusted": bool}`: records the folder in (or '

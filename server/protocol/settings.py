@@ -71,7 +71,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "contextBudget.lowWater",
         "number in (0, 1]",
-        "0.3",
+        "0.25",
         "when a request is full, the window slides back to this share of its ceiling",
     ),
     Setting(

@@ -1,7 +1,8 @@
 """Where a bounded session's cost goes (issue 21), as shares of the honest baseline's
 prefix-cache-priced cost: per request, the characters shared with the request before are
 cache reads (0.1); the rest is written (1.25) and sorted by what it is — new text (results
-and model turns appended), the trailer, refresh entries (rule 3), and text re-sent after a
+and model turns appended), headers (the head line of a re-read saying what it replaces or
+that it is unchanged), the trailer, refresh entries (rule 3), and text re-sent after a
 break (a slide or a memory block re-chosen: texts the request before already had, the texts
 a slide rewrote — stubs, current copies — or the tail of the text where the two first
 differ).
@@ -29,7 +30,15 @@ from .context_sessions import EXPLORATION, REFACTOR
 
 REFRESHED = re.compile(r"\] \(refreshed at step [\d,]+: ")  # not a slide's current copy
 SLID = re.compile(r"\(refreshed at step [\d,]+\)$|\(elided|elided\b")  # rewritten at a slide
-BUCKETS = ("cache reads", "new text", "trailer", "refresh entries", "re-sent after breaks")
+HEADER = re.compile(r"\((replaces|unchanged since) ")  # a re-read's or re-query's head line
+BUCKETS = (
+    "cache reads",
+    "new text",
+    "headers",
+    "trailer",
+    "refresh entries",
+    "re-sent after breaks",
+)
 
 
 @dataclass
@@ -69,10 +78,19 @@ def breakdown(result: ScenarioResult) -> Breakdown:
             elif text in seen or SLID.search(text.split("\n", 1)[0]):
                 out.units["re-sent after breaks"] += unshared * CACHE_WRITE
             else:
-                out.units["new text"] += unshared * CACHE_WRITE
+                _new_text(out, text, unshared)
             rest = 0
         previous = texts
     return out
+
+
+def _new_text(out: Breakdown, text: str, unshared: int) -> None:
+    """New text, its head line counted apart when it says what the text replaces or that
+    it is unchanged (rule 2's headers and pointers)."""
+    head = text.split("\n", 1)[0]
+    header = min(len(head), unshared) if HEADER.search(head) else 0
+    out.units["headers"] += header * CACHE_WRITE
+    out.units["new text"] += (unshared - header) * CACHE_WRITE
 
 
 SESSIONS: dict[str, Scenario] = {

@@ -22,7 +22,7 @@ from harness.cli.demo.pricing import cache_priced
 from harness.context.wire import shared_prefix_chars
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.tokens import estimate_tokens
 from harness.types import Outcome, Request

@@ -30,7 +30,7 @@ import pytest
 from harness.cli.approve import default_approver
 from harness.contract import ContractOverrides
 from harness.provider import ProviderConfig
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.telemetry.config import TelemetryConfig
 from harness.telemetry.export import Telemetry

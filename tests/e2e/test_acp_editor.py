@@ -16,8 +16,8 @@ from acp import PROTOCOL_VERSION, RequestError, resource_link_block, text_block
 from acp.client.connection import ClientSideConnection
 from acp.schema import ClientCapabilities, FileSystemCapabilities, PermissionOption, ToolCallUpdate
 
+from harness.run.toolbox import PLAN_TOOLS
 from harness.store import Store
-from harness.toolbox import PLAN_TOOLS
 from tests.e2e.acp_client import RecordingClient, acp_agent
 from tests.support.fake_llm import FakeLLM
 from tests.support.scripted_turns import call, turn

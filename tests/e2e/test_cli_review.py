@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.toolbox import PLAN_TOOLS
+from harness.run.toolbox import PLAN_TOOLS
 from tests.conftest import MakeFakeLLM
 
 from .cli import ROOT, call, calls, env, harness, run_args

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from harness.events import merge_text
+from harness.run.events import merge_text
 from tests.conftest import MakeFakeLLM
 from tests.e2e.lsp import (
     HarnessClient,

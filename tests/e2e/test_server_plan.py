@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from harness.toolbox import PLAN_TOOLS
+from harness.run.toolbox import PLAN_TOOLS
 from server.lsp.errors import INVALID_PARAMS
 from tests.e2e.lsp import HarnessClient, call, turn
 from tests.support.fake_llm import FakeLLM

@@ -1,4 +1,4 @@
-"""The assemblers the loop calls (``harness.assembly``), through ``open_session`` and a
+"""The assemblers the loop calls (``harness.run.assembly``), through ``open_session`` and a
 scripted run: the memory block chosen once and carried every step, the trailer last and
 the only text that changes, the contract's wire form and low water reaching the engine."""
 
@@ -13,7 +13,7 @@ from harness.contract import ContextBudgetOverrides, ContractOverrides
 from harness.policy import Policy, YesApprover
 from harness.prompts import trailer
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome, Role
 from tests.support.scripted_turns import call

@@ -14,7 +14,7 @@ import pytest
 from harness.contract import ContractOverrides, Verification
 from harness.policy import Policy, YesApprover
 from harness.report import RunInfo, RunObserver, StepSummary
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome
 from tests.conftest import MakeFakeLLM

@@ -9,7 +9,7 @@ from harness.contract import ContextBudget
 
 
 def test_the_defaults_include_low_water() -> None:
-    assert ContextBudget() == ContextBudget(max_tokens=24_000, share=0.5, low_water=0.3)
+    assert ContextBudget() == ContextBudget(max_tokens=24_000, share=0.5, low_water=0.25)
     assert ContextBudget(low_water=1.0).low_water == 1.0
 
 

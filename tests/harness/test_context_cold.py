@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.assembly import BoundedAssembler, TurnState, cache_idle_seconds
 from harness.context import Emission, Form
 from harness.ledger import Cause
-from harness.session import build_contract
+from harness.run.assembly import AskState, BoundedAssembler, cache_idle_seconds
+from harness.run.session import build_contract
 from harness.types import ToolResult
 from tests.support.context_run import Session, grep
 from tests.support.tool_env import make_tool_env
@@ -82,15 +82,15 @@ def test_the_assembler_slides_only_once_the_idle_limit_has_passed(tmp_path: Path
     )
     assembler.clock, assembler.cache_idle = clock, 300.0
     for step in range(1, 6):  # 4 results of 3,000 chars: over the low-water fill, in budget
-        turn = assembler.assemble(TurnState(step, 6_000, 0))
+        turn = assembler.assemble(AskState(step, 6_000, 0))
         assembler.commit(turn)
         assembler.ledger.add_turn(step, f"step {step}", ())
         assembler.ledger.add(step, grep(f"p{step}", "g" * 3_000))
     clock.now += 299.0
-    before = assembler.assemble(TurnState(6, 6_000, 0))
+    before = assembler.assemble(AskState(6, 6_000, 0))
     assert before.emission.breaks == () and not before.emission.free
     clock.now += 1.0
-    after = assembler.assemble(TurnState(6, 6_000, 0))
+    after = assembler.assemble(AskState(6, 6_000, 0))
     assert after.emission.free and "slide" in after.emission.breaks
     event = next(e for e in after.events if e.kind == "assembled")
     assert event.detail["freeSlide"] is True

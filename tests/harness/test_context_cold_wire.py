@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from harness.backend import Backend, RunRequest
 from harness.contract import ContextBudgetOverrides, ContractOverrides, Verification
 from harness.policy import Policy, YesApprover
-from harness.session import build_contract, open_session
+from harness.run.backend import Backend, RunRequest
+from harness.run.session import build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome
 from tests.conftest import MakeFakeLLM

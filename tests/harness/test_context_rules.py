@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.context import BoundedContext, Ceiling, Emission, Form, RunFrame
 from harness.ledger import Cause, Ledger
-from harness.reread import make_refresher
+from harness.run.reread import make_refresher
 from harness.types import Role, ToolCall, ToolResult, content_hash
 from tests.support.context_run import FRAME, SYSTEM, Session, grep, having_read
 from tests.support.tool_env import make_tool_env

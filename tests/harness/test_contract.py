@@ -22,7 +22,7 @@ from harness.tokens import estimate_tokens
 
 
 def test_defaults_are_exactly_the_spec() -> None:
-    assert ContextBudget() == ContextBudget(max_tokens=24_000, share=0.5, low_water=0.3)
+    assert ContextBudget() == ContextBudget(max_tokens=24_000, share=0.5, low_water=0.25)
     assert MemoryLimits() == MemoryLimits(max_entries=64, max_chars=16_000, max_entry_chars=2_000)
     assert (MEMORY_MAX_ENTRIES, MEMORY_MAX_CHARS, MEMORY_MAX_ENTRY_CHARS) == (64, 16_000, 2_000)
     c = TaskContract.workspace("Refactor the parser.", "/tmp")

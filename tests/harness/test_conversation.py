@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from harness.contract import Verification
-from harness.conversation import Attachment
 from harness.errors import ConfigError
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.conversation import Attachment
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome, Request
 from tests.support.scripted_turns import call, turn

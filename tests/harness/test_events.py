@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.contract import TaskContract
-from harness.events import merge_text, stored_events
 from harness.policy import Policy
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, open_session
+from harness.run.events import merge_text, stored_events
+from harness.run.session import Backend, RunRequest, open_session
 from harness.store import Store
 from harness.types import Act, Approval, ApprovalRequest
 from tests.support.scripted_turns import call
@@ -212,8 +212,8 @@ def test_a_key_streamed_in_pieces_never_reaches_a_front(tmp_path: Path) -> None:
     cuts it) sends no piece of it to any front; the words arrive up to each whitespace, the
     rest when the step's reply comes, and what is sent joins to the words redacted."""
     from harness import redact
-    from harness.events import RunEvents
     from harness.report import RunInfo
+    from harness.run.events import RunEvents
     from harness.types import Reply, Usage
 
     key = "sk-streamed-" + "0123456789abcdef" * 3

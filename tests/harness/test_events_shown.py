@@ -4,7 +4,7 @@ whole reason; nothing more for a plain success."""
 
 from __future__ import annotations
 
-from harness.events import MAX_LOCATIONS, OUTPUT_EDGE_CHARS, shown_result
+from harness.run.events import MAX_LOCATIONS, OUTPUT_EDGE_CHARS, shown_result
 from harness.types import FileWrite, ToolResult
 
 

@@ -13,11 +13,11 @@ import pytest
 
 from harness.contract import ContextBudget, TaskContract, Verification
 from harness.errors import ContextOverflowError, FailureKind, ProviderError
-from harness.loop import Run
 from harness.policy import Policy, UnavailableApprover, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary
-from harness.session import Backend, RunRequest, open_session
+from harness.run.loop import Run
+from harness.run.session import Backend, RunRequest, open_session
 from harness.store import Store
 from harness.types import (
     Approval,

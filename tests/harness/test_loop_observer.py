@@ -14,7 +14,7 @@ from harness.policy import Policy, UnavailableApprover
 from harness.provider import ProviderConfig
 from harness.provider.scripted import ScriptedProvider
 from harness.report import RunInfo, RunObserver, StepSummary
-from harness.session import Backend, RunRequest, open_session
+from harness.run.session import Backend, RunRequest, open_session
 from harness.store import Store
 from harness.types import Approval, Attempt, Reply, ToolCall, ToolResult
 from tests.conftest import MakeFakeLLM

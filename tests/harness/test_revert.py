@@ -15,7 +15,7 @@ from harness.contract import TaskContract
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.revert import RevertAction, file_histories, revert_edits, revert_run
-from harness.session import Backend, RunRequest, open_session
+from harness.run.session import Backend, RunRequest, open_session
 from harness.store import EditRow, Store
 from harness.workspace import Workspace
 from tests.support.scripted_turns import call, turn

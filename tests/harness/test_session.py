@@ -1,4 +1,4 @@
-"""Starting a run (harness.session): the contract from layers of overrides, configuration
+"""Starting a run (harness.run.session): the contract from layers of overrides, configuration
 errors before anything exists, the key registered for redaction, the provider closed
 whatever happens, and both assemblies behind one protocol."""
 
@@ -15,7 +15,7 @@ from harness.errors import ConfigError
 from harness.policy import Policy, YesApprover
 from harness.provider import ProviderConfig
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, Session, build_contract, open_session
+from harness.run.session import Backend, RunRequest, Session, build_contract, open_session
 from harness.store import Store
 from harness.types import AttemptSink, Outcome, Reply, Request
 from tests.support.workspace import make_workspace

@@ -27,7 +27,7 @@ import pytest
 from harness.errors import FailureKind
 from harness.policy import Policy, YesApprover
 from harness.provider import RetryPolicy, Timeouts
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Outcome
 from tests.conftest import MakeFakeLLM

@@ -19,7 +19,7 @@ import pytest
 from harness import sandbox
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from tests.support.sandbox_check import outside_dir, require_sandbox
 

@@ -14,7 +14,7 @@ import pytest
 
 from harness.redact import register
 from server import create_server
-from server.lsp.logs import LspLogHandler, stderr_handler
+from server.lsp.wire.logs import LspLogHandler, stderr_handler
 
 KEY = "sk-planted-traceback-key-93c1e4f07a"
 

@@ -164,3 +164,41 @@ def test_a_read_the_rename_changed_is_refreshed_in_one_line(tmp_path: Path) -> N
     assert "[read b.py] (refreshed at step 3: your rename at step 2 changed lines 1–3)" in prompt, (
         prompt
     )
+
+
+RENAME = call(
+    "rename_symbol", symbol="total", new_name="sum_items", path="a.py", line_content="def total("
+)
+
+
+def test_references_after_the_agents_own_rename_point_at_the_answer(tmp_path: Path) -> None:
+    """Issue 34: a references answer the agent's own rename made stale is asked again by the
+    new name; the places are the same, so the refresh is one line pointing at the answer
+    (before: the old name was asked again and the refresh was an error)."""
+    ws = _ws(tmp_path)
+    refs = call("references", symbol="total", path="a.py", line_content="def total(")
+    run = scripted_run(ws, tmp_path, [turn(refs), turn(RENAME), {"content": "done"}], "--yes")
+    prompt = run.prompt_text(3)
+    line = (
+        "[references sum_items (a.py)] (refreshed at step 2: your rename at step 2 renamed "
+        "total to it; the same places as listed at step 1)"
+    )
+    assert line + "\n" in prompt + "\n", prompt
+    assert "does not occur" not in prompt, "not the old name asked again"
+    assert prompt.count("b.py:3: ") == 1, "the places are not listed again"
+
+
+def test_references_after_a_rename_that_moved_lines_are_listed_again(tmp_path: Path) -> None:
+    """The same, but an edit in the same turn moved b.py's lines: the new places are
+    listed, under a head saying the earlier answer is out of date."""
+    ws = _ws(tmp_path)
+    refs = call("references", symbol="total", path="a.py", line_content="def total(")
+    moved = call("edit_file", path="b.py", old="\nx = ", new="\n\nx = ")
+    turns = [turn(refs), turn(RENAME, moved), {"content": "done"}]
+    prompt = scripted_run(ws, tmp_path, turns, "--yes").prompt_text(3)
+    head = (
+        "[references sum_items (a.py)] (refreshed at step 2: your rename at step 2 renamed "
+        "total to it; the answer at step 1 is out of date)\n"
+    )
+    assert head in prompt, prompt
+    assert "b.py:4: x = sum_items([3])  # total" in prompt[prompt.index(head) :]

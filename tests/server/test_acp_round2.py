@@ -11,7 +11,7 @@ import pytest
 from acp import RequestError
 from acp.schema import ResourceContentBlock, TextContentBlock
 
-from harness.conversation import Attachment
+from harness.run.conversation import Attachment
 from server.acp.agent import prompt_of
 from server.acp.commands import expand_command
 from server.acp.plan import PlanTracker, plan_steps

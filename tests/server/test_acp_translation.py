@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from acp import resource_link_block, text_block
 
-from harness.conversation import Attachment
+from harness.run.conversation import Attachment
 from harness.types import Outcome
 from server.acp.agent import prompt_of, stop_reason
 from server.acp.updates import fenced

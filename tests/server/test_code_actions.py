@@ -1,13 +1,13 @@
 """Which code actions the server offers (``server.lsp.code_actions``) and the ``harness:``
-comment that gives one its goal (``server.lsp.code_action``)."""
+comment that gives one its goal (``server.lsp.commands.code_action``)."""
 
 from __future__ import annotations
 
 import pytest
 from lsprotocol import types
 
-from server.lsp.code_action import COMMENT
 from server.lsp.code_actions import ASK, COMMAND, FIX, offered
+from server.lsp.commands.code_action import COMMENT
 
 URI = "file:///ws/src/a.py"
 

@@ -12,7 +12,7 @@ import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from harness.errors import ConfigError, StoreError
-from server.lsp.commands import COMMAND_MODULES, command, handles, params_model
+from server.lsp.commands.table import COMMAND_MODULES, command, handles, params_model
 from server.lsp.errors import (
     CONFLICT,
     HARNESS_ERROR,
@@ -90,7 +90,7 @@ def test_an_unexpected_error_is_an_internal_error_naming_the_command() -> None:
 def test_importing_the_server_is_light() -> None:
     code = (
         "import sys; from server import create_server; create_server(); "
-        "heavy = [m for m in ('pydantic', 'harness.loop', 'harness.store', 'httpx', 'watchfiles')"
+        "heavy = [m for m in ('pydantic', 'harness.run.loop', 'harness.store', 'httpx', 'watchfiles')"
         " if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run(

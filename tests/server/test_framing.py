@@ -1,4 +1,4 @@
-"""Cutting ``Content-Length`` frames out of the client's bytes (``server.lsp.framing``): lenient
+"""Cutting ``Content-Length`` frames out of the client's bytes (``server.lsp.wire.framing``): lenient
 where clients differ, and never wedged by a bad header — the parser reports it and
 resynchronises at the next ``Content-Length:`` (issue 11, seen 6)."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
-from server.lsp.framing import MAX_HEADER_LINE_BYTES, BadFrame, FrameParser
+from server.lsp.wire.framing import MAX_HEADER_LINE_BYTES, BadFrame, FrameParser
 
 
 def frame(body: bytes) -> bytes:

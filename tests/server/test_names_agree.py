@@ -13,10 +13,10 @@ from pathlib import Path
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
-from harness.observers import VERIFY_CALL
+from harness.run.observers import VERIFY_CALL
 from harness.types import Outcome
 from server import protocol
-from server.lsp.commands import COMMAND_MODULES
+from server.lsp.commands.table import COMMAND_MODULES
 from server.lsp.inline_approval import APPROVE, DECISIONS
 from server.lsp.observer import BUDGET, DID_WRITE, RUN_EVENT, RUN_FINISHED
 from server.lsp.settings import Settings

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.params import RunIdParams
 
 
@@ -129,7 +129,7 @@ def test_a_throwaway_command_comes_out_everywhere_from_the_declaration(tmp_path:
         missing.stderr
     )
 
-    (root / "server" / "lsp" / "throwaway.py").write_text(HANDLER, encoding="utf-8")
+    (root / "server" / "lsp" / "commands" / "throwaway.py").write_text(HANDLER, encoding="utf-8")
     wrote = _python(root, "-m", "server.protocol.gen")
     assert wrote.returncode == 0, wrote.stderr
     assert _python(root, "-m", "server.protocol.gen", "--check").returncode == 0
@@ -142,7 +142,7 @@ def test_a_throwaway_command_comes_out_everywhere_from_the_declaration(tmp_path:
     docs = (root / "docs" / "server.md").read_text(encoding="utf-8")
     assert '| `harness.throwaway` | `runId` | `{"thrown": runId}` |' in docs
     manifest = (root / MANIFEST).read_text(encoding="utf-8")
-    assert '    "harness.throwaway": "server.lsp.throwaway",' in manifest
+    assert '    "harness.throwaway": "server.lsp.commands.throwaway",' in manifest
 
     # The server of the copy serves it: the manifest finds the function, the declared
     # params model parses the argument.
@@ -150,7 +150,7 @@ def test_a_throwaway_command_comes_out_everywhere_from_the_declaration(tmp_path:
         root,
         "-c",
         "import asyncio\n"
-        "from server.lsp.commands import COMMAND_MODULES, execute\n"
+        "from server.lsp.commands.table import COMMAND_MODULES, execute\n"
         "assert 'harness.throwaway' in COMMAND_MODULES\n"
         "print(asyncio.run(execute(None, 'harness.throwaway', ({'runId': 4},))))\n",
     )
@@ -159,4 +159,4 @@ def test_a_throwaway_command_comes_out_everywhere_from_the_declaration(tmp_path:
 
     shutil.rmtree(root)
     assert {rel: (ROOT / rel).read_bytes() for rel in before} == before, "nothing left behind"
-    assert not (ROOT / "server" / "lsp" / "throwaway.py").exists()
+    assert not (ROOT / "server" / "lsp" / "commands" / "throwaway.py").exists()

@@ -19,7 +19,7 @@ import server.lsp.approvals
 from harness.redact import register
 from harness.types import Act, Approval, ApprovalRequest
 from server.lsp.approvals import LspApprover, approval_message
-from server.lsp.logs import LspLogHandler, stderr_handler
+from server.lsp.wire.logs import LspLogHandler, stderr_handler
 
 
 class FakeProtocol:
@@ -89,7 +89,7 @@ async def test_a_dismissed_dialog_is_asked_again_not_denied(
 async def test_a_cancelled_wait_tells_the_client_and_ignores_a_late_answer(
     late: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="server.lsp.rpc")
+    caplog.set_level(logging.DEBUG, logger="server.lsp.wire.rpc")
     protocol = FakeProtocol()
     task = asyncio.create_task(LspApprover(protocol)(REQUEST))  # type: ignore[arg-type]
     await asyncio.sleep(0)

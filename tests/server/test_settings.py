@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from harness.redact import redact
-from server.lsp.section import pasted_key
 from server.lsp.settings import Settings, parse_settings
+from server.lsp.wire.section import pasted_key
 
 
 def test_no_settings_are_the_defaults() -> None:

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from server.lsp.commands.trust import TrustParams
 from server.lsp.errors import InvalidParams
 from server.lsp.params import parse_params
 from server.lsp.settings import parse_settings
-from server.lsp.trust import TrustParams
 
 
 @pytest.mark.parametrize(

@@ -63,11 +63,11 @@ def test_a_cycle_is_found_however_it_imports(tmp_path: Path, importer: str) -> N
         pytest.param(
             {
                 "server/app.py": "from server import commands\n",
-                "server/commands.py": "from harness import loop\n",
-                "harness/loop.py": "from server.app import X\n",
-                "harness/free.py": "from harness import loop\n",
+                "server/commands.py": "from harness.run import loop\n",
+                "harness/run/loop.py": "from server.app import X\n",
+                "harness/free.py": "from harness.run import loop\n",
             },
-            [["harness.loop", "server.app", "server.commands", "harness.loop"]],
+            [["harness.run.loop", "server.app", "server.commands", "harness.run.loop"]],
             id="a-longer-cycle-across-packages-is-one-closed-path",
         ),
         pytest.param(
@@ -90,7 +90,7 @@ def test_the_product_has_no_cycles_and_keeps_the_layering() -> None:
     graph = check.import_graph()
     assert check.cycles(graph) == []
     assert check.violations() == []
-    assert "harness.loop" in graph and "server.lsp.app" in graph
+    assert "harness.run.loop" in graph and "server.lsp.app" in graph
 
 
 def test_only_server_acp_speaks_the_agent_client_protocol(tmp_path: Path) -> None:
@@ -106,3 +106,40 @@ def test_only_server_acp_speaks_the_agent_client_protocol(tmp_path: Path) -> Non
         "harness/cli.py:1: harness must not import acp",
         "server/conversation.py:1: only server/acp may import acp",
     ]
+
+
+@pytest.mark.parametrize(
+    ("importer", "found"),
+    [
+        pytest.param(
+            "from server.lsp.app import HarnessServer\n", "1: server.lsp.app", id="server"
+        ),
+        pytest.param("def f():\n    from server.lsp import params\n", "2: server.lsp", id="lazy"),
+        pytest.param("from .. import settings\n", "1: server.lsp", id="relative"),
+        pytest.param("from harness.store import Store\n", "1: harness.store", id="harness"),
+        pytest.param("import pydantic\n", "1: pydantic", id="third-party"),
+        pytest.param(
+            "import importlib\nimportlib.import_module('server.conversation')\n",
+            "2: server.conversation",
+            id="dynamic",
+        ),
+    ],
+)
+def test_the_wire_imports_nothing_else_of_the_server(
+    tmp_path: Path, importer: str, found: str
+) -> None:
+    root = tree(tmp_path, {"server/lsp/wire/throwaway.py": importer})
+    line, _, module = found.partition(": ")
+    assert check.violations(root) == [
+        f"server/lsp/wire/throwaway.py:{line}: server/lsp/wire must not import {module}"
+    ]
+
+
+def test_the_wire_may_import_itself_pygls_and_the_redaction(tmp_path: Path) -> None:
+    allowed = (
+        "import asyncio\nimport attrs\nfrom lsprotocol import types\n"
+        "from pygls.protocol import JsonRPCProtocol\nfrom harness.redact import redact\n"
+        "from server.lsp.wire.rpc import notify\nfrom . import framing\n"
+    )
+    root = tree(tmp_path, {"server/lsp/wire/throwaway.py": allowed})
+    assert check.violations(root) == []

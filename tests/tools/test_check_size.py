@@ -57,10 +57,10 @@ def test_the_run_class_must_stay_under_200_lines(tmp_path: Path) -> None:
     methods = "".join(
         "    " + function(f"m{i}", 8).replace("\n    x", "\n        x") for i in range(22)
     )
-    write(tmp_path, "harness/loop.py", "class Run:\n" + methods)  # 1 + 22 × 9 = 199 lines
+    write(tmp_path, "harness/run/loop.py", "class Run:\n" + methods)  # 1 + 22 × 9 = 199 lines
     assert check.problems(tmp_path, pending={}) == ([], [])
-    write(tmp_path, "harness/loop.py", "class Run:\n" + methods + "    x = 1\n")
+    write(tmp_path, "harness/run/loop.py", "class Run:\n" + methods + "    x = 1\n")
     errors, _ = check.problems(tmp_path, pending={})
-    assert errors == ["harness/loop.py::Run: 200 lines (under 200)"]
+    assert errors == ["harness/run/loop.py::Run: 200 lines (under 200)"]
     write(tmp_path, "harness/other.py", "class Run:\n" + methods + "    x = 1\n")
     assert check.problems(tmp_path, pending={})[0] == errors, "only the loop's Run"

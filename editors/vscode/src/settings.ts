@@ -25,7 +25,7 @@ export const DEFAULTS = {
   maxSteps: 100,
   "contextBudget.maxTokens": 24_000,
   "contextBudget.share": 0.5,
-  "contextBudget.lowWater": 0.3,
+  "contextBudget.lowWater": 0.25,
   contextWire: "transcript",
   verify: [] as readonly string[],
 } as const;

@@ -19,12 +19,12 @@ from harness.cli.demo import session
 from harness.cli.demo.driver import User
 from harness.contract import ContractOverrides, Verification
 from harness.escape import printable
-from harness.events import EventSink
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
 from harness.report import RunObserver, RunResult
 from harness.revert.changes import RunChanges, run_changes
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.events import EventSink
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.types import Request
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.cli.demo import session, workspace
 from harness.cli.demo.pricing import cache_priced
-from harness.context import shared_prefix_chars
+from harness.context import Ceiling, shared_prefix_chars
 from harness.contract import (
     DEFAULT_CONTEXT_MAX_TOKENS,
     DEFAULT_TOKEN_BUDGET,
@@ -30,7 +30,7 @@ from harness.contract import (
 from harness.ledger import Ledger
 from harness.policy import Policy, YesApprover
 from harness.provider.scripted import ScriptedProvider
-from harness.session import Backend, RunRequest, build_contract, open_session
+from harness.run.session import Backend, RunRequest, build_contract, open_session
 from harness.store import Store
 from harness.tokens import CHARS_PER_TOKEN
 from harness.types import PART_SEPARATOR, Outcome, Request
@@ -108,7 +108,7 @@ class ScenarioResult:
         for stat, request in zip(self.steps, self.requests, strict=False):
             section = request.texts()[2:]  # after the system prompt and the frame
             chars = sum(map(len, section)) + len(PART_SEPARATOR) * max(0, len(section) - 1)
-            over += chars > stat.ceiling * CHARS_PER_TOKEN
+            over += chars > Ceiling(stat.ceiling).chars
         return over
 
     @property

@@ -173,9 +173,11 @@ async def test_the_overall_deadline_ends_an_attempt(
     fake_llm: MakeFakeLLM, wire: str, stream: bool
 ) -> None:
     fake = fake_llm([{"content": "ok"}], wire=wire)
-    fake.inject(Fault.hang(5, after_events=1))
+    fake.inject(Fault.hang(10, after_events=1))
     calls = Calls()
-    reply = await run(fake, stream, calls, timeouts=Timeouts(connect=1, read=4, total=0.3))
+    # 2 s: the deadline ends the hung attempt (read would wait 4 s), and the retry still has
+    # time to finish on a loaded machine (0.3 s did not, under a load of 5 on 2 cores)
+    reply = await run(fake, stream, calls, timeouts=Timeouts(connect=1, read=4, total=2))
     assert reply.content == "ok"
     assert calls.failures == ["timeout", None]
     assert "deadline" in (calls.attempts[0].error or "")

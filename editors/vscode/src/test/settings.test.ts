@@ -23,7 +23,7 @@ test("defaults: the SPEC §2 numbers, no provider or store (the server's env and
     provider: {},
     tokenBudget: 2_000_000,
     maxSteps: 100,
-    contextBudget: { maxTokens: 24_000, share: 0.5, lowWater: 0.3 },
+    contextBudget: { maxTokens: 24_000, share: 0.5, lowWater: 0.25 },
     contextWire: "transcript",
     trusted: true,
   });
@@ -117,7 +117,7 @@ test("issue 20 item 7: an untrusted workspace cannot raise the cost caps; a trus
   const untrusted = serverSettings(layered(false, { maxSteps: 40 }), false);
   assert.equal(untrusted.tokenBudget, 2_000_000);
   assert.equal(untrusted.maxSteps, 40, "the user's own value still applies");
-  assert.deepEqual(untrusted.contextBudget, { maxTokens: 24_000, share: 0.5, lowWater: 0.3 });
+  assert.deepEqual(untrusted.contextBudget, { maxTokens: 24_000, share: 0.5, lowWater: 0.25 });
   const trusted = serverSettings(layered(true), true);
   assert.equal(trusted.tokenBudget, 9e18, "trusted: the workspace's value (the server bounds it)");
   assert.deepEqual([...COST_CAPS].sort(), [

@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness.errors import StoreError
 from harness.marks import call_mark, verify_mark
-from harness.observers import VERIFY_CALL
 from harness.redact import redact
 from harness.report import RunInfo, RunObserver, RunResult, StepSummary, call_status
-from harness.toolbox import label, target_of
+from harness.run.observers import VERIFY_CALL
+from harness.run.toolbox import label, target_of
 from harness.types import (
     Approval,
     ApprovalRequest,

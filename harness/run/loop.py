@@ -1,5 +1,5 @@
 """The agent loop (§8): ask the model, run the tools it calls, observe, commit the step,
-stop on an outcome. One ``Run`` per task, built by ``harness.session``.
+stop on an outcome. One ``Run`` per task, built by ``harness.run.session``.
 
 A step commits in one transaction (``Store.commit_step``), so a crash leaves whole steps.
 ``Run.cancel`` stops at the next safe point: an in-flight model call, approval or command
@@ -19,20 +19,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.assembly import Assembler, Turn, TurnState
-from harness.contract import TaskContract, effective_tokens, entry_cap_chars
+from harness.context.ceiling import Ceiling
+from harness.contract import TaskContract
 from harness.errors import ContextOverflowError, StoreError
 from harness.ledger import Cause, Observation
 from harness.pricing import Pricer, RunCost
 from harness.report import CallCounts, RunInfo, RunObserver, RunResult, StepSummary
+from harness.run.assembly import AskState, Assembled, Assembler
+from harness.run.steering import Steering
+from harness.run.steps import StepDone, step_record, step_summary
+from harness.run.stops import stopped_by
+from harness.run.toolbox import MAX_CALLS_PER_TURN, Toolbox, label, not_run
+from harness.run.verify import verify
 from harness.semantic.stale import ReferenceWatch, turn_end
-from harness.steering import Steering
-from harness.steps import StepDone, step_record, step_summary
-from harness.stops import stopped_by
 from harness.store import Store
 from harness.store.base import now_iso
 from harness.tokens import estimate_tokens
-from harness.toolbox import MAX_CALLS_PER_TURN, Toolbox, label, not_run
 from harness.tools.base import ToolContext
 from harness.types import (
     Attempt,
@@ -45,7 +47,6 @@ from harness.types import (
     TraceEvent,
     content_hash,
 )
-from harness.verify import verify
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ class Run:
             # Not ours (the host is shutting down): record, then let it propagate.
             self._finish(Outcome.CANCELLED, "the host stopped the run")
             raise
-        except Exception as exc:  # recorded as the run's end, not raised (harness.stops)
+        except Exception as exc:  # recorded as the run's end, not raised (harness.run.stops)
             outcome, error = stopped_by(self.run_id, exc)
         return self._finish(outcome, error)
 
@@ -144,14 +145,15 @@ class Run:
         self.spent += _total_tokens(reply, turn)
         self.cost.add(reply.usage)
         self.ledger.add_turn(step, reply.content, reply.tool_calls[:MAX_CALLS_PER_TURN])
-        ctx = self.toolbox.context(self.run_id, step, entry_cap_chars(turn.effective))
+        ceiling = Ceiling(turn.effective)
+        ctx = self.toolbox.context(self.run_id, step, ceiling.entry_cap)
         taken = _Taken()
         end: Outcome | None = None
         verified: bool | None = None
         try:
             with _interruptible(self):
                 if reply.tool_calls:
-                    await self._run_calls(reply, ctx, taken)
+                    await self._run_calls(reply.tool_calls, ctx, taken, ceiling)
                 elif self.contract.verification.enabled:
                     verified = await self._verify(ctx, taken)
                     end = Outcome.SUCCESS if verified else None
@@ -178,14 +180,12 @@ class Run:
         self.verify_failed = not verdict.passed
         return verdict.passed
 
-    async def _ask(self, step: int) -> tuple[Turn, Reply]:
+    async def _ask(self, step: int) -> tuple[Assembled, Reply]:
         """Assemble and send; the assembler commits once the provider accepted the request.
         A context-length rejection is never retried identically: the step is assembled again
         with half the effective budget, the run's ceiling from then on (the model's window)."""
-        budget = self.contract.context_budget
-        effective = effective_tokens(budget, self.contract.token_budget, self.spent)
-        effective = min(effective, self._overflow_cap or effective)
-        state = TurnState(step, effective, self.spent)
+        effective = Ceiling.of(self.contract, self.spent, cap=self._overflow_cap).effective
+        state = AskState(step, effective, self.spent)
         turn = self.assembler.assemble(state)
         try:
             reply = await self._call_provider(step, turn)
@@ -203,14 +203,15 @@ class Run:
         self.assembler.commit(turn)
         return turn, reply
 
-    async def _call_provider(self, step: int, turn: Turn) -> Reply:
+    async def _call_provider(self, step: int, turn: Assembled) -> Reply:
         self.observer.model_asked(self.info, step, turn.request)
         _tell_refreshed(self.observer, self.info, step, turn)
         with _interruptible(self):
             return await self.provider.complete(turn.request, _ModelCall(self, step))
 
-    async def _run_calls(self, reply: Reply, ctx: ToolContext, taken: _Taken) -> None:
-        calls = reply.tool_calls
+    async def _run_calls(
+        self, calls: Sequence[ToolCall], ctx: ToolContext, taken: _Taken, ceiling: Ceiling
+    ) -> None:
         for call in calls[:MAX_CALLS_PER_TURN]:
             if self.cancel_requested:
                 raise asyncio.CancelledError
@@ -219,7 +220,7 @@ class Run:
             taken.add(result, self._observe(ctx.step, result, call.id))
             self.calls = self.calls.counted(result)
             self.observer.tool_finished(self.info, ctx.step, call, result)
-        await _folder_instructions(self, calls[:MAX_CALLS_PER_TURN], ctx, taken)
+        await _folder_instructions(self, calls[:MAX_CALLS_PER_TURN], ctx, taken, ceiling)
         await _diagnostics_after(self, ctx, taken)
         if len(calls) > MAX_CALLS_PER_TURN:  # each answered in the store, once to the model
             for call in calls[MAX_CALLS_PER_TURN:]:
@@ -284,7 +285,7 @@ class _ModelCall:
         self.run.observer.text_delta(self.run.info, self.step, delta)
 
 
-def _tell_refreshed(observer: RunObserver, info: RunInfo, step: int, turn: Turn) -> None:
+def _tell_refreshed(observer: RunObserver, info: RunInfo, step: int, turn: Assembled) -> None:
     """The files whose changes this turn's request carries (§3 rule 3 ``reread`` events)."""
     for event in turn.events:
         if event.kind == "reread":
@@ -313,7 +314,7 @@ async def _diagnostics_after(run: Run, ctx: ToolContext, taken: _Taken) -> None:
 
 
 async def _folder_instructions(
-    run: Run, calls: Sequence[ToolCall], ctx: ToolContext, taken: _Taken
+    run: Run, calls: Sequence[ToolCall], ctx: ToolContext, taken: _Taken, ceiling: Ceiling
 ) -> None:
     """The instructions files (``AGENTS.md``) of the folders these calls first worked in,
     appended after the turn's tool results as reads of their own (§12)."""
@@ -321,7 +322,7 @@ async def _folder_instructions(
     if folders is None:
         return
     results = list(taken.results)
-    found = await asyncio.to_thread(folders.after, list(calls), results, ctx.read_limit_chars)
+    found = await asyncio.to_thread(folders.after, list(calls), results, ceiling)
     for result in found:
         taken.add(result, run._observe(ctx.step, result))
 
@@ -380,7 +381,7 @@ def _not_run_note(calls: Sequence[ToolCall], made: int) -> ToolResult:
     )
 
 
-def _total_tokens(reply: Reply, turn: Turn) -> int:
+def _total_tokens(reply: Reply, turn: Assembled) -> int:
     if reply.usage.total_tokens is not None:
         return reply.usage.total_tokens
     return estimate_tokens(turn.request.chars) + estimate_tokens(len(reply.content))

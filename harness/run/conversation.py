@@ -5,7 +5,7 @@ context is the conversation so far, continued from the snapshot the previous tur
 committed step left in the store (``harness.context.snapshot``). Resuming an interrupted,
 cancelled or exhausted run is the same thing.
 
-``harness.session.open_session`` with ``RunRequest(conversation_id=...)`` is the entry
+``harness.run.session.open_session`` with ``RunRequest(conversation_id=...)`` is the entry
 every front calls; this module finds what it continues from and says what is wrong in one
 line.
 """

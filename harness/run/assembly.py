@@ -40,7 +40,7 @@ from harness.contract import TaskContract
 from harness.ledger import Ledger
 from harness.memory import MemoryBlock
 from harness.prompts import frame, system_prompt, trailer
-from harness.reread import make_refresher
+from harness.run.reread import make_refresher
 from harness.types import Request, ToolSchema, TraceEvent
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class TurnState:
+class AskState:
     """What the loop knows when it asks for a request."""
 
     step: int
@@ -59,7 +59,7 @@ class TurnState:
 
 
 @dataclass(frozen=True)
-class Turn:
+class Assembled:
     """One assembled request and what it is made of: the engine's emission (its numbers:
     ``turn.emission``), the notes the memory block carries when it was (re)chosen this turn,
     and the trace events."""
@@ -82,9 +82,9 @@ class Assembler(Protocol):
 
     ledger: Ledger
 
-    def assemble(self, state: TurnState) -> Turn: ...
+    def assemble(self, state: AskState) -> Assembled: ...
 
-    def commit(self, turn: Turn) -> None: ...
+    def commit(self, turn: Assembled) -> None: ...
 
     def snapshot(self) -> str | None: ...
 
@@ -133,14 +133,14 @@ class _Assembler:
         """The run's cache-priced cost so far against appending's (None: not measured)."""
         return None
 
-    def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
+    def emit(self, state: AskState, text: str, memory: MemorySource) -> Emission:
         raise NotImplementedError
 
-    def commit(self, turn: Turn) -> None:
+    def commit(self, turn: Assembled) -> None:
         self.engine.commit(turn.emission)
         self._notes = turn.recalled
 
-    def assemble(self, state: TurnState) -> Turn:
+    def assemble(self, state: AskState) -> Assembled:
         c = self.contract
         self._block = MemoryBlock(text="")
         text = trailer(state.step, c.max_steps, state.spent, c.token_budget)
@@ -152,15 +152,15 @@ class _Assembler:
             recalled = tuple(block.recalled) if emission.memory else ()
             events = (*block.events, *events)
         assembled = emission.assembled_event(recalled=len(recalled))
-        return Turn(emission, recalled, (*events, assembled))
+        return Assembled(emission, recalled, (*events, assembled))
 
-    def _memory_text(self, state: TurnState) -> str:
+    def _memory_text(self, state: AskState) -> str:
         """The memory block, at most a quarter of the ceiling (§4.4); called by the engine
         only when it (re)chooses the block."""
         if self.memory is None:
             return ""
         self._block = self.memory.block(
-            max_chars=state.effective,  # a quarter of the ceiling: tokens × 4 chars / 4
+            max_chars=Ceiling(state.effective).memory_chars,
             goal=self.contract.goal,
             touched=self.ledger.touched(),
             step=state.step,
@@ -223,7 +223,7 @@ class BoundedAssembler(_Assembler):
     def snapshot(self) -> str | None:
         return dump(self.frame.frame, self.turn, self.ledger, self.engine.sent, self.sent_at)
 
-    def commit(self, turn: Turn) -> None:
+    def commit(self, turn: Assembled) -> None:
         super().commit(turn)
         self.meter.sent(turn.emission)
         self.sent_at = self.clock()
@@ -242,7 +242,7 @@ class BoundedAssembler(_Assembler):
         self.sent_at = snapshot.sent_at
         self.ledger.add_user(0, user_text)
 
-    def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
+    def emit(self, state: AskState, text: str, memory: MemorySource) -> Emission:
         return self.engine.assemble(
             step=state.step,
             effective_tokens=state.effective,
@@ -269,10 +269,10 @@ class NaiveAssembler(_Assembler):
         super().__init__(contract, schemas, memory, instructions=instructions)
         self.engine = NaiveContext(self.ledger, self.frame)
 
-    def emit(self, state: TurnState, text: str, memory: MemorySource) -> Emission:
+    def emit(self, state: AskState, text: str, memory: MemorySource) -> Emission:
         return self.engine.assemble(
             step=state.step, effective_tokens=state.effective, trailer=text, memory=memory
         )
 
 
-__all__ = ["Assembler", "BoundedAssembler", "NaiveAssembler", "Turn", "TurnState"]
+__all__ = ["AskState", "Assembled", "Assembler", "BoundedAssembler", "NaiveAssembler"]

@@ -17,11 +17,11 @@ from harness.revert import FileRevert, RevertAction
 from harness.revert.changes import NotWrittenByRun
 from harness.revert.review import HunkRefused, NoSuchHunk, Review, keep, review, undo
 from harness.revert.undo_check import Undone, before_undo
-from server.lsp.commands import handles
+from server.lsp.commands.revert import named, relative, runs_named, writable_run, written
+from server.lsp.commands.table import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
 from server.lsp.params import KeepParams, RevertHunkParams
-from server.lsp.revert import named, relative, runs_named, writable_run, written
 
 if TYPE_CHECKING:
     from server.lsp.host import CommandHost

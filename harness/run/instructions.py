@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from harness.errors import ContainmentError
 from harness.policy import Gate
 from harness.tools.access import real_name
 from harness.tools.base import header
-from harness.tools.span import SpanError, read_body_cap, read_span
+from harness.tools.span import SpanError, read_span
 from harness.types import Act, ReadSpan, ToolCall, ToolResult, normalize_path
 from harness.workspace import Workspace
+
+if TYPE_CHECKING:
+    from harness.context.ceiling import Ceiling
 
 NAMES = ("AGENTS.md", "CLAUDE.md")  # the second only where the first is absent
 MAX_DEPTH = 12  # folders below the root looked at for one path
@@ -109,7 +113,9 @@ class FolderInstructions:
     trusted: bool
     seen: set[str] = field(default_factory=lambda: {""})  # the root's is in the frame
 
-    def after(self, calls: list[ToolCall], results: list[ToolResult], cap: int) -> list[ToolResult]:
+    def after(
+        self, calls: list[ToolCall], results: list[ToolResult], ceiling: Ceiling
+    ) -> list[ToolResult]:
         """The instructions files first reached by these calls (in order), as reads."""
         found: list[ToolResult] = []
         for call, result in zip(calls, results, strict=False):
@@ -117,7 +123,7 @@ class FolderInstructions:
                 self.seen.add(folder)
                 note = self._note(folder)
                 item = read_instructions(
-                    self.workspace, self.gate, folder, read_body_cap(cap, folder, (note,))
+                    self.workspace, self.gate, folder, ceiling.read_cap(folder, (note,))
                 )
                 if item is not None:
                     text = "\n".join([header("read_file", item.rel), note, item.body])

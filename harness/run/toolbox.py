@@ -46,9 +46,9 @@ from harness.types import (
 )
 
 if TYPE_CHECKING:
-    from harness.instructions import FolderInstructions
     from harness.memory import RunMemory
     from harness.policy import Gate
+    from harness.run.instructions import FolderInstructions
     from harness.semantic import SemanticPort
     from harness.workspace import Workspace
 

@@ -21,7 +21,7 @@ from harness.revert.changes import NotWrittenByRun, revert_one, runs_changes
 from harness.revert.review import review
 from harness.revert.undo_check import Undone, before_undo
 from harness.store.records import RunRow
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
 from server.lsp.folders import check_read_scope, check_scope, uri_to_path

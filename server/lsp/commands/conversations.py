@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.folders import listed_folders
 from server.lsp.params import ConversationsParams
 

@@ -1,13 +1,13 @@
 """Serving one client over stdin/stdout, from the first byte to the exit code.
 
-Frames are cut by ``server.lsp.framing`` and checked by ``server.lsp.protocol``; this module is the
-loop around them and the way out. The server leaves when the client sends ``exit`` (code 0
-after ``shutdown``, else 1) or closes stdin (code 0): it stops what is running — runs are
-cancelled at their next safe point and recorded, watchers stopped, stores closed — within
-``STOP_DEADLINE_S``, and the process then ends with ``os._exit`` (``leave``). That is
-deliberate: a normal interpreter exit joins every worker thread, and a thread blocked in a
-read (a pipe no one writes, a client that keeps stdin open) would keep the process alive
-for good (issue 11, seen 3: "the server did not exit on `exit`").
+Frames are cut by ``server.lsp.wire.framing`` and checked by ``server.lsp.wire.protocol``;
+this module is the loop around them and the way out. The server leaves when the client
+sends ``exit`` (code 0 after ``shutdown``, else 1) or closes stdin (code 0): it stops what is
+running — runs are cancelled at their next safe point and recorded, watchers stopped, stores
+closed — within ``STOP_DEADLINE_S``, and the process then ends with ``os._exit``
+(``leave``). That is deliberate: a normal interpreter exit joins every worker thread, and a
+thread blocked in a read (a pipe no one writes, a client that keeps stdin open) would keep
+the process alive for good (issue 11, seen 3: "the server did not exit on `exit`").
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any, BinaryIO, NoReturn
 
 from pygls.io_ import StdoutWriter
 
-from server.lsp.framing import BadFrame, FrameParser, StdinPump
-from server.lsp.protocol import HarnessProtocol
+from server.lsp.wire.framing import BadFrame, FrameParser, StdinPump
+from server.lsp.wire.protocol import HarnessProtocol
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.errors import Conflict, InvalidParams
 from server.lsp.params import RunIdParams, RunParams, SteerParams
 

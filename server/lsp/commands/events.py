@@ -1,7 +1,7 @@
 """``harness.run.events``: the §11 events of a run (or of every run of a conversation) read
 back from the store — what a client that did not watch the run live draws (§7, §11). The
 live ones go out as ``harness/runEvent`` (``server.lsp.run_manager``); these are the same, the
-words of a step in one ``text`` (``harness.events``).
+words of a step in one ``text`` (``harness.run.events``).
 
 ``after`` (a ``seq``) goes with ``runId``: seq counts per run. With ``runId`` the answer is
 one page, ``{"events", "next"}``, of ``limit`` events (``PAGE`` by default): ``next`` is the
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from harness.events import stored_events
+from harness.run.events import stored_events
 from harness.store.records import RunRow
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.errors import InvalidParams, NotFound
 from server.lsp.folders import check_read_scope
 from server.lsp.params import RunEventsParams

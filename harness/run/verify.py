@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from harness.contract import Verification
 from harness.ledger import Ledger
-from harness.toolbox import Toolbox
+from harness.run.toolbox import Toolbox
 from harness.tools.base import ToolContext, header
 from harness.types import Act, ToolCall, ToolResult
 

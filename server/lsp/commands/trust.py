@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol.types import MessageType
 
 from harness.policy import default_user_config, record_trust
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.params import Folder, Params
 
 if TYPE_CHECKING:

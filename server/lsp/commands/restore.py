@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from harness.revert.restore import NoSuchTurn, restore
 from harness.revert.undo_check import Undone, before_undo
-from server.lsp.commands import handles
+from server.lsp.commands.revert import left_by_undos, written
+from server.lsp.commands.table import handles
 from server.lsp.documents import EditorGuard
 from server.lsp.errors import Conflict, InvalidParams, NotFound
 from server.lsp.folders import check_scope
 from server.lsp.params import RestoreParams
-from server.lsp.revert import left_by_undos, written
 
 if TYPE_CHECKING:
     from server.lsp.host import CommandHost

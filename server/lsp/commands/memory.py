@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import MemoryInputError
 from harness.memory.text import GLOBAL, check_key
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.errors import InvalidParams, NotFound
 from server.lsp.params import ClearParams, KeyParams, PinParams, ScopeParams, WriteParams
 

@@ -25,7 +25,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.dialogs import Unavailable
 from server.lsp.errors import InvalidParams
 from server.lsp.folders import uri_to_path

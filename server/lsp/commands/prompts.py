@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.prompt_files import list_prompts
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.params import PromptsParams
 
 if TYPE_CHECKING:

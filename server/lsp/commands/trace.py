@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.errors import NotFound
 from server.lsp.folders import check_read_scope, listed_folders
 from server.lsp.params import TraceRunParams, TraceRunsParams, TraceStepParams

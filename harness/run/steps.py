@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.assembly import Turn
 from harness.ledger import Observation
 from harness.report import RunInfo, StepSummary
+from harness.run.assembly import Assembled
+from harness.run.toolbox import MAX_CALLS_PER_TURN, label
 from harness.store import ObservationRecord, StepRecord
-from harness.toolbox import MAX_CALLS_PER_TURN, label
 from harness.types import Reply, ToolResult, TraceEvent
 
 
@@ -24,7 +24,7 @@ class StepDone:
 
     step: int
     started_at: str
-    turn: Turn
+    turn: Assembled
     reply: Reply
     results: tuple[ToolResult, ...]
     observations: tuple[Observation, ...]  # the ledger entries of ``results``

@@ -23,7 +23,7 @@ from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol
 
 from harness.redact import RedactingFilter
-from server.lsp.rpc import notify
+from server.lsp.wire.rpc import notify
 
 FORWARDED_LOGGERS = ("server", "harness")
 LEVEL_ENV = "HARNESS_LOG_LEVEL"

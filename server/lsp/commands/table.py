@@ -134,7 +134,7 @@ def preload() -> None:
     """Import every feature module (run in a thread after ``initialized``)."""
     for module in sorted(set(COMMAND_MODULES.values())):
         importlib.import_module(module)
-    importlib.import_module("harness.session")
+    importlib.import_module("harness.run.session")
 
 
 def register(ls: LanguageServer, names: Iterable[str] = COMMAND_MODULES) -> None:

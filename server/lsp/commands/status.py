@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from harness.contract import MemoryLimits
 from harness.memory.text import GLOBAL
 from harness.store import Store
-from server.lsp.commands import handles
+from server.lsp.commands.table import handles
 from server.lsp.params import StatusParams
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import logging
 from harness.errors import ContextOverflowError, ProviderError, StoreError
 from harness.types import Outcome
 
-log = logging.getLogger("harness.loop")
+log = logging.getLogger("harness.run.loop")
 
 
 def stopped_by(run_id: int, exc: Exception) -> tuple[Outcome, str]:

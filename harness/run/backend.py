@@ -1,4 +1,4 @@
-"""What a run is opened with (``harness.session.open_session``): the ``Backend`` a front
+"""What a run is opened with (``harness.run.session.open_session``): the ``Backend`` a front
 shares across its runs, and the ``RunRequest`` of one run — what only the front has.
 
     backend = Backend(store=opener, provider=config, telemetry=telemetry)
@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from harness.conversation import Attachment
-    from harness.events import EventSink
     from harness.mcp.config import ServerConfig
     from harness.policy import Policy
     from harness.pricing import ModelPrices
     from harness.provider import ProviderConfig
     from harness.report import RunObserver
+    from harness.run.conversation import Attachment
+    from harness.run.events import EventSink
     from harness.semantic import SemanticPort
     from harness.store import Store
     from harness.telemetry.export import Telemetry

@@ -23,7 +23,7 @@ where pygls 2.1 answers nothing or the wrong thing.
 
 Messages from the client are never echoed back: errors say what is wrong, not the input.
 Settings are looked at first, so a key pasted into ``provider.apiKeyEnv`` is registered for
-redaction before pygls logs the message (``server.lsp.section``).
+redaction before pygls logs the message (``server.lsp.wire.section``).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from pygls.protocol.json_rpc import (
 )
 
 from harness.redact import redact
-from server.lsp.section import register_pasted_key
+from server.lsp.wire.section import register_pasted_key
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ class HarnessProtocol(LanguageServerProtocol):
         log.info(
             "exit received (shutdown %s): exit code %d", "first" if code == 0 else "never", code
         )
-        if self.exited is None:  # not served by server.lsp.stdio: the plain way
+        if self.exited is None:  # not served by server.lsp.wire.stdio: the plain way
             sys.exit(code)
         if not self.exited.done():
             self.exited.set_result(code)
@@ -244,7 +244,7 @@ class HarnessProtocol(LanguageServerProtocol):
         (§6.7): whatever a part of the server forgot, not one byte sent holds a key. Keys
         are letters, digits and ``-_.``, so the replacement never breaks the JSON; the
         length is counted in bytes after it (pygls counts characters). The writer is
-        ``server.lsp.stdio``'s, synchronous."""
+        ``server.lsp.wire.stdio``'s, synchronous."""
         if not data or self.writer is None:
             super()._send_data(data)
             return

@@ -3,7 +3,7 @@ contract, a provider, a policy gate and a ``Run``, and owns their lifecycles. Th
 language server and the demo all start runs here.
 
     contract = build_contract(goal, root, settings_layer, arguments_layer)
-    backend = Backend(store=opener, provider=config)  # what the front shares (harness.backend)
+    backend = Backend(store=opener, provider=config)  # what the front shares (harness.run.backend)
     session = await open_session(contract, backend, RunRequest(approver=ask))
     result = await session.execute()        # the provider is closed, whatever happens
 
@@ -25,38 +25,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness import redact
-from harness.assembly import Assembler, BoundedAssembler, NaiveAssembler
-from harness.backend import Assembly, Backend, RunRequest
-from harness.contract import (
-    TaskContract,
-    build_contract,
-    effective_tokens,
-    entry_cap_chars,
-)
-from harness.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
+from harness.context.ceiling import Ceiling
+from harness.contract import TaskContract, build_contract
 from harness.errors import ConfigError
-from harness.events import RunEvents
-from harness.instructions import (
+from harness.memory import RunMemory
+from harness.policy import Gate, Policy
+from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
+from harness.prompts import criterion
+from harness.provider import ProviderConfig, make_provider, resolve_api_key
+from harness.report import RunObserver, RunResult, fan_out
+from harness.run.assembly import Assembler, BoundedAssembler, NaiveAssembler
+from harness.run.backend import Assembly, Backend, RunRequest
+from harness.run.conversation import Attachment, FollowUp, attached_text, follow_up, follow_up_text
+from harness.run.events import RunEvents
+from harness.run.instructions import (
     NAMES,
     FolderInstructions,
     frame_read,
     frame_section,
     read_instructions,
 )
-from harness.loop import Run
-from harness.memory import RunMemory
-from harness.observers import WatchedApprover
-from harness.policy import Gate, Policy
-from harness.pricing import ModelPrices, Pricer, default_prices_file, user_prices
-from harness.prompts import criterion
-from harness.provider import ProviderConfig, make_provider, resolve_api_key
-from harness.report import RunObserver, RunResult, fan_out
+from harness.run.loop import Run
+from harness.run.observers import WatchedApprover
+from harness.run.toolbox import Toolbox
 from harness.sandbox import run_warnings
 from harness.store import Store
-from harness.toolbox import Toolbox
-from harness.tools import all_tools
+from harness.tools import all_tools, tool_schemas
 from harness.tools.exec import exec_environment
-from harness.tools.span import read_body_cap
 from harness.types import (
     DocumentGuard,
     Provider,
@@ -67,7 +62,9 @@ from harness.workspace import Workspace
 
 if TYPE_CHECKING:
     from harness.contract import RunMode
+    from harness.mcp.config import ServerConfig
     from harness.mcp.runtime import McpRun
+    from harness.types import Approver
 
 log = logging.getLogger(__name__)
 
@@ -155,11 +152,31 @@ async def open_session(contract: TaskContract, backend: Backend, front: RunReque
 async def _mcp_tools(toolbox: Toolbox, mode: RunMode, *args: Any) -> McpRun | None:
     """The run's MCP servers, their tools added (§15; None, and no SDK loaded, if none),
     then the tools of ``mode`` offered (plan mode: the read tools only)."""
-    from harness.mcp.runtime import for_toolbox
-
-    mcp = await for_toolbox(toolbox, *args)
+    mcp = await _mcp_servers(toolbox, *args)
     toolbox.offer(mode)
     return mcp
+
+
+async def _mcp_servers(
+    toolbox: Toolbox,
+    environ: Mapping[str, str],
+    approver: Approver,
+    client: Sequence[ServerConfig] = (),
+) -> McpRun | None:
+    """Start the run's servers and add their tools (sorted, after the harness's own) and
+    warnings to ``toolbox``; None when no server is configured."""
+    from harness.mcp.runtime import Where, open_mcp
+
+    policy = toolbox.gate.policy
+    where = Where(toolbox.workspace.root, policy.trusted, policy.user_config, policy.exec_config)
+    run = await open_mcp(
+        where, environ, approver=approver, run_id=toolbox.gate.run_id, client=client
+    )
+    if run is not None:
+        toolbox.tools = {**toolbox.tools, **run.tools}
+        toolbox.schemas = tool_schemas(toolbox.tools)
+        toolbox.warnings = (*toolbox.warnings, *run.warnings)
+    return run
 
 
 def _placed(contract: TaskContract, front: RunRequest) -> tuple[Workspace, TaskContract, Policy]:
@@ -177,7 +194,7 @@ def _placed(contract: TaskContract, front: RunRequest) -> tuple[Workspace, TaskC
 def _observers(
     store: Store, ids: tuple[int, int], front: RunRequest, spans: RunObserver | None
 ) -> tuple[WatchedApprover, RunEvents, RunObserver]:
-    """The run's approver, watched; its events (``harness.events``) for run and
+    """The run's approver, watched; its events (``harness.run.events``) for run and
     conversation ``ids``; and all its observers: the approver's watch, the events, the
     front's own and the telemetry's (``spans``)."""
     watched = WatchedApprover(front.approver)
@@ -255,8 +272,7 @@ async def _attach(run: Run, context: Sequence[Attachment]) -> None:
     """What the user attached, read at step 0 through the policy and containment like any
     read (a path outside the workspace is refused, and the model is told so)."""
     contract = run.contract
-    spent = effective_tokens(contract.context_budget, contract.token_budget, 0)
-    ctx = run.toolbox.context(run.run_id, 0, entry_cap_chars(spent))
+    ctx = run.toolbox.context(run.run_id, 0, Ceiling.of(contract).entry_cap)
     for i, item in enumerate(context):
         call = ToolCall(f"attached-{i}", "read_file", item.arguments(contract.root))
         result = await run.toolbox.call(call, ctx, run.ledger)
@@ -315,8 +331,7 @@ def _instructions(
     folders' files are the toolbox's to append as the agent reaches them."""
     workspace, gate = toolbox.workspace, toolbox.gate
     toolbox.instructions = FolderInstructions(workspace, gate, trusted)
-    effective = effective_tokens(contract.context_budget, contract.token_budget, 0)
-    cap = read_body_cap(entry_cap_chars(effective), NAMES[0])
+    cap = Ceiling.of(contract).read_cap(NAMES[0])
     found = read_instructions(workspace, gate, "", cap)
     if found is None:
         return "", None
