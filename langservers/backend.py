@@ -30,7 +30,6 @@ from langservers.sources import sources
 
 log = logging.getLogger(__name__)
 MAX_RESTARTS = 1
-DOCS = "docs/semantic.md"
 
 
 class HeadlessSemantics:
@@ -105,17 +104,6 @@ class HeadlessSemantics:
         if self.on_idle_stop is not None:
             self.on_idle_stop(name)
 
-    def _spec(self, path: str) -> LanguageServer:
-        spec = self.config.server_for(path)
-        if spec is None:
-            suffix = Path(path).suffix or "(no extension)"
-            raise SemanticUnavailable(
-                f"no language server is configured for `{suffix}` files; the user can add one "
-                f'to the user config: [languages.NAME] server = ["program", "--stdio"] '
-                f'extensions = ["{suffix}"] (see {DOCS}); meanwhile use grep and read_file'
-            )
-        return spec
-
     async def _server(self, spec: LanguageServer) -> Running:
         async with self._lock:
             running = self._running.get(spec.name)
@@ -150,7 +138,7 @@ class HeadlessSemantics:
         raise SemanticUnavailable(f"the language server {exc}; {note}") from None
 
     async def answer(self, query: Query) -> Answer:
-        spec = self._spec(query.path)
+        spec = self.config.server_of(query.path)
         with self._use(spec.name):
             return await self._answer(spec, query)
 

@@ -1,6 +1,7 @@
 """The command line's semantic back end (§14): the language servers of the user config,
-started by ``langservers`` on the first semantic call (pygls and lsprotocol are imported
-only then, so a run that never asks pays nothing), shut down when the run ends."""
+started by ``langservers`` on the first semantic call about a file one of them handles
+(pygls and lsprotocol are imported only then, so a run that never asks, or writes only
+files no server reads — ``x.txt`` — pays nothing), shut down when the run ends."""
 
 from __future__ import annotations
 
@@ -30,9 +31,12 @@ class LazyHeadless:
         return self._port
 
     async def answer(self, query: Query) -> Answer:
+        self.config.server_of(query.path)  # no server for it: say so without starting any
         return await self._backend().answer(query)
 
     async def diagnostics(self, path: str, text: str, wait_ms: int) -> tuple[Diagnostic, ...]:
+        if self.config.server_for(path) is None:
+            return ()
         return await self._backend().diagnostics(path, text, wait_ms)
 
     def after_edit_wait_ms(self) -> int | None:

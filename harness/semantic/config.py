@@ -19,12 +19,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import ConfigError
+from harness.semantic.model import SemanticUnavailable
 from harness.policy.loading import LANGUAGES_KEY, SEMANTIC_KEY, default_user_config
 from harness.policy.source import read_policy_file
 
 DEFAULT_TIMEOUT_MS = 30_000
 DEFAULT_WAIT_MS = 1_500
 DEFAULT_IDLE_MINUTES = 10.0
+DOCS = "docs/semantic.md"
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,18 @@ class SemanticConfig:
     def server_for(self, path: str) -> LanguageServer | None:
         suffix = Path(path).suffix.casefold()
         return next((s for s in self.languages if suffix in s.extensions), None)
+
+    def server_of(self, path: str) -> LanguageServer:
+        """The server for ``path``; ``SemanticUnavailable`` (words for the model) if none."""
+        spec = self.server_for(path)
+        if spec is None:
+            suffix = Path(path).suffix or "(no extension)"
+            raise SemanticUnavailable(
+                f"no language server is configured for `{suffix}` files; the user can add one "
+                f'to the user config: [languages.NAME] server = ["program", "--stdio"] '
+                f'extensions = ["{suffix}"] (see {DOCS}); meanwhile use grep and read_file'
+            )
+        return spec
 
 
 class _Language(BaseModel):
