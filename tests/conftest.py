@@ -14,12 +14,20 @@ from typing import Any
 import pytest
 
 from harness.store import Store
+from tests.support.bytecode import share
 from tests.support.fake_llm import FakeLLM
 from tests.support.pg import Cluster, start_cluster
 from tests.support.pg import unavailable as pg_unavailable
 
 MakeFakeLLM = Callable[..., FakeLLM]
 SHARED_SCOPES = ("module", "package")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The controller compiles the project once for every interpreter the tests start
+    (``tests/support/bytecode.py``); xdist's workers inherit the cache it chose."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        share(Path(config.rootpath))
 
 
 @pytest.hookimpl(tryfirst=True)

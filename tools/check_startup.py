@@ -3,9 +3,11 @@
 Each path runs in a fresh interpreter and must not have imported any of the heavy packages
 named for it: ``harness --version`` and ``harness memory list --help`` load no store, no
 pydantic, no rich, no OpenTelemetry, no psycopg, no genai-prices, no ACP; the server's and
-the ACP agent's start paths load only what answering ``initialize`` needs. A set of modules
-is a gate that holds on a loaded machine; the CPU each path costs is reported beside it
-(``--cpu``) as a ratio to a bare interpreter measured in the same run, not gated.
+the ACP agent's start paths load only what answering ``initialize`` needs; a scripted
+``harness run`` that writes ``x.txt`` loads no HTTP client, no language server client, no
+MCP client. A set of modules is a gate that holds on a loaded machine; the CPU each path
+costs is reported beside it (``--cpu``) as a ratio to a bare interpreter measured in the
+same run, not gated.
 """
 
 from __future__ import annotations
@@ -29,6 +31,38 @@ HEAVY = (
     "httpx",
 )
 _CLI = "from harness.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+# A two-step scripted run that writes ``x.txt`` in a fresh workspace and user config: the
+# run the tests start hundreds of times (issue 31).
+_RUN = """
+import json, os, shutil, tempfile
+from pathlib import Path
+tmp = Path(tempfile.mkdtemp())
+os.environ.update(XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"))
+(tmp / "ws").mkdir()
+write = {"name": "write_file", "arguments": {"path": "x.txt", "content": "hi\\n"}}
+(tmp / "script.json").write_text(json.dumps({"turns": [{"tool_calls": [write]}]}))
+from harness.cli import main
+try:
+    main(["run", "write x.txt", "-w", str(tmp / "ws"), "--provider", "scripted", "--script",
+          str(tmp / "script.json"), "--store", str(tmp / "s.db"), "--json", "--yes"])
+except SystemExit:
+    pass
+shutil.rmtree(tmp)
+"""
+# What that run needs none of: the HTTP client (the scripted model makes no request), the
+# language servers' client (no server reads ``.txt``), an MCP client (none configured).
+NOT_IN_A_SCRIPTED_RUN = (
+    "psycopg",
+    "opentelemetry",
+    "genai_prices",
+    "acp",
+    "httpx",
+    "lsprotocol",
+    "pygls",
+    "langservers",
+    "mcp",
+    "markdown_it",
+)
 
 
 class StartPath(NamedTuple):
@@ -79,6 +113,7 @@ PATHS = (
         "import server.acp.main",
         ("psycopg", "rich", "genai_prices", "httpx", *AFTER_INITIALIZE, *RUN_MACHINERY),
     ),
+    StartPath("harness run --script (writes x.txt)", _RUN, NOT_IN_A_SCRIPTED_RUN),
 )
 
 _REPORT = (

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ClassifiedFailure, FailureKind
 from harness.provider.retry import UNREACHABLE
 from harness.redact import clip
+
+if TYPE_CHECKING:  # httpx loads with the HTTP providers, not with the scripted one
+    import httpx
 
 # Context-length rejections as OpenAI, Anthropic, OpenRouter, vLLM, llama.cpp, Ollama and
 # LM Studio word them. Only consulted for non-429 errors: a 429 "tokens per minute" is a rate
@@ -115,6 +116,8 @@ def reported_error(error: object) -> AttemptFailed:
 def classify_transport(exc: httpx.TransportError, status: int | None = None) -> AttemptFailed:
     """A transport-level failure: no answer, or an answer cut short. A connection never made
     (DNS failure, connection refused) is a CONNECTION failure whose cause is UNREACHABLE."""
+    import httpx  # loaded already: ``exc`` is one of its errors
+
     detail = shorten(str(exc), PREVIEW_LIMIT)
     if isinstance(exc, httpx.TimeoutException):
         what = {
