@@ -14,14 +14,14 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import Array
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ConfigError
 from harness.policy.source import read_policy_file
+
+if TYPE_CHECKING:  # tomlkit loads to record trust, not to read it (every run reads it)
+    import tomlkit
+    from tomlkit.items import Array
 
 TRUSTED_KEY = "trusted"
 _NEW_CONFIG_HEADER = (
@@ -90,13 +90,16 @@ def record_trust(folder: Path, trusted: bool, *, config: Path) -> TrustChange:
                 del entries[index]
                 changed = True
     if changed:
-        _write_atomic(config, tomlkit.dumps(document))
+        _write_atomic(config, document.as_string())
     now = [canonical(Path(str(e)).expanduser()) for e in entries]
     cover = covering(folder, now)
     return TrustChange(folder, cover is not None, changed, config, cover)
 
 
 def _read_document(config: Path) -> tomlkit.TOMLDocument:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     raw = read_policy_file(config, "user config")
     if raw is None:
         document = tomlkit.document()
@@ -113,6 +116,9 @@ def _read_document(config: Path) -> tomlkit.TOMLDocument:
 
 
 def _trusted_array(document: tomlkit.TOMLDocument, config: Path) -> Array:
+    import tomlkit
+    from tomlkit.items import Array
+
     source = f"user config {config}"
     if TRUSTED_KEY not in document:
         document[TRUSTED_KEY] = tomlkit.array()

@@ -19,9 +19,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import ConfigError
-from harness.semantic.model import SemanticUnavailable
 from harness.policy.loading import LANGUAGES_KEY, SEMANTIC_KEY, default_user_config
 from harness.policy.source import read_policy_file
+from harness.semantic.model import SemanticUnavailable
 
 DEFAULT_TIMEOUT_MS = 30_000
 DEFAULT_WAIT_MS = 1_500

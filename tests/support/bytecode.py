@@ -19,7 +19,11 @@ def share(root: Path) -> Path | None:
     """Compile ``root``'s packages into ``.pytest_cache/pyc`` and make it the bytecode
     cache of this process and its children; None (nothing done) when bytecode is written
     as usual or a cache prefix is already chosen."""
-    if not sys.flags.dont_write_bytecode or sys.pycache_prefix or "PYTHONPYCACHEPREFIX" in os.environ:
+    if (
+        not sys.flags.dont_write_bytecode
+        or sys.pycache_prefix
+        or "PYTHONPYCACHEPREFIX" in os.environ
+    ):
         return None
     cache = root / ".pytest_cache" / "pyc"
     sys.pycache_prefix = str(cache)
