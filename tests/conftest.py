@@ -25,7 +25,7 @@ SHARED_SCOPES = ("module", "package")
 
 def pytest_configure(config: pytest.Config) -> None:
     """The controller compiles the project once for every interpreter the tests start
-    (``tests/support/bytecode.py``); xdist's workers inherit the cache it chose."""
+    (``tests/support/bytecode.py``), before xdist starts its workers."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
         share(Path(config.rootpath))
 
