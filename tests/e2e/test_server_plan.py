@@ -18,10 +18,6 @@ from tests.e2e.lsp import HarnessClient, call, turn
 from tests.support.fake_llm import FakeLLM
 from tests.support.wire_texts import body_text
 
-# Runs here edit Python files, but no rule here is about diagnostics: no jedi-language-server
-# after each editing turn (tests/e2e/conftest.py).
-pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
-
 PLAN = "Plan: 1. rename add to plus in src/a.py. 2. fix the sign."
 
 
