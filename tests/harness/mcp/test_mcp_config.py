@@ -17,7 +17,6 @@ from harness.policy import Policy
 from harness.policy.rules import runs_later
 from harness.types import Act, Effect
 
-
 STARTUP = "`startup_timeout_s` must be a number of seconds above 0 and at most 600"
 
 
