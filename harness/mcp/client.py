@@ -94,11 +94,18 @@ class Connection:
             )
         except TimeoutError:
             await self._abandon()
-            self._failed(f"did not answer `initialize` within {self.launch.connect_timeout_s:g} s")
+            self._failed(f"did not answer `initialize` within {self._startup_words()}")
         except Exception as exc:
             await self._abandon()
             self._failed(f"could not start: {_words(exc)}")
         self.state = State.RUNNING
+
+    def _startup_words(self) -> str:
+        """The connect timeout, and for a user's server the key that sets it."""
+        within = f"{self.launch.connect_timeout_s:g} s"
+        if self.config.source is not Source.USER:
+            return within
+        return f"{within} ([mcp.servers.{self.config.name}] startup_timeout_s)"
 
     def _failed(self, why: str) -> None:
         tail = self._tail.text() if self._tail is not None else ""

@@ -22,7 +22,8 @@ from harness.errors import ConfigError
 
 SCHEMA_CHARS = 8_000  # [mcp] schema_chars: one server's share of the frame
 CALL_TIMEOUT_S = 60.0  # [mcp] call_timeout_s
-CONNECT_TIMEOUT_S = 10.0
+CONNECT_TIMEOUT_S = 10.0  # [mcp.servers.NAME] startup_timeout_s
+MAX_STARTUP_TIMEOUT_S = 600.0
 WORKSPACE_FILES = (".mcp.json", ".vscode/mcp.json")
 MAX_CONFIG_BYTES = 1_000_000
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -48,6 +49,8 @@ class ServerConfig:
     headers: Mapping[str, str] = field(default_factory=dict)
     tools: tuple[str, ...] | None = None  # the allow-list; None: every tool
     origin: str = ""  # the file (or "session/new") it was read from
+    # How long ``initialize`` may take; the user config's only (not part of what runs).
+    startup_timeout_s: float = CONNECT_TIMEOUT_S
 
     def fingerprint(self) -> str:
         """A hash of what runs; a changed command under the same name is a new server."""
@@ -138,6 +141,7 @@ def parse_server(
         headers={k: x(v) for k, v in spec.get("headers", {}).items()},
         tools=tuple(tools) if tools is not None else None,
         origin=where,
+        startup_timeout_s=float(spec.get("startup_timeout_s", CONNECT_TIMEOUT_S)),
     )
 
 
@@ -154,11 +158,21 @@ def _problem(spec: Any) -> str | None:
         return "`args` must be a list of strings"
     if "tools" in spec and not _strings(spec["tools"]):
         return "`tools` must be a list of tool names"
+    if "startup_timeout_s" in spec and not _seconds(spec["startup_timeout_s"]):
+        return (
+            "`startup_timeout_s` must be a number of seconds above 0 and at most "
+            f"{MAX_STARTUP_TIMEOUT_S:g}"
+        )
     for key in ("env", "headers"):
         value = spec.get(key, {})
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             return f"`{key}` must be a table of strings"
     return None
+
+
+def _seconds(value: Any) -> bool:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    return ok and 0 < value <= MAX_STARTUP_TIMEOUT_S
 
 
 def _strings(value: Any) -> bool:
@@ -191,6 +205,7 @@ def workspace_servers(root: Path) -> tuple[tuple[ServerConfig, ...], tuple[str, 
     return tuple(out.values()), tuple(problems)
 
 
+# ``startup_timeout_s`` is not among them: how long the harness waits is the user's to say.
 _KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "tools"})
 
 
@@ -213,6 +228,7 @@ def client_servers(specs: list[Mapping[str, Any]]) -> tuple[ServerConfig, ...]:
 __all__ = [
     "CALL_TIMEOUT_S",
     "CONNECT_TIMEOUT_S",
+    "MAX_STARTUP_TIMEOUT_S",
     "SCHEMA_CHARS",
     "WORKSPACE_FILES",
     "McpSettings",

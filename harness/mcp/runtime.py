@@ -145,6 +145,7 @@ def _launcher(where: Where, environ: Mapping[str, str], settings: McpSettings): 
             where.root,
             sandbox=server.source is Source.WORKSPACE,
             network=where.exec_config.network,
+            connect_timeout_s=server.startup_timeout_s,
             call_timeout_s=settings.call_timeout_s,
         )
 

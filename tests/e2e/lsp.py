@@ -5,8 +5,7 @@
 from ``answers`` in order and then with ``approval_answer`` (``None``: never answer), keeps
 each file the server opens with showDocument (``opened``), and ``wait_for(predicate)``
 blocks until a notification makes the predicate true (notes §2, gotcha 2: never rely on
-``wait_for_notification`` for messages that may already have arrived).
-"""
+``wait_for_notification`` for messages that may already have arrived)."""
 
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-import pytest_lsp
+import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcMethodNotFound
 from pygls.protocol import default_converter
@@ -39,7 +38,6 @@ from tests.support.waiting import wait_until
 
 SERVER_COMMAND = [sys.executable, "-m", "server"]
 WAIT_S = 30.0
-
 
 # The default store and the user config of every server the tests start: this process's
 # own (other test sessions on the machine, other checkouts, must not share them).
@@ -347,8 +345,7 @@ def held(release: threading.Event, answer: dict[str, Any]) -> Callable[[Any], di
     return respond
 
 
-# -- fixtures: registered for tests/e2e by its conftest.py (and imported by the server
-# -- benchmarks); tests ask for them by name: ``client``, ``bare``, ``ws``, ``fake``, ``store``
+# -- fixtures (tests/e2e/conftest.py registers them): client, bare, ws, fake, store
 
 
 @pytest.fixture(name="ws")
@@ -370,25 +367,32 @@ def store_fixture(tmp_path: Path) -> Path:
     return tmp_path / "store" / "harness.db"
 
 
-@pytest_lsp.fixture(config=CONFIG, name="client")
+@pytest_asyncio.fixture(name="client")
 async def client_fixture(
-    lsp_client: HarnessClient, ws: Path, fake: FakeLLM, store: Path
-) -> AsyncIterator[None]:
+    request: pytest.FixtureRequest, ws: Path, fake: FakeLLM, store: Path
+) -> AsyncIterator[HarnessClient]:
     """A server initialized on ``ws`` with ``fake`` as the model and ``store``; watchers live."""
-    await lsp_client.initialize_session(initialize_params([ws], settings(fake, store)))
-    await wait_watching(lsp_client)
-    yield
-    await close(lsp_client)
+    async with running(server_config(env=env_for(request))) as client:
+        await client.initialize_session(initialize_params([ws], settings(fake, store)))
+        await wait_watching(client)
+        yield client
+
+
+def env_for(request: pytest.FixtureRequest, **env: str) -> dict[str, str]:
+    """``server_env(**env)``, and for a test with ``no_after_edit_diagnostics`` (conftest.py)
+    and no ``XDG_CONFIG_HOME`` of its own that fixture's user config, written by then."""
+    if "no_after_edit_diagnostics" in request.fixturenames and "XDG_CONFIG_HOME" not in env:
+        env["XDG_CONFIG_HOME"] = str(request.getfixturevalue("no_after_edit_diagnostics"))
+    return server_env(**env)
 
 
 def started_server(name: str, **env: str) -> Any:
-    """A fixture ``name``: a started server the test initializes itself, with ``env`` in its
-    environment besides ``server_env()``'s."""
+    """A fixture ``name``: a started server the test initializes; ``env_for(..., **env)``."""
 
-    @pytest_lsp.fixture(config=server_config(env=server_env(**env)), name=name)
-    async def started(lsp_client: HarnessClient) -> AsyncIterator[None]:
-        yield
-        await close(lsp_client)
+    @pytest_asyncio.fixture(name=name)
+    async def started(request: pytest.FixtureRequest) -> AsyncIterator[HarnessClient]:
+        async with running(server_config(env=env_for(request, **env))) as client:
+            yield client
 
     return started
 

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from tests.e2e.lsp import (
@@ -20,6 +21,10 @@ from tests.e2e.lsp import (
 )
 from tests.support.fake_llm import FakeLLM
 from tests.support.transcript import request_text
+
+# Runs here edit Python files, but no rule here is about diagnostics: no jedi-language-server
+# after each editing turn (tests/e2e/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
 
 
 def user_text(body: dict[str, Any]) -> str:

@@ -22,6 +22,10 @@ from tests.e2e.lsp import (
 from tests.support.fake_llm import FakeLLM
 from tests.support.transcript import as_trace
 
+# Runs here edit Python files, but no rule here is about diagnostics: no jedi-language-server
+# after each editing turn (tests/e2e/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
+
 
 async def cli(*args: str | Path) -> Any:
     """``harness … --json`` in a subprocess (off the event loop: the server keeps talking)."""

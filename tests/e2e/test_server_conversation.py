@@ -24,6 +24,10 @@ from tests.e2e.lsp import HarnessClient, call, initialize_params, settings, turn
 from tests.support.fake_llm import FakeLLM
 from tests.support.wire_texts import body_text, without_trailer
 
+# Runs here edit Python files, but no rule here is about diagnostics: no jedi-language-server
+# after each editing turn (tests/e2e/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
+
 CONVERSATION_KEYS = [
     "conversationId",
     "goal",

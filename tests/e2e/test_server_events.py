@@ -21,6 +21,10 @@ from tests.e2e.lsp import (
     wait_watching,
 )
 
+# Runs here edit Python files, but no rule here is about diagnostics: no jedi-language-server
+# after each editing turn (tests/e2e/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
+
 WORDS = "I will read the module, then fix the subtraction."
 TURNS: list[dict[str, Any]] = [
     {

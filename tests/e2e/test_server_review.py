@@ -16,6 +16,9 @@ from server.lsp.errors import CONFLICT, INVALID_PARAMS
 from tests.e2e.lsp import HarnessClient, call, turn
 from tests.support.fake_llm import FakeLLM
 
+# The first three tests' runs edit Python files but their rules are not about diagnostics:
+# no jedi-language-server after each editing turn (tests/e2e/conftest.py). The last one's is.
+QUIET = pytest.mark.usefixtures("no_after_edit_diagnostics")
 ORIGINAL = "".join(f"line {n}\n" for n in range(1, 11))
 AGENTS = ORIGINAL.replace("line 2\n", "LINE TWO\n").replace("line 9\n", "LINE NINE\n")
 
@@ -44,6 +47,7 @@ async def refused(client: HarnessClient, name: str, arguments: dict[str, Any]) -
     return caught.value
 
 
+@QUIET
 async def test_undo_one_hunk_keeps_the_other_and_the_count_goes_down(
     client: HarnessClient, fake: FakeLLM, ws: Path
 ) -> None:
@@ -75,6 +79,7 @@ async def test_undo_one_hunk_keeps_the_other_and_the_count_goes_down(
     assert (ws / "src" / "long.py").read_text() == ORIGINAL
 
 
+@QUIET
 async def test_an_undo_over_the_users_change_is_refused_unless_forced(
     client: HarnessClient, fake: FakeLLM, ws: Path
 ) -> None:
@@ -94,6 +99,7 @@ async def test_an_undo_over_the_users_change_is_refused_unless_forced(
     assert target.read_text() == AGENTS.replace("LINE NINE\n", "line 9\n")
 
 
+@QUIET
 async def test_bad_hunk_ids_and_paths_are_clear_errors_and_change_nothing(
     client: HarnessClient, fake: FakeLLM, ws: Path
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.e2e.lsp import (
@@ -17,6 +18,10 @@ from tests.e2e.lsp import (
 )
 from tests.support.e2e_spec import notification_fields
 from tests.support.fake_llm import FakeLLM
+
+# Runs here edit Python files, but no rule here is about diagnostics: no jedi-language-server
+# after each editing turn (tests/e2e/conftest.py).
+pytestmark = pytest.mark.usefixtures("no_after_edit_diagnostics")
 
 
 async def test_a_run_end_to_end(client: HarnessClient, ws: Path, fake: FakeLLM) -> None:

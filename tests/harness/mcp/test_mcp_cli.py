@@ -186,10 +186,11 @@ def test_a_model_write_to_mcp_json_goes_through_the_runs_later_approval(
 
 
 def test_mcp_list_names_a_failing_server(tmp_path: Path) -> None:
-    home = _home(tmp_path, hostile("silent", "silent"), time_server())
+    home = _home(tmp_path, hostile("silent", "silent", startup_timeout_s=1), time_server())
     listed = harness("mcp", "list", "-w", _ws(tmp_path), **home)
     assert listed.code == 0
-    assert "silent · user · yours · failed" in listed.stdout and "initialize" in listed.stdout
+    assert "silent · user · yours · failed" in listed.stdout
+    assert "did not answer `initialize` within 1 s" in listed.stdout
     assert "time · user · yours · running · 2 tools" in listed.stdout
 
 

@@ -4,17 +4,20 @@ workspace's files, names, the approval keyed to what runs, and the policy's `mcp
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from harness.errors import ConfigError
 from harness.mcp.approvals import approval_state, approve, approved
-from harness.mcp.config import Source, user_settings, workspace_servers
+from harness.mcp.config import CONNECT_TIMEOUT_S, Source, user_settings, workspace_servers
 from harness.mcp.tools import Offered, choose, tool_name
 from harness.policy import Policy
 from harness.policy.rules import runs_later
 from harness.types import Act, Effect
+
+STARTUP = "`startup_timeout_s` must be a number of seconds above 0 and at most 600"
 
 
 def test_user_servers_expand_variables_from_the_users_environment(tmp_path: Path) -> None:
@@ -38,6 +41,13 @@ def test_user_servers_expand_variables_from_the_users_environment(tmp_path: Path
         ("args = []", "needs exactly one of"),
         ('command = "a"\nargs = "x"', "`args` must be a list"),
         ('command = "a"\nenv = { A = 1 }', "`env` must be a table of strings"),
+        pytest.param('command = "a"\nstartup_timeout_s = 0', STARTUP, id="startup-zero"),
+        pytest.param('command = "a"\nstartup_timeout_s = -1', STARTUP, id="startup-negative"),
+        pytest.param('command = "a"\nstartup_timeout_s = 601', STARTUP, id="startup-over-max"),
+        pytest.param('command = "a"\nstartup_timeout_s = "5"', STARTUP, id="startup-string"),
+        pytest.param('command = "a"\nstartup_timeout_s = true', STARTUP, id="startup-bool"),
+        pytest.param('command = "a"\nstartup_timeout_s = nan', STARTUP, id="startup-nan"),
+        pytest.param('command = "a"\nstartup_timeout_s = inf', STARTUP, id="startup-inf"),
     ],
 )
 def test_a_bad_server_table_is_a_config_error_naming_it(
@@ -47,6 +57,30 @@ def test_a_bad_server_table_is_a_config_error_naming_it(
     config.write_text(f"[mcp.servers.bad]\n{table}\n")
     with pytest.raises(ConfigError, match=f"MCP server `bad`: {problem}"):
         user_settings(config, {})
+
+
+def test_startup_timeout_is_per_server_and_defaults_to_ten_seconds(tmp_path: Path) -> None:
+    config = tmp_path / "policy.toml"
+    config.write_text(
+        '[mcp.servers.quick]\ncommand = "q"\nstartup_timeout_s = 0.5\n'
+        '[mcp.servers.slow]\ncommand = "s"\nstartup_timeout_s = 600\n'
+        '[mcp.servers.plain]\nurl = "https://h/mcp"\n'
+    )
+    quick, slow, plain = user_settings(config, {}).servers
+    assert (quick.startup_timeout_s, slow.startup_timeout_s) == (0.5, 600.0)
+    assert plain.startup_timeout_s == CONNECT_TIMEOUT_S == 10.0
+    assert quick.fingerprint() == replace(quick, startup_timeout_s=10.0).fingerprint()
+
+
+def test_a_workspace_file_cannot_set_the_startup_timeout(tmp_path: Path) -> None:
+    spec = {"command": "x", "startup_timeout_s": 600}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"a": spec}}))
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "mcp.json").write_text(
+        json.dumps({"servers": {"b": {"command": "y", "startup_timeout_s": "never"}}})
+    )
+    servers, problems = workspace_servers(tmp_path)
+    assert [s.startup_timeout_s for s in servers] == [CONNECT_TIMEOUT_S] * 2 and problems == ()
 
 
 def test_workspace_files_read_only_what_runs_and_never_expand(tmp_path: Path) -> None:

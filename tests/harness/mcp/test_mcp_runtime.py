@@ -123,10 +123,13 @@ async def test_server_that_never_answers_initialize_is_a_line_and_is_stopped(
     tmp_path: Path,
 ) -> None:
     marker = tmp_path / "silent.pid"
-    run = await _open(tmp_path, hostile("silent", "silent", marker), time_server())
+    silent_table = hostile("silent", "silent", marker, startup_timeout_s=1)
+    run = await _open(tmp_path, silent_table, time_server())
     try:
         silent = next(s for s in run.statuses if s.name == "silent")
-        assert silent.state == State.FAILED and "did not answer `initialize`" in silent.note
+        assert silent.state == State.FAILED
+        assert "did not answer `initialize` within 1 s" in silent.note
+        assert "[mcp.servers.silent] startup_timeout_s" in silent.note
         assert any("silent" in w and "initialize" in w for w in run.warnings)
         assert "mcp__time__get_current_time" in run.tools  # the others still serve
         assert all(_dead(pid) for pid in _pids(marker))
