@@ -347,7 +347,7 @@ def test_slash_prompt_and_mentions(panel: Panel) -> None:
     box.press("End")
     box.press_sequentially(" and @Cart")
     symbol = view.locator("#complete li", has_text="Cart totals")
-    expect(symbol).to_be_visible(timeout=60_000)
+    _until_listed(box, symbol)
     wb.shot(IMG / "panel36-mention.png", sidebar(wb))
     symbol.dispatch_event("mousedown")
     expect(view.locator("#attached .chip")).to_have_count(2)
@@ -361,6 +361,23 @@ def test_slash_prompt_and_mentions(panel: Panel) -> None:
     )
     assert "return a + b" in json.dumps(panel.fake.requests[-1]["messages"])
     wb.shot(IMG / "panel36-mention-sent.png", sidebar(wb))
+
+
+def _until_listed(box: Any, symbol: Any, tries: int = 6) -> None:
+    """The list is asked again at each keystroke; VS Code's Markdown extension starts with
+    the first Markdown file and, on a loaded machine, may answer the workspace-symbol query
+    only after the last keystroke (a fresh-clone run under two workers missed it once). So
+    retype the query's last letter until the symbol is listed (each wait 10 s)."""
+    from playwright.sync_api import expect
+
+    for _ in range(tries - 1):
+        try:
+            expect(symbol).to_be_visible(timeout=10_000)
+            return
+        except AssertionError:
+            box.press("Backspace")
+            box.press_sequentially("t")
+    expect(symbol).to_be_visible(timeout=10_000)
 
 
 def test_restore_to_here(panel: Panel) -> None:
