@@ -61,10 +61,14 @@ MEASURE_JS = """() => {
     const s = document.querySelectorAll('#conv .turn.user').length;
     const u = document.querySelectorAll('#conv .turn.user:not(.pending)').length;
     const w = document.querySelectorAll('#conv .turn.words').length;
+    // High-water marks: a redraw of the conversation (counts drop, then rise again) is not
+    // a new turn; and the words' times are on the wall clock (Date.now), as the fake
+    // provider's first bytes are (time.time), not on the page's monotonic clock, which
+    // drifts from it over a long-lived page.
     if (s > shown) window.__m.shown.push(now());
     if (u > users) window.__m.user.push(now());
-    if (w > words) window.__m.words.push(now());
-    shown = s; users = u; words = w;
+    if (w > words) window.__m.words.push(Date.now());
+    shown = Math.max(s, shown); users = Math.max(u, users); words = Math.max(w, words);
   }).observe(document.getElementById('conv'), {childList: true, subtree: true, characterData: true});
 }"""
 
