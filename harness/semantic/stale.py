@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.errors import ContainmentError
 from harness.semantic.after import after_turn
-from harness.semantic.text import listed_hash
+from harness.semantic.text import listed_hash, word
 from harness.types import ToolCall, ToolResult
 
 if TYPE_CHECKING:
@@ -181,15 +181,11 @@ def _headed(result: ToolResult, step: int, answered: int, changed: list[str]) ->
     return dataclasses.replace(result, text=f"{head} {why}{sep}{rest}")
 
 
-def _word(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-
-
 def _query(query: Mapping[str, Any], rename: Renamed | None) -> dict[str, Any]:
     """The watched query, asked by the new name after the agent renamed its symbol."""
     if rename is None:
         return dict(query)
-    quoted = _word(str(query["symbol"])).sub(rename.new_name, str(query["line_content"]))
+    quoted = word(str(query["symbol"])).sub(rename.new_name, str(query["line_content"]))
     return {**query, "symbol": rename.new_name, "line_content": quoted}
 
 
@@ -207,7 +203,7 @@ def _after_rename(result: ToolResult, step: int, answered: Answered, rename: Ren
     old = str(answered.query["symbol"])
     why = f"(refreshed at step {step}: your rename at step {rename.step} renamed {old} to it"
     head, sep, rest = result.text.partition("\n")
-    if result.ok and _places(rest) == _places(_word(old).sub(rename.new_name, answered.body)):
+    if result.ok and _places(rest) == _places(word(old).sub(rename.new_name, answered.body)):
         text = f"{head} {why}; the same places as listed at step {answered.step})"
         return dataclasses.replace(result, text=text)
     text = f"{head} {why}; the answer at step {answered.step} is out of date){sep}{rest}"

@@ -19,25 +19,26 @@ def lines_of(text: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", text)
 
 
-def _word(symbol: str) -> re.Pattern[str]:
+def word(symbol: str) -> re.Pattern[str]:
+    """``symbol`` as a whole identifier (not inside a longer one; ``$`` counts as a letter)."""
     return re.compile(rf"(?<![\w$]){re.escape(symbol)}(?![\w$])")
 
 
 def locate(text: str, symbol: str, line_content: str, encoding: Encoding) -> Position | str:
     """The position of ``symbol`` on the first line that contains ``line_content`` and the
     symbol as a whole word, or what the model is told (up to five lines holding it)."""
-    word = _word(symbol)
+    pattern = word(symbol)
     lines = lines_of(text)
-    quoted = bool(line_content) and word.search(line_content) is not None
+    quoted = bool(line_content) and pattern.search(line_content) is not None
     for number, line in enumerate(lines):
-        match = word.search(line) if quoted and line_content in line else None
+        match = pattern.search(line) if quoted and line_content in line else None
         if match is not None:
             return Position(number, units(line[: match.start()], encoding))
-    return _not_found(lines, symbol, line_content, word)
+    return _not_found(lines, symbol, line_content, pattern)
 
 
-def _not_found(lines: list[str], symbol: str, quote: str, word: re.Pattern[str]) -> str:
-    holding = [(n + 1, line) for n, line in enumerate(lines) if word.search(line)]
+def _not_found(lines: list[str], symbol: str, quote: str, pattern: re.Pattern[str]) -> str:
+    holding = [(n + 1, line) for n, line in enumerate(lines) if pattern.search(line)]
     if not holding:
         return f"`{symbol}` does not occur as a whole word anywhere in the file"
     shown = "\n".join(f"  {n}: {line.strip()[:160]}" for n, line in holding[:MAX_CANDIDATES])
@@ -121,4 +122,5 @@ __all__ = [
     "listed_hash",
     "locate",
     "units",
+    "word",
 ]

@@ -7,7 +7,6 @@ place outside the workspace is refused and counted."""
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 
 from pydantic import Field
@@ -23,7 +22,7 @@ from harness.semantic.format import (
     rename_rows,
 )
 from harness.semantic.model import Answer, Method, Query, SemanticPort, SemanticUnavailable
-from harness.semantic.text import listed_hash, locate
+from harness.semantic.text import listed_hash, locate, word
 from harness.tools.access import display_path
 from harness.tools.base import BaseTool, Tool, ToolArgs, ToolContext, failure
 from harness.tools.renaming import Refused, write_rename
@@ -236,10 +235,10 @@ class RenameSymbol(
 def _places(before: bytes | None, after: bytes, new_name: str) -> int:
     """Places renamed in one file: how many more times ``new_name`` stands there as a
     word (a server may send one place as several character-level edits, as jedi does)."""
-    word = re.compile(rf"(?<![\w$]){re.escape(new_name)}(?![\w$])")
+    pattern = word(new_name)
     old = (before or b"").decode("utf-8", errors="replace")
     new = after.decode("utf-8", errors="replace")
-    return max(len(word.findall(new)) - len(word.findall(old)), 1)
+    return max(len(pattern.findall(new)) - len(pattern.findall(old)), 1)
 
 
 class Diagnostics(
